@@ -1,0 +1,226 @@
+"""Server dialects: detect v2 vs the 1.18 preview, and normalise 1.18 into v2 shapes.
+
+Everything above this module speaks v2 only. The 1.18 preview differs in event names
+(``session.next.*``, ``permission.v2.*``), a few field names (``textID``, ``callID``,
+``structured``), the nested prompt body and per-event ``data.timestamp`` (DIALECTS.md).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Any
+
+V2 = "v2"
+
+
+class Dialect(str, Enum):
+    V2 = "v2"
+    PREVIEW = "1.18"
+
+    @property
+    def label(self) -> str:
+        return "v2" if self is Dialect.V2 else "1.18 preview"
+
+
+def detect_from_health(health: Any) -> Dialect:
+    """v2 ``/api/health`` carries ``version`` and ``pid``; 1.18 answers only ``{healthy}``."""
+    if isinstance(health, dict) and ("version" in health or "pid" in health):
+        return Dialect.V2
+    return Dialect.PREVIEW
+
+
+def detect_from_event_type(kind: str) -> Dialect | None:
+    if kind.startswith("session.next.") or kind.startswith(("permission.v2.", "question.v2.")):
+        return Dialect.PREVIEW
+    return None
+
+
+_RENAMED = {
+    "prompt.admitted": "session.inbox.enqueued",
+    "prompted": "session.inbox.delivered",
+    "agent.switched": "session.agent.selected",
+    "model.switched": "session.model.selected",
+    "retried": "session.retry.scheduled",
+    "context.updated": "session.instructions.updated",
+}
+
+_ORDINAL_RE = re.compile(r"(\d+)$")
+
+
+class Normaliser:
+    """Turns 1.18 frames into v2 frames. Stateful only for odd block ids (see ``_ordinal``)."""
+
+    def __init__(self) -> None:
+        self._ordinals: dict[tuple[str, str], int] = {}
+
+    def event(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        """Return the v2 form of a frame, or None for a frame that must be ignored."""
+        kind = obj.get("type")
+        data = obj.get("data")
+        if not isinstance(kind, str) or not isinstance(data, dict):
+            return obj
+        data = dict(data)
+        out = dict(obj)
+        if "created" not in out and isinstance(data.get("timestamp"), (int, float)):
+            out["created"] = data["timestamp"]
+        data.pop("timestamp", None)
+
+        if kind.startswith("session.next."):
+            kind = self._session_next(kind[len("session.next."):], data)
+        elif kind in ("permission.v2.asked", "permission.v2.replied"):
+            kind = "permission." + kind.rsplit(".", 1)[1]
+            data = permission_request(data) if kind == "permission.asked" else data
+        elif kind.startswith("question.v2."):
+            kind = "question." + kind[len("question.v2."):]
+            data = question_request(data) if kind == "question.asked" else data
+        elif kind == "permission.asked" and "action" not in data:
+            return None  # 1.18 legacy V1 shape under the v2 name: the v2 twin follows
+        elif kind == "permission.replied" and "requestID" not in data:
+            return None
+        elif kind in ("session.created", "session.updated") and isinstance(data.get("info"), dict):
+            data = _flatten_session(data)
+        elif kind == "session.deleted":
+            data = {"sessionID": data.get("sessionID")}
+        out["type"] = kind
+        out["data"] = data
+        return out
+
+    def _session_next(self, rest: str, data: dict[str, Any]) -> str:
+        kind = _RENAMED.get(rest, "session." + rest)
+        if rest == "prompt.admitted":
+            prompt = data.pop("prompt", {}) or {}
+            data["inboxID"] = data.pop("messageID", "")
+            data["item"] = {"type": "user", "payload": prompt, "delivery": data.pop("delivery", "steer")}
+        elif rest == "prompted":
+            data["inboxID"] = data.pop("messageID", "")
+        elif rest in ("agent.switched", "model.switched", "synthetic", "context.updated"):
+            data.pop("messageID", None)
+        elif rest.startswith(("text.", "reasoning.")):
+            block_key = "textID" if rest.startswith("text.") else "reasoningID"
+            block_id = data.pop(block_key, None)
+            data["ordinal"] = self._ordinal(str(data.get("assistantMessageID", "")), block_key, block_id)
+        elif rest.startswith("tool."):
+            if "callID" in data:
+                data["id"] = data.pop("callID")
+            provider = data.pop("provider", None)
+            if isinstance(provider, dict):
+                data.setdefault("executed", bool(provider.get("executed", False)))
+            if "tool" in data and rest == "tool.called":
+                data["name"] = data.pop("tool")
+            if "structured" in data:
+                data["metadata"] = data.pop("structured")
+            data.pop("outputPaths", None)
+            data.pop("result", None)
+        elif rest == "shell.started":
+            data["shell"] = {"id": data.pop("callID", ""), "command": data.pop("command", ""),
+                             "status": "running"}
+            data.pop("messageID", None)
+        elif rest == "shell.ended":
+            output = data.pop("output", "")
+            data["shell"] = {"id": data.pop("callID", ""), "status": "exited"}
+            data["output"] = {"output": output if isinstance(output, str) else str(output)}
+        elif rest.startswith("compaction."):
+            data.pop("messageID", None)
+        elif rest == "revert.committed":
+            data["to"] = data.pop("messageID", "")
+        return kind
+
+    def _ordinal(self, message_id: str, key: str, block_id: Any) -> int:
+        """1.18 block ids look like ``text-0``; anything else gets a stable per-message number."""
+        if isinstance(block_id, int):
+            return block_id
+        text = str(block_id)
+        match = _ORDINAL_RE.search(text)
+        if match:
+            return int(match.group(1))
+        slot = (message_id, key + ":" + text)
+        if slot not in self._ordinals:
+            taken = sum(1 for m, _ in self._ordinals if m == message_id)
+            self._ordinals[slot] = 1000 + taken
+        return self._ordinals[slot]
+
+
+def _flatten_session(data: dict[str, Any]) -> dict[str, Any]:
+    info = data.get("info") or {}
+    flat = {k: v for k, v in data.items() if k != "info"}
+    flat.update(session_info(info))
+    flat["sessionID"] = data.get("sessionID") or info.get("id")
+    return flat
+
+
+def session_info(info: dict[str, Any]) -> dict[str, Any]:
+    """1.18 ``Session.Info`` has ``directory``/``path``; v2 has ``location``/``subpath``."""
+    out = dict(info)
+    if "location" not in out and isinstance(out.get("directory"), str):
+        out["location"] = {"directory": out.pop("directory")}
+    if "subpath" not in out and "path" in out:
+        path = out.pop("path")
+        if path:
+            out["subpath"] = path
+    return out
+
+
+def permission_request(data: dict[str, Any]) -> dict[str, Any]:
+    out = dict(data)
+    source = out.get("source")
+    if isinstance(source, dict) and "callID" in source:
+        source = dict(source)
+        source["id"] = source.pop("callID")
+        out["source"] = source
+    return out
+
+
+def question_request(data: dict[str, Any]) -> dict[str, Any]:
+    out = dict(data)
+    tool = out.get("tool")
+    if isinstance(tool, dict) and "callID" in tool:
+        tool = dict(tool)
+        tool["id"] = tool.pop("callID")
+        out["tool"] = tool
+    return out
+
+
+def message(info: dict[str, Any]) -> dict[str, Any]:
+    """Normalise one history message (``GET /api/session/{id}/message``) to the v2 shape."""
+    if info.get("type") != "assistant" or not isinstance(info.get("content"), list):
+        return info
+    out = dict(info)
+    parts = []
+    for part in info["content"]:
+        if isinstance(part, dict) and part.get("type") == "tool":
+            part = dict(part)
+            provider = part.pop("provider", None)
+            if isinstance(provider, dict):
+                part.setdefault("executed", bool(provider.get("executed", False)))
+            state = part.get("state")
+            if isinstance(state, dict) and "structured" in state:
+                state = dict(state)
+                state["metadata"] = state.pop("structured")
+                part["state"] = state
+        parts.append(part)
+    out["content"] = parts
+    return out
+
+
+def prompt_body(dialect: Dialect, body: dict[str, Any]) -> dict[str, Any]:
+    """Build the prompt request body from the v2 flat form."""
+    if dialect is Dialect.V2:
+        return body
+    prompt: dict[str, Any] = {"text": body.get("text", "")}
+    if body.get("files"):
+        prompt["files"] = [_mention_to_source(f) for f in body["files"]]
+    if body.get("agents"):
+        prompt["agents"] = [_mention_to_source(a) for a in body["agents"]]
+    nested: dict[str, Any] = {"prompt": prompt}
+    for key in ("id", "delivery", "resume"):
+        if body.get(key) is not None:
+            nested[key] = body[key]
+    return nested
+
+
+def _mention_to_source(item: dict[str, Any]) -> dict[str, Any]:
+    out = dict(item)
+    if "mention" in out:
+        out["source"] = out.pop("mention")
+    return out

@@ -1,0 +1,205 @@
+"""Display model of sessions: messages, text/reasoning blocks, tool calls, pending input.
+
+Plain dataclasses, no Textual. The store mutates them; widgets read them. Every mutable object
+carries ``version``, bumped on each change, so a widget can skip a repaint when nothing moved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tui.protocol.models import (
+    FormInfo,
+    ModelRef,
+    PermissionRequest,
+    QuestionRequest,
+    SessionInfo,
+    StructuredError,
+    TokenUsage,
+    ToolContent,
+)
+
+BlockKind = Literal["text", "reasoning"]
+ToolStatus = Literal["streaming", "running", "completed", "error"]
+
+
+@dataclass
+class TextBlock:
+    """A text or reasoning block of an assistant message, keyed by ``ordinal``."""
+
+    kind: BlockKind
+    ordinal: int
+    text: str = ""
+    streaming: bool = False
+    version: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.ordinal}"
+
+
+@dataclass
+class ToolCall:
+    """One tool call, alive from ``tool.input.started`` to ``tool.success``/``tool.failed``.
+
+    ``metadata`` is tool-specific (v2 ``metadata``; 1.18 ``structured`` is normalised into it).
+    ``progress`` is the latest ``tool.progress`` metadata (replaced, never merged).
+    """
+
+    id: str
+    name: str = ""
+    session_id: str = ""
+    message_id: str = ""
+    status: ToolStatus = "streaming"
+    input_text: str = ""
+    input: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    progress: dict[str, Any] = field(default_factory=dict)
+    content: list[ToolContent] = field(default_factory=list)
+    error: StructuredError | None = None
+    time_created: float | None = None
+    time_ran: float | None = None
+    time_completed: float | None = None
+    version: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"tool:{self.id}"
+
+    @property
+    def output_text(self) -> str:
+        """Text content joined, as the model saw it."""
+        return "\n".join(c.text for c in self.content if c.type == "text" and c.text)
+
+    @property
+    def child_session_id(self) -> str | None:
+        for source in (self.progress, self.metadata):
+            value = source.get("sessionID")
+            if isinstance(value, str) and value:
+                return value
+        return None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("completed", "error")
+
+
+Part = TextBlock | ToolCall
+
+MessageRole = Literal[
+    "user", "assistant", "synthetic", "system", "shell", "compaction", "skill",
+    "agent-switched", "model-switched", "location-switched", "notice",
+]
+
+
+@dataclass
+class Message:
+    """A transcript entry. ``text`` serves user/synthetic/system/notice roles; ``parts`` assistant."""
+
+    id: str
+    role: MessageRole
+    session_id: str = ""
+    time_created: float | None = None
+    time_completed: float | None = None
+    text: str = ""
+    description: str | None = None
+    parts: list[Part] = field(default_factory=list)
+    agent: str | None = None
+    model: ModelRef | None = None
+    finish: str | None = None
+    error: StructuredError | None = None
+    cost: float = 0
+    tokens: TokenUsage | None = None
+    files: list[dict[str, Any]] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    reverted: bool = False
+    version: int = 0
+
+    def part(self, key: str) -> Part | None:
+        for part in self.parts:
+            if part.key == key:
+                return part
+        return None
+
+    def tool(self, call_id: str) -> ToolCall | None:
+        part = self.part(f"tool:{call_id}")
+        return part if isinstance(part, ToolCall) else None
+
+    def block(self, kind: BlockKind, ordinal: int) -> TextBlock | None:
+        part = self.part(f"{kind}:{ordinal}")
+        return part if isinstance(part, TextBlock) else None
+
+    @property
+    def streaming(self) -> bool:
+        return self.role == "assistant" and self.time_completed is None and self.finish is None \
+            and self.error is None
+
+
+@dataclass
+class PendingInput:
+    """A prompt admitted to the session inbox but not yet delivered (steer or queue)."""
+
+    id: str
+    text: str
+    delivery: str = "steer"
+    kind: str = "user"
+
+
+@dataclass
+class SessionState:
+    """Everything octui knows about one session."""
+
+    id: str
+    info: SessionInfo | None = None
+    messages: dict[str, Message] = field(default_factory=dict)
+    inbox: dict[str, PendingInput] = field(default_factory=dict)
+    busy: bool = False
+    status_note: str | None = None  # retry countdowns and similar
+    cost: float = 0
+    tokens: TokenUsage = field(default_factory=TokenUsage)
+    last_seq: int = -1
+    loaded: bool = False  # history fetched at least once
+    version: int = 0
+
+    @property
+    def title(self) -> str:
+        if self.info and self.info.title:
+            return self.info.title
+        return self.id
+
+    @property
+    def parent_id(self) -> str | None:
+        return self.info.parentID if self.info else None
+
+    def ordered_messages(self) -> list[Message]:
+        return list(self.messages.values())
+
+
+Ask = PermissionRequest | QuestionRequest | FormInfo
+
+
+def ask_kind(ask: Ask) -> Literal["permission", "question", "form"]:
+    if isinstance(ask, PermissionRequest):
+        return "permission"
+    if isinstance(ask, QuestionRequest):
+        return "question"
+    return "form"
+
+
+@dataclass(frozen=True)
+class Change:
+    """What moved in the store, so the UI repaints only that.
+
+    kinds: ``session`` (info/busy/usage/inbox of ``session_id``), ``sessions`` (the set of known
+    sessions), ``message`` (added or replaced ``message_id``), ``part`` (``part_key`` of
+    ``message_id`` changed), ``transcript`` (whole transcript of ``session_id`` rebuilt), ``asks``
+    (pending asks changed; ``part_key`` = ask id), ``toast`` (``detail`` = text), ``prompt.append``,
+    ``command``, ``select``.
+    """
+
+    kind: str
+    session_id: str | None = None
+    message_id: str | None = None
+    part_key: str | None = None
+    detail: str | None = None
