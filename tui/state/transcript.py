@@ -158,6 +158,7 @@ class SessionState:
     status_note: str | None = None  # retry countdowns and similar
     cost: float = 0
     tokens: TokenUsage = field(default_factory=TokenUsage)
+    usage_from_server: bool = False  # v2 sends running totals; 1.18 needs summing
     last_seq: int = -1
     loaded: bool = False  # history fetched at least once
     version: int = 0
@@ -174,6 +175,14 @@ class SessionState:
 
     def ordered_messages(self) -> list[Message]:
         return list(self.messages.values())
+
+    @property
+    def context_tokens(self) -> float:
+        """Tokens the model saw on its latest step: the context window in use."""
+        for msg in reversed(self.messages.values()):
+            if msg.role == "assistant" and msg.tokens is not None and msg.tokens.input:
+                return msg.tokens.input + msg.tokens.cache.read + msg.tokens.cache.write
+        return 0.0
 
 
 Ask = PermissionRequest | QuestionRequest | FormInfo

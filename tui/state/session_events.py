@@ -1,0 +1,562 @@
+"""Reducers for events scoped to one session (steps, blocks, tools, inbox, revert ...).
+
+Each handler takes the session state and the event and returns the changes it made. All of
+them are idempotent: applying the same event twice leaves the same state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tui.protocol import events as ev
+from tui.protocol.events import Event
+from tui.protocol.models import StructuredError, TokenUsage
+from tui.state.history import contents
+from tui.state.transcript import BlockKind, Change, Message, PendingInput, SessionState, TextBlock, ToolCall
+
+Handler = Callable[[SessionState, Event], list[Change]]
+HANDLERS: dict[type, Handler] = {}
+
+
+def handles(*kinds: type) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for kind in kinds:
+            HANDLERS[kind] = fn
+        return fn
+
+    return register
+
+
+def _touch(state: SessionState) -> Change:
+    state.version += 1
+    return Change("session", state.id)
+
+
+def _assistant(state: SessionState, message_id: str, event: Event) -> tuple[Message, list[Change]]:
+    msg = state.messages.get(message_id)
+    if msg is not None:
+        return msg, []
+    msg = Message(id=message_id, role="assistant", session_id=state.id, time_created=event.created)
+    state.messages[message_id] = msg
+    changes = [Change("message", state.id, message_id)]
+    if not isinstance(event.payload, ev.StepStarted):
+        # We missed the step start (joined mid-turn): ask the app to fetch the real message.
+        changes.append(Change("need_message", state.id, message_id))
+    return msg, changes
+
+
+def _set_busy(state: SessionState, busy: bool) -> list[Change]:
+    if state.busy == busy:
+        return []
+    state.busy = busy
+    if not busy:
+        state.status_note = None
+    return [_touch(state)]
+
+
+# ------------------------------------------------------------------ lifecycle
+@handles(ev.SessionStatus)
+def _status(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.SessionStatus)
+    status = payload.status
+    changes = _set_busy(state, status.type != "idle")
+    note = None
+    if status.type == "retry":
+        note = f"retrying (attempt {status.attempt or '?'}): {status.message or ''}".strip()
+    if note != state.status_note:
+        state.status_note = note
+        changes.append(_touch(state))
+    if status.type == "idle":
+        settle_open_parts(state, None)
+    return changes
+
+
+@handles(ev.SessionIdle, ev.ExecutionSucceeded, ev.ExecutionInterrupted)
+def _idle(state: SessionState, event: Event) -> list[Change]:
+    return _set_busy(state, False)
+
+
+@handles(ev.ExecutionStarted)
+def _execution_started(state: SessionState, event: Event) -> list[Change]:
+    return _set_busy(state, True)
+
+
+@handles(ev.ExecutionFailed)
+def _execution_failed(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.ExecutionFailed)
+    changes = _set_busy(state, False)
+    last = next((m for m in reversed(state.messages.values()) if m.role == "assistant"), None)
+    if last is None or last.error is None:
+        changes += _notice(state, event, payload.error.message or "execution failed", error=payload.error)
+    return changes
+
+
+@handles(ev.RetryScheduled)
+def _retry(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.RetryScheduled)
+    state.status_note = f"retrying (attempt {payload.attempt}): {payload.error.message}"
+    return [_touch(state)]
+
+
+@handles(ev.UsageUpdated)
+def _usage(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.UsageUpdated)
+    state.cost = payload.cost
+    state.tokens = payload.tokens
+    state.usage_from_server = True
+    return [_touch(state)]
+
+
+# ------------------------------------------------------------------ steps
+@handles(ev.StepStarted)
+def _step_started(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.StepStarted)
+    msg, changes = _assistant(state, payload.assistantMessageID, event)
+    msg.agent = payload.agent or msg.agent
+    msg.model = payload.model if payload.model.id else msg.model
+    msg.finish = None  # a retried step reuses the id
+    msg.error = None
+    msg.time_completed = None
+    msg.version += 1
+    return changes + [Change("message", state.id, msg.id)] + _set_busy(state, True)
+
+
+@handles(ev.StepEnded)
+def _step_ended(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.StepEnded)
+    msg, changes = _assistant(state, payload.assistantMessageID, event)
+    msg.finish = payload.finish
+    msg.cost = payload.cost
+    msg.tokens = payload.tokens
+    msg.time_completed = event.created or msg.time_completed or 0.0
+    msg.version += 1
+    changes.append(Change("message", state.id, msg.id))
+    recount_usage(state)
+    changes.append(_touch(state))
+    if payload.finish != "tool-calls":
+        changes += _set_busy(state, False)
+    return changes
+
+
+@handles(ev.StepFailed)
+def _step_failed(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.StepFailed)
+    msg, changes = _assistant(state, payload.assistantMessageID, event)
+    msg.error = payload.error
+    msg.finish = "error"
+    msg.time_completed = event.created or msg.time_completed or 0.0
+    if payload.cost is not None:
+        msg.cost = payload.cost
+    if payload.tokens is not None:
+        msg.tokens = payload.tokens
+    changes += _settle_message(msg, payload.error)
+    msg.version += 1
+    changes.append(Change("message", state.id, msg.id))
+    recount_usage(state)
+    return changes + _set_busy(state, False)
+
+
+# ------------------------------------------------------------------ text / reasoning
+def _block(state: SessionState, event: Event, kind: BlockKind) -> tuple[Message, TextBlock, list[Change]]:
+    payload = event.payload
+    assert isinstance(payload, (ev.BlockStarted, ev.BlockDelta, ev.BlockEnded))
+    msg, changes = _assistant(state, payload.assistantMessageID, event)
+    block = msg.block(kind, payload.ordinal)
+    if block is None:
+        block = TextBlock(kind=kind, ordinal=payload.ordinal, streaming=True)
+        msg.parts.append(block)
+        msg.version += 1
+        changes.append(Change("message", state.id, msg.id))
+    return msg, block, changes
+
+
+@handles(ev.TextStarted, ev.ReasoningStarted)
+def _block_started(state: SessionState, event: Event) -> list[Change]:
+    kind: BlockKind = "text" if isinstance(event.payload, ev.TextStarted) else "reasoning"
+    _, _, changes = _block(state, event, kind)
+    return changes
+
+
+@handles(ev.TextDelta, ev.ReasoningDelta)
+def _block_delta(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.BlockDelta)
+    kind: BlockKind = "text" if isinstance(payload, ev.TextDelta) else "reasoning"
+    msg, block, changes = _block(state, event, kind)
+    if not block.streaming or not payload.delta:
+        return changes  # the block already has its authoritative text
+    block.text += payload.delta
+    block.version += 1
+    return changes + [Change("part", state.id, msg.id, block.key)]
+
+
+@handles(ev.TextEnded, ev.ReasoningEnded)
+def _block_ended(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.BlockEnded)
+    kind: BlockKind = "text" if isinstance(payload, ev.TextEnded) else "reasoning"
+    msg, block, changes = _block(state, event, kind)
+    if block.text == payload.text and not block.streaming:
+        return changes
+    block.text = payload.text
+    block.streaming = False
+    block.version += 1
+    return changes + [Change("part", state.id, msg.id, block.key)]
+
+
+# ------------------------------------------------------------------ tools
+def _tool(state: SessionState, event: Event) -> tuple[Message, ToolCall, list[Change]]:
+    payload = event.payload
+    assert isinstance(payload, ev.ToolPayload)
+    msg, changes = _assistant(state, payload.assistantMessageID, event)
+    call = msg.tool(payload.id)
+    if call is None:
+        call = ToolCall(id=payload.id, session_id=state.id, message_id=msg.id, time_created=event.created)
+        msg.parts.append(call)
+        msg.version += 1
+        changes.append(Change("message", state.id, msg.id))
+    return msg, call, changes
+
+
+def _tool_changed(state: SessionState, msg: Message, call: ToolCall) -> Change:
+    call.version += 1
+    return Change("part", state.id, msg.id, call.key)
+
+
+@handles(ev.ToolInputStarted)
+def _tool_input_started(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.ToolInputStarted)
+    msg, call, changes = _tool(state, event)
+    call.name = payload.name or call.name
+    return changes + [_tool_changed(state, msg, call)]
+
+
+@handles(ev.ToolInputDelta)
+def _tool_input_delta(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.ToolInputDelta)
+    msg, call, changes = _tool(state, event)
+    if call.status != "streaming" or not payload.delta:
+        return changes
+    call.input_text += payload.delta
+    return changes + [_tool_changed(state, msg, call)]
+
+
+@handles(ev.ToolInputEnded)
+def _tool_input_ended(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.ToolInputEnded)
+    msg, call, changes = _tool(state, event)
+    call.input_text = payload.text
+    return changes + [_tool_changed(state, msg, call)]
+
+
+@handles(ev.ToolCalled)
+def _tool_called(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.ToolCalled)
+    msg, call, changes = _tool(state, event)
+    call.input = payload.input
+    call.name = payload.name or call.name
+    if not call.finished:
+        call.status = "running"
+        call.time_ran = event.created or call.time_ran
+    return changes + [_tool_changed(state, msg, call)]
+
+
+@handles(ev.ToolProgress)
+def _tool_progress(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.ToolProgress)
+    msg, call, changes = _tool(state, event)
+    call.progress = payload.metadata  # complete current metadata: replace, don't merge
+    if call.status == "streaming":
+        call.status = "running"
+    return changes + [_tool_changed(state, msg, call)]
+
+
+@handles(ev.ToolSuccess)
+def _tool_success(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.ToolSuccess)
+    msg, call, changes = _tool(state, event)
+    call.status = "completed"
+    call.content = payload.content
+    if payload.metadata is not None:
+        call.metadata = payload.metadata
+    call.error = None
+    call.time_completed = event.created or call.time_completed
+    return changes + [_tool_changed(state, msg, call)]
+
+
+@handles(ev.ToolFailed)
+def _tool_failed(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.ToolFailed)
+    msg, call, changes = _tool(state, event)
+    call.status = "error"
+    call.error = payload.error
+    if payload.content is not None:
+        call.content = payload.content
+    if payload.metadata is not None:
+        call.metadata = payload.metadata
+    call.time_completed = event.created or call.time_completed
+    changes.append(_tool_changed(state, msg, call))
+    if payload.error.message == "Tool execution interrupted":
+        changes.append(Change("check_active", state.id))  # 1.18: the turn may have ended silently
+    return changes
+
+
+# ------------------------------------------------------------------ inbox
+@handles(ev.InboxEnqueued)
+def _inbox_enqueued(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.InboxEnqueued)
+    if payload.inboxID in state.messages:
+        return []
+    item = payload.item
+    text = item.payload.get("text")
+    state.inbox[payload.inboxID] = PendingInput(
+        id=payload.inboxID, text=text if isinstance(text, str) else "", delivery=item.delivery,
+        kind=item.type)
+    return [_touch(state)]
+
+
+@handles(ev.InboxDelivered)
+def _inbox_delivered(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.InboxDelivered)
+    pending = state.inbox.pop(payload.inboxID, None)
+    changes = [_touch(state)]
+    if payload.inboxID in state.messages:
+        return changes
+    if pending is None:
+        prompt = event.data.get("prompt")  # 1.18 repeats the prompt on delivery
+        if isinstance(prompt, dict) and isinstance(prompt.get("text"), str):
+            pending = PendingInput(id=payload.inboxID, text=prompt["text"])
+    if pending is not None and pending.kind in ("user", "synthetic"):
+        role = "user" if pending.kind == "user" else "synthetic"
+        state.messages[payload.inboxID] = Message(
+            id=payload.inboxID, role=role, session_id=state.id, text=pending.text,
+            time_created=event.created)
+        changes.append(Change("message", state.id, payload.inboxID))
+    elif pending is None:
+        changes.append(Change("need_message", state.id, payload.inboxID))
+    return changes
+
+
+@handles(ev.InboxCancelled)
+def _inbox_cancelled(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.InboxCancelled)
+    return [_touch(state)] if state.inbox.pop(payload.inboxID, None) else []
+
+
+@handles(ev.InboxDeliveryChanged)
+def _inbox_delivery(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.InboxDeliveryChanged)
+    pending = state.inbox.get(payload.inboxID)
+    if pending is None or pending.delivery == payload.delivery:
+        return []
+    pending.delivery = payload.delivery
+    return [_touch(state)]
+
+
+# ------------------------------------------------------------------ other entries
+def _notice(state: SessionState, event: Event, text: str, *, role: str = "notice",
+            error: StructuredError | None = None, key: str | None = None) -> list[Change]:
+    mid = key or f"evt:{event.id or len(state.messages)}"
+    if mid in state.messages:
+        return []
+    state.messages[mid] = Message(id=mid, role=role, session_id=state.id, text=text,  # type: ignore[arg-type]
+                                  time_created=event.created, error=error)
+    return [Change("message", state.id, mid)]
+
+
+@handles(ev.Synthetic)
+def _synthetic(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.Synthetic)
+    changes = _notice(state, event, payload.text, role="synthetic")
+    msg = state.messages.get(f"evt:{event.id or len(state.messages) - 1}")
+    if msg is not None:
+        msg.description = payload.description
+        msg.metadata = payload.metadata or {}
+    return changes
+
+
+@handles(ev.SkillActivated)
+def _skill(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.SkillActivated)
+    return _notice(state, event, payload.name, role="skill")
+
+
+@handles(ev.AgentSelected)
+def _agent(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.AgentSelected)
+    if state.info is not None:
+        state.info.agent = payload.agent
+    return [_touch(state)] + _notice(state, event, payload.agent, role="agent-switched")
+
+
+@handles(ev.ModelSelected)
+def _model(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.ModelSelected)
+    if state.info is not None:
+        state.info.model = payload.model
+    return [_touch(state)] + _notice(state, event, payload.model.label, role="model-switched")
+
+
+@handles(ev.SessionRenamed)
+def _renamed(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.SessionRenamed)
+    if state.info is not None:
+        state.info.title = payload.title
+    return [_touch(state), Change("sessions")]
+
+
+@handles(ev.SessionMoved)
+def _moved(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.SessionMoved)
+    if state.info is not None and payload.location is not None:
+        state.info.location = payload.location
+    return [_touch(state)]
+
+
+@handles(ev.ShellStarted, ev.ShellEnded)
+def _shell(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, (ev.ShellStarted, ev.ShellEnded))
+    shell = payload.shell
+    mid = shell.id or f"evt:{event.id}"
+    msg = state.messages.get(mid)
+    if msg is None:
+        msg = state.messages[mid] = Message(id=mid, role="shell", session_id=state.id,
+                                            text=shell.command, time_created=event.created)
+    if shell.command:
+        msg.text = shell.command
+    if isinstance(payload, ev.ShellEnded):
+        msg.metadata = {"output": payload.output.output, "exit": shell.exit,
+                        "truncated": payload.output.truncated}
+        msg.time_completed = event.created or 0.0
+    msg.version += 1
+    return [Change("message", state.id, mid)]
+
+
+@handles(ev.CompactionStarted, ev.CompactionDelta, ev.CompactionEnded, ev.CompactionFailed)
+def _compaction(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    open_id = next((m.id for m in reversed(state.messages.values())
+                    if m.role == "compaction" and m.time_completed is None), None)
+    if open_id is None:
+        if isinstance(payload, ev.CompactionDelta):
+            return []
+        open_id = f"evt:{event.id}"
+        state.messages[open_id] = Message(id=open_id, role="compaction", session_id=state.id,
+                                          time_created=event.created)
+    msg = state.messages[open_id]
+    if isinstance(payload, ev.CompactionDelta):
+        msg.text += payload.text
+    elif isinstance(payload, ev.CompactionEnded):
+        msg.text = payload.text
+        msg.time_completed = event.created or 0.0
+    elif isinstance(payload, ev.CompactionFailed):
+        msg.error = payload.error
+        msg.time_completed = event.created or 0.0
+    msg.version += 1
+    return [Change("message", state.id, msg.id)]
+
+
+@handles(ev.RevertStaged, ev.RevertCleared, ev.RevertCommitted)
+def _revert(state: SessionState, event: Event) -> list[Change]:
+    payload = event.payload
+    if isinstance(payload, ev.RevertStaged):
+        if state.info is not None:
+            state.info.revert = payload.revert
+        apply_revert_marks(state, payload.revert.messageID)
+    elif isinstance(payload, ev.RevertCleared):
+        if state.info is not None:
+            state.info.revert = None
+        apply_revert_marks(state, "")
+    elif isinstance(payload, ev.RevertCommitted):
+        ids = list(state.messages)
+        if payload.to in ids:
+            for mid in ids[ids.index(payload.to) + 1:]:
+                del state.messages[mid]
+        if state.info is not None:
+            state.info.revert = None
+        apply_revert_marks(state, "")
+    return [Change("transcript", state.id), _touch(state)]
+
+
+# ------------------------------------------------------------------ helpers
+def apply_revert_marks(state: SessionState, boundary: str | None = None) -> None:
+    """Mark the boundary message and everything after it as reverted (staged, not final)."""
+    if boundary is None:
+        boundary = state.info.revert.messageID if state.info and state.info.revert else ""
+    reverting = False
+    for msg in state.messages.values():
+        reverting = reverting or (bool(boundary) and msg.id == boundary)
+        if msg.reverted != reverting:
+            msg.reverted = reverting
+            msg.version += 1
+
+
+def settle_open_parts(state: SessionState, error: StructuredError | None) -> None:
+    """When a turn is over, nothing may keep streaming or spinning."""
+    for msg in state.messages.values():
+        if msg.role == "assistant" and msg.time_completed is None and (msg.finish or error or not state.busy):
+            _settle_message(msg, error)
+
+
+def _settle_message(msg: Message, error: StructuredError | None) -> list[Change]:
+    changes: list[Change] = []
+    for part in msg.parts:
+        if isinstance(part, TextBlock) and part.streaming:
+            part.streaming = False
+            part.version += 1
+            changes.append(Change("part", msg.session_id, msg.id, part.key))
+        elif isinstance(part, ToolCall) and not part.finished:
+            part.status = "error"
+            part.error = error or StructuredError(message="interrupted")
+            part.version += 1
+            changes.append(Change("part", msg.session_id, msg.id, part.key))
+    return changes
+
+
+def recount_usage(state: SessionState) -> None:
+    """1.18 leaves session cost/tokens at 0: sum the assistant messages instead."""
+    if state.usage_from_server:
+        return
+    cost = 0.0
+    tokens = TokenUsage()
+    for msg in state.messages.values():
+        if msg.role != "assistant":
+            continue
+        cost += msg.cost
+        if msg.tokens is not None:
+            tokens.input += msg.tokens.input
+            tokens.output += msg.tokens.output
+            tokens.reasoning += msg.tokens.reasoning
+            tokens.cache.read += msg.tokens.cache.read
+            tokens.cache.write += msg.tokens.cache.write
+    info_cost = state.info.cost if state.info else 0.0
+    state.cost = max(cost, info_cost)
+    state.tokens = tokens
+
+
+__all__ = ["HANDLERS", "contents"]

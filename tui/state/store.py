@@ -1,0 +1,276 @@
+"""The single source of truth: ``Store.apply(event) -> [Change]``.
+
+Durable events are applied at most once per session (by ``durable.seq``); every reducer is also
+idempotent on its own, because after a reconnect the HTTP snapshot and the live stream overlap.
+Deltas are hints: ``*.ended`` replaces accumulated text with the authoritative one.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import ValidationError
+
+from tui.protocol import events as ev
+from tui.protocol.events import Event
+from tui.protocol.models import (
+    FormInfo,
+    PermissionRequest,
+    QuestionRequest,
+    SessionInfo,
+    StructuredError,
+)
+from tui.state import session_events
+from tui.state.history import message_from_wire
+from tui.state.transcript import Ask, Change, Message, SessionState
+
+Handler = Callable[["Store", SessionState, Event], list[Change]]
+
+
+class Store:
+    """Sessions, their transcripts and every pending ask on the server."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, SessionState] = {}
+        self.asks: dict[str, Ask] = {}
+        self.warnings: deque[str] = deque(maxlen=200)
+        self._warned_types: set[str] = set()
+
+    # ----------------------------------------------------------------- lookups
+    def session(self, session_id: str) -> SessionState:
+        state = self.sessions.get(session_id)
+        if state is None:
+            state = self.sessions[session_id] = SessionState(id=session_id)
+        return state
+
+    def children(self, session_id: str) -> list[SessionState]:
+        return [s for s in self.sessions.values() if s.parent_id == session_id]
+
+    def root_of(self, session_id: str) -> str:
+        seen: set[str] = set()
+        current = session_id
+        while current not in seen:
+            seen.add(current)
+            parent = self.sessions.get(current)
+            if parent is None or not parent.parent_id:
+                return current
+            current = parent.parent_id
+        return current
+
+    def asks_for(self, session_id: str) -> list[Ask]:
+        return [a for a in self.asks.values() if a.sessionID == session_id]
+
+    def busy_ids(self) -> set[str]:
+        return {sid for sid, s in self.sessions.items() if s.busy}
+
+    def warn(self, text: str) -> None:
+        self.warnings.append(text)
+
+    # ----------------------------------------------------------------- events
+    def apply(self, event: Event) -> list[Change]:
+        if event.is_unknown:
+            if event.type not in self._warned_types:
+                self._warned_types.add(event.type)
+                problem = getattr(event.payload, "problem", "")
+                self.warn(problem or f"ignored event {event.type}")
+            return []
+        payload = event.payload
+        handler = _GLOBAL.get(type(payload))
+        if handler is not None:
+            return handler(self, event)
+        sid = getattr(payload, "sessionID", None)
+        if not isinstance(sid, str) or not sid:
+            return []
+        state = self.session(sid)
+        if event.durable is not None and event.durable.aggregateID == sid:
+            if event.durable.seq <= state.last_seq:
+                return []  # already applied: duplicate or replayed
+            state.last_seq = event.durable.seq
+        session_handler = session_events.HANDLERS.get(type(payload))
+        if session_handler is None:
+            return []
+        return session_handler(state, event)
+
+    # ----------------------------------------------------------- snapshots
+    def upsert_info(self, info: SessionInfo) -> list[Change]:
+        state = self.session(info.id)
+        state.info = info
+        if info.cost and info.cost > state.cost:
+            state.cost = info.cost
+        state.version += 1
+        return [Change("session", info.id), Change("sessions")]
+
+    def load_history(self, session_id: str, messages: Iterable[dict[str, Any]]) -> list[Change]:
+        """Replace the transcript with the server's (oldest first). Pending inbox items survive."""
+        state = self.session(session_id)
+        rebuilt: dict[str, Message] = {}
+        for raw in messages:
+            msg = message_from_wire(raw, session_id)
+            if msg is not None:
+                rebuilt[msg.id] = msg
+        state.messages = rebuilt
+        for pending in list(state.inbox):
+            if pending in rebuilt:
+                del state.inbox[pending]
+        session_events.recount_usage(state)
+        session_events.apply_revert_marks(state)
+        state.loaded = True
+        state.version += 1
+        return [Change("transcript", session_id), Change("session", session_id)]
+
+    def upsert_message(self, session_id: str, raw: dict[str, Any]) -> list[Change]:
+        state = self.session(session_id)
+        msg = message_from_wire(raw, session_id)
+        if msg is None:
+            return []
+        state.messages[msg.id] = msg
+        state.inbox.pop(msg.id, None)
+        session_events.recount_usage(state)
+        return [Change("message", session_id, msg.id), Change("session", session_id)]
+
+    def set_active(self, active: dict[str, Any], known_only: bool = False) -> list[Change]:
+        """``GET /api/session/active`` is the truth for busy state (1.18 has no idle event)."""
+        changes: list[Change] = []
+        ids = set(active)
+        for sid in ids | self.busy_ids():
+            if known_only and sid not in self.sessions:
+                continue
+            state = self.session(sid)
+            busy = sid in ids
+            if state.busy != busy:
+                state.busy = busy
+                if not busy:
+                    state.status_note = None
+                    session_events.settle_open_parts(state, None)
+                state.version += 1
+                changes.append(Change("session", sid))
+        return changes
+
+    def set_asks(
+        self,
+        permissions: Iterable[PermissionRequest],
+        questions: Iterable[QuestionRequest],
+        forms: Iterable[FormInfo] | None,
+    ) -> list[Change]:
+        """Replace pending asks with the server's lists (asks are not durable)."""
+        fresh: dict[str, Ask] = {}
+        for ask in [*permissions, *questions]:
+            fresh[ask.id] = ask
+        if forms is None:  # this server has no forms: keep none
+            forms = []
+        for form in forms:
+            fresh[form.id] = form
+        if set(fresh) == set(self.asks):
+            self.asks = fresh
+            return []
+        self.asks = fresh
+        return [Change("asks")]
+
+
+def _on_session_created(store: Store, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.SessionCreated)
+    data = dict(event.data)
+    data.setdefault("id", payload.sessionID)
+    data.pop("sessionID", None)
+    try:
+        info = SessionInfo.model_validate(data)
+    except ValidationError:
+        info = SessionInfo(id=payload.sessionID, parentID=payload.parentID, title=payload.title)
+    state = store.session(payload.sessionID)
+    if event.durable is not None and event.durable.aggregateID == payload.sessionID:
+        if event.durable.seq <= state.last_seq:
+            return []
+        state.last_seq = event.durable.seq
+    if state.info is not None:
+        # keep what a snapshot told us; take the event's newer values
+        merged = state.info.model_copy(update={k: v for k, v in info.model_dump().items()
+                                                if v not in (None, "", 0, {}, [])})
+        info = merged
+    return store.upsert_info(info)
+
+
+def _on_session_deleted(store: Store, event: Event) -> list[Change]:
+    payload = event.payload
+    assert isinstance(payload, ev.SessionDeleted)
+    store.sessions.pop(payload.sessionID, None)
+    for ask_id in [a.id for a in store.asks.values() if a.sessionID == payload.sessionID]:
+        del store.asks[ask_id]
+    return [Change("sessions"), Change("asks"), Change("session", payload.sessionID)]
+
+
+def _on_ask(store: Store, event: Event) -> list[Change]:
+    payload = event.payload
+    ask: Ask
+    if isinstance(payload, ev.PermissionAsked):
+        ask = PermissionRequest.model_validate(payload.model_dump())
+    elif isinstance(payload, ev.QuestionAsked):
+        ask = QuestionRequest.model_validate(payload.model_dump())
+    elif isinstance(payload, ev.FormCreated):
+        ask = payload.form
+    else:
+        return []
+    store.asks[ask.id] = ask
+    store.session(ask.sessionID)
+    return [Change("asks", ask.sessionID, part_key=ask.id, detail="asked")]
+
+
+def _on_ask_settled(store: Store, event: Event) -> list[Change]:
+    payload = event.payload
+    if isinstance(payload, (ev.PermissionReplied, ev.QuestionReplied, ev.QuestionRejected)):
+        ask_id = payload.requestID
+    elif isinstance(payload, (ev.FormReplied, ev.FormCancelled)):
+        ask_id = payload.id
+    else:
+        return []
+    detail = getattr(payload, "reply", None) or event.type.rsplit(".", 1)[-1]
+    if store.asks.pop(ask_id, None) is None:
+        return []
+    changes = [Change("asks", payload.sessionID, part_key=ask_id, detail=str(detail))]
+    if isinstance(payload, (ev.PermissionReplied, ev.QuestionRejected)):
+        # 1.18 ends a turn after a reject with no event at all: ask the server.
+        if isinstance(payload, ev.QuestionRejected) or payload.reply == "reject":
+            changes.append(Change("check_active", payload.sessionID))
+    return changes
+
+
+def _on_ui(store: Store, event: Event) -> list[Change]:
+    payload = event.payload
+    if isinstance(payload, ev.ToastShow):
+        return [Change("toast", detail=payload.message, part_key=payload.variant)]
+    if isinstance(payload, ev.PromptAppend):
+        return [Change("prompt.append", detail=payload.text)]
+    if isinstance(payload, ev.CommandExecute):
+        return [Change("command", detail=payload.command)]
+    if isinstance(payload, ev.SessionSelect):
+        return [Change("select", payload.sessionID)]
+    if isinstance(payload, ev.Refetch):
+        return [Change("catalog", detail=event.type)]
+    if isinstance(payload, ev.ServerConnected):
+        return [Change("connected")]
+    return []
+
+
+_GLOBAL: dict[type, Callable[[Store, Event], list[Change]]] = {
+    ev.SessionCreated: _on_session_created,
+    ev.SessionUpdated: _on_session_created,
+    ev.SessionDeleted: _on_session_deleted,
+    ev.PermissionAsked: _on_ask,
+    ev.QuestionAsked: _on_ask,
+    ev.FormCreated: _on_ask,
+    ev.PermissionReplied: _on_ask_settled,
+    ev.QuestionReplied: _on_ask_settled,
+    ev.QuestionRejected: _on_ask_settled,
+    ev.FormReplied: _on_ask_settled,
+    ev.FormCancelled: _on_ask_settled,
+    ev.ToastShow: _on_ui,
+    ev.PromptAppend: _on_ui,
+    ev.CommandExecute: _on_ui,
+    ev.SessionSelect: _on_ui,
+    ev.Refetch: _on_ui,
+    ev.ServerConnected: _on_ui,
+}
+
+__all__ = ["Store", "StructuredError"]
