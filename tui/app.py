@@ -1,0 +1,184 @@
+"""OctuiApp: owns the client, the store and the controller; the stream runs in one worker."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from tui.client.errors import OctuiError
+from tui.client.http import OpenCodeClient
+from tui.client.local import LocalServer
+from tui.client.stream import StreamState
+from tui.controller import Controller
+from tui.messages import BootFailed, ConnectionChanged, StoreChanged
+from tui.protocol.models import Health, ModelInfo
+from tui.state.store import Store
+from tui.state.transcript import Change
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
+
+
+@dataclass
+class ConnectSpec:
+    """How to reach a server: a URL (+ auth), a local server to start, or an in-process transport."""
+
+    url: str | None = None
+    username: str = "opencode"
+    password: str | None = None
+    transport: httpx.AsyncBaseTransport | None = None
+    start_local: bool = False
+    session_id: str | None = None
+    continue_last: bool = False
+    directory: str = field(default_factory=os.getcwd)
+    heartbeat_timeout: float = 35.0
+
+
+class OctuiApp(App[int]):
+    """The terminal client. Exit code: 0 normal, non-zero when start-up failed."""
+
+    TITLE = "octui"
+    CSS_PATH = sorted(STYLES.glob("*.tcss"), key=lambda p: (p.name != "app.tcss", p.name))
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+
+    def __init__(self, spec: ConnectSpec, *, demo: Any = None) -> None:
+        super().__init__()
+        self.spec = spec
+        self.demo = demo  # a tui.demo server kept alive for --demo
+        self.store = Store()
+        self.client: OpenCodeClient | None = None
+        self.controller: Controller | None = None
+        self.local: LocalServer | None = None
+        self.health: Health | None = None
+        self.models: list[ModelInfo] = []
+        self.stream_state = StreamState(phase="connecting")
+        self._pending: list[Change] = []
+        self._flush_scheduled = False
+        self.exit_message: str | None = None
+
+    def on_mount(self) -> None:
+        from tui.screens.main import MainScreen
+
+        self.push_screen(MainScreen())
+        self._boot()
+
+    # ------------------------------------------------------------------ boot
+    @work(exclusive=True, group="boot", exit_on_error=False)
+    async def _boot(self) -> None:
+        spec = self.spec
+        try:
+            url, password = spec.url, spec.password
+            if spec.start_local:
+                self.notify("Starting a local OpenCode server…", timeout=3)
+                self.local = LocalServer()
+                started = await self.local.start(cwd=spec.directory)
+                url, password = started.url, started.password
+            assert url is not None
+            self.client = OpenCodeClient(url, username=spec.username, password=password,
+                                         transport=spec.transport)
+            self.health = await self.client.connect()
+        except OctuiError as exc:
+            self.post_message(BootFailed(str(exc), 3))
+            return
+        self.controller = Controller(self.client, self.store, self._on_changes, self._on_state,
+                                     heartbeat_timeout=spec.heartbeat_timeout)
+        self._run_stream()
+        self._load_models()
+        session_id = spec.session_id
+        if session_id is None and spec.continue_last:
+            with contextlib.suppress(OctuiError):
+                sessions, _ = await self.client.list_sessions(limit=1, roots_only=True)
+                session_id = sessions[0].id if sessions else None
+        if session_id:
+            await self.open_session(session_id)
+        else:
+            self.screen_main().show_home()
+
+    @work(exclusive=True, group="stream", exit_on_error=False)
+    async def _run_stream(self) -> None:
+        assert self.controller is not None
+        await self.controller.run()
+
+    @work(exclusive=True, group="catalog", exit_on_error=False)
+    async def _load_models(self) -> None:
+        if self.client is None:
+            return
+        with contextlib.suppress(OctuiError):
+            self.models = await self.client.models()
+            self.screen_main().refresh_status()
+
+    def on_boot_failed(self, message: BootFailed) -> None:
+        self.exit_message = message.text
+        self.exit(message.code)
+
+    # ------------------------------------------------------------------ changes
+    def _on_changes(self, changes: list[Change]) -> None:
+        self.post_message(StoreChanged(changes))
+
+    def _on_state(self, state: StreamState) -> None:
+        self.post_message(ConnectionChanged(state))
+
+    def on_store_changed(self, message: StoreChanged) -> None:
+        self._pending.extend(message.changes)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.set_timer(FRAME_S, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        changes, self._pending = self._pending, []
+        if changes:
+            with self.batch_update():
+                self.screen_main().apply_changes(changes)
+
+    def on_connection_changed(self, message: ConnectionChanged) -> None:
+        self.stream_state = message.state
+        self.screen_main().connection_changed(message.state)
+
+    def screen_main(self) -> Any:
+        from tui.screens.main import MainScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        raise RuntimeError("main screen missing")
+
+    # ------------------------------------------------------------------ actions
+    async def open_session(self, session_id: str) -> None:
+        if self.controller is None:
+            return
+        main = self.screen_main()
+        try:
+            await self.controller.open_session(session_id)
+        except OctuiError as exc:
+            self.notify(f"Could not open session: {exc}", severity="error")
+            return
+        main.show_session(session_id)
+
+    async def action_quit(self) -> None:
+        await self.shutdown()
+        self.exit(0)
+
+    async def shutdown(self) -> None:
+        """Stop the stream, close HTTP and stop the local server we started (by PID)."""
+        if self.controller is not None:
+            with contextlib.suppress(Exception):
+                self.controller.stop()
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.aclose()
+        if self.local is not None:
+            with contextlib.suppress(Exception):
+                await self.local.stop()
+            self.local = None
+
+    async def on_unmount(self) -> None:
+        await self.shutdown()

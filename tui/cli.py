@@ -1,0 +1,165 @@
+"""Command line: ``octui``, ``octui export``, ``octui --demo``.
+
+Exit codes: 0 ok, 1 unexpected failure, 2 usage/config error, 3 server unreachable or failed
+to start, 4 authentication failed, 5 not found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+
+from tui.client.errors import NotFound, OctuiError, Unauthorized
+from tui.client.http import OpenCodeClient
+from tui.client.local import BinaryNotFound, LocalServer, find_binary
+from tui.config import ConfigError, load_config, resolve_connection
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
+
+
+def _version() -> str:
+    try:
+        return version("octui")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="octui", description="A terminal client for the OpenCode agent server.",
+        epilog="With no --url, octui starts a local `opencode serve` on 127.0.0.1 and stops it on exit. "
+               "Password for --url: OPENCODE_SERVER_PASSWORD (user: OPENCODE_SERVER_USERNAME, "
+               "default opencode).")
+    parser.add_argument("--version", action="version", version=f"octui {_version()}")
+    parser.add_argument("--url", help="attach to a running server, e.g. http://127.0.0.1:4096")
+    parser.add_argument("--server", help="attach with a server profile from the config file")
+    parser.add_argument("--session", metavar="ID", help="open this session at once")
+    parser.add_argument("--continue", dest="continue_last", action="store_true",
+                        help="open the most recent session")
+    parser.add_argument("--dir", dest="directory", help="project directory (default: current)")
+    parser.add_argument("--demo", action="store_true",
+                        help="run against a built-in scripted server (no OpenCode needed)")
+    sub = parser.add_subparsers(dest="command")
+    export = sub.add_parser("export", help="print a session transcript and exit")
+    export.add_argument("session_id")
+    export.add_argument("--url")
+    export.add_argument("--server")
+    export.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    return parser
+
+
+def _fail(text: str, code: int) -> int:
+    print(f"octui: {text}", file=sys.stderr)
+    return code
+
+
+def _code_for(exc: OctuiError) -> int:
+    if isinstance(exc, Unauthorized):
+        return EXIT_AUTH
+    if isinstance(exc, NotFound):
+        return EXIT_NOT_FOUND
+    return EXIT_UNREACHABLE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        config = load_config()
+        for warning in config.warnings:
+            print(f"octui: config: {warning}", file=sys.stderr)
+        connection = resolve_connection(args.url, args.server, os.environ, config)
+    except ConfigError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    directory = os.path.abspath(args.directory or os.getcwd())
+    if args.command == "export":
+        return _export(args, connection, directory)
+    return _run_ui(args, connection, directory)
+
+
+def _run_ui(args: argparse.Namespace, connection: object, directory: str) -> int:
+    from tui.app import ConnectSpec, OctuiApp
+
+    demo = None
+    if args.demo:
+        from tui.demo import DemoServer
+
+        demo = DemoServer(directory=directory)
+        spec = ConnectSpec(url=demo.base_url, transport=demo.transport, directory=directory,
+                           session_id=args.session)
+    elif connection is not None:
+        url, username, password = connection  # type: ignore[misc]
+        try:
+            asyncio.run(_probe(url, username, password))
+        except OctuiError as exc:
+            return _fail(str(exc), _code_for(exc))
+        spec = ConnectSpec(url=url, username=username, password=password, directory=directory,
+                           session_id=args.session, continue_last=args.continue_last)
+    else:
+        try:
+            find_binary()
+        except BinaryNotFound as exc:
+            return _fail(str(exc), EXIT_UNREACHABLE)
+        spec = ConnectSpec(start_local=True, directory=directory, session_id=args.session,
+                           continue_last=args.continue_last)
+    app = OctuiApp(spec, demo=demo)
+    code = app.run()
+    if app.exit_message:
+        return _fail(app.exit_message, code or EXIT_FAIL)
+    return int(code or 0)
+
+
+async def _probe(url: str, username: str, password: str | None) -> None:
+    async with OpenCodeClient(url, username=username, password=password, timeout=5.0) as client:
+        await client.connect()
+
+
+def _export(args: argparse.Namespace, connection: object, directory: str) -> int:
+    try:
+        text = asyncio.run(_export_text(args.session_id, args.format, connection, directory))
+    except OctuiError as exc:
+        return _fail(str(exc), _code_for(exc))
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
+async def _export_text(session_id: str, fmt: str, connection: object, directory: str) -> str:
+    from tui.export import export_json, export_markdown
+    from tui.state.store import Store
+
+    local: LocalServer | None = None
+    if connection is None:
+        local = LocalServer()
+        started = await local.start(cwd=directory)
+        url, username, password = started.url, started.username, started.password
+    else:
+        url, username, password = connection  # type: ignore[misc]
+    try:
+        async with OpenCodeClient(url, username=username, password=password) as client:
+            await client.connect()
+            info = await client.get_session(session_id)
+            store = Store()
+            store.upsert_info(info)
+            newest_first: list[dict[str, object]] = []
+            cursor: str | None = None
+            for _ in range(1000):  # bounded paging
+                page, cursor = await client.list_messages(session_id, limit=200, cursor=cursor)
+                newest_first.extend(page)
+                if not cursor or not page:
+                    break
+            store.load_history(session_id, list(reversed(newest_first)))
+            state = store.session(session_id)
+    finally:
+        if local is not None:
+            await local.stop()
+    if fmt == "json":
+        return json.dumps(export_json(state), indent=2, ensure_ascii=False) + "\n"
+    return export_markdown(state)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

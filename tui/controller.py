@@ -1,0 +1,236 @@
+"""Glue between the client and the store: the one place that turns frames into changes.
+
+No Textual here. The app gives it two callbacks (changes, connection state) and calls its
+async methods from workers. It owns the stream, resyncs over HTTP after every (re)connect
+(the stream has no replay), and answers the store's requests (``need_message``,
+``check_active``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tui.client.errors import OctuiError
+from tui.client.http import OpenCodeClient
+from tui.client.stream import EventStream, StreamState
+from tui.protocol.dialect import Dialect, Normaliser, detect_from_event_type
+from tui.protocol.events import ProtocolError, parse_event
+from tui.protocol.models import ModelRef, PermissionRequest, SessionInfo
+from tui.state.store import Store
+from tui.state.transcript import Change
+
+log = logging.getLogger("octui")
+
+ChangeSink = Callable[[list[Change]], None]
+StateSink = Callable[[StreamState], None]
+
+HISTORY_PAGE = 100
+HISTORY_MAX = 2000  # messages kept per session on open; older ones are paged in on demand
+ACTIVE_POLL_S = 4.0  # busy sessions with a silent stream are re-checked this often
+
+
+class Controller:
+    def __init__(self, client: OpenCodeClient, store: Store, on_changes: ChangeSink,
+                 on_state: StateSink, *, heartbeat_timeout: float = 35.0) -> None:
+        self.client = client
+        self.store = store
+        self.on_changes = on_changes
+        self.on_state = on_state
+        self.normaliser = Normaliser()
+        self.current: str | None = None
+        self.stream = EventStream(client, self._on_frame, self._on_stream_state,
+                                  heartbeat_timeout=heartbeat_timeout, on_warning=self._warn)
+        self.stream_state: StreamState | None = None
+        self._resyncing = False
+        self._buffer: list[dict[str, Any]] = []
+        self._last_frame = time.monotonic()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # ---------------------------------------------------------------- stream
+    async def run(self) -> None:
+        """Run the stream and the busy watchdog until cancelled."""
+        watchdog = asyncio.create_task(self._busy_watchdog())
+        try:
+            await self.stream.run()
+        finally:
+            watchdog.cancel()
+            for task in list(self._tasks):
+                task.cancel()
+
+    def stop(self) -> None:
+        self.stream.stop()
+
+    def _warn(self, text: str) -> None:
+        log.warning("%s", text)
+        self.store.warn(text)
+        self.on_changes([Change("log", detail=text)])
+
+    async def _on_stream_state(self, state: StreamState) -> None:
+        previous = self.stream_state
+        self.stream_state = state
+        self.on_state(state)
+        if state.phase == "connected" and (previous is None or previous.generation != state.generation):
+            self._spawn(self.resync())
+
+    async def _on_frame(self, frame: dict[str, Any]) -> None:
+        self._last_frame = time.monotonic()
+        if self._resyncing:
+            self._buffer.append(frame)
+            return
+        self._ingest(frame)
+
+    def _ingest(self, frame: dict[str, Any]) -> None:
+        kind = frame.get("type")
+        if isinstance(kind, str) and self.client.dialect is Dialect.V2:
+            if detect_from_event_type(kind) is Dialect.PREVIEW:
+                self.client.dialect = Dialect.PREVIEW  # the health probe guessed wrong
+        if self.client.dialect is Dialect.PREVIEW:
+            normalised = self.normaliser.event(frame)
+            if normalised is None:
+                return
+            frame = normalised
+        try:
+            event = parse_event(frame)
+        except ProtocolError as exc:
+            self._warn(f"bad event frame: {exc}")
+            return
+        changes = self.store.apply(event)
+        if event.is_unknown and self.store.warnings:
+            log.info("%s", self.store.warnings[-1])
+        if changes:
+            self._follow_up(changes)
+            self.on_changes(changes)
+
+    def _follow_up(self, changes: list[Change]) -> None:
+        for change in changes:
+            if change.kind == "need_message" and change.session_id and change.message_id:
+                self._spawn(self._fetch_message(change.session_id, change.message_id))
+            elif change.kind == "check_active":
+                self._spawn(self._check_active_soon())
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ---------------------------------------------------------------- resync
+    async def resync(self) -> None:
+        """Re-read what the stream cannot replay: busy state, pending asks, the open session."""
+        self._resyncing = True
+        try:
+            changes: list[Change] = []
+            with contextlib.suppress(OctuiError):
+                changes += self.store.set_active(await self.client.active())
+            changes += await self._refresh_asks()
+            if self.current:
+                changes += await self._load_session(self.current)
+            self.on_changes(changes + [Change("resynced")])
+        except OctuiError as exc:
+            self._warn(f"resync failed: {exc}")
+        finally:
+            buffered, self._buffer = self._buffer, []
+            self._resyncing = False
+            for frame in buffered:
+                self._ingest(frame)
+
+    async def _refresh_asks(self) -> list[Change]:
+        try:
+            permissions = await self.client.pending_permissions()
+            questions = await self.client.pending_questions()
+            forms = await self.client.pending_forms() if self.client.dialect is Dialect.V2 else None
+        except OctuiError as exc:
+            self._warn(f"could not load pending asks: {exc}")
+            return []
+        return self.store.set_asks(permissions, questions, forms)
+
+    async def _load_session(self, session_id: str) -> list[Change]:
+        info = await self.client.get_session(session_id)
+        changes = self.store.upsert_info(info)
+        newest_first: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while len(newest_first) < HISTORY_MAX:
+            page, cursor = await self.client.list_messages(session_id, limit=HISTORY_PAGE, cursor=cursor)
+            newest_first.extend(page)
+            if not cursor or not page:
+                break
+        newest_first.reverse()
+        changes += self.store.load_history(session_id, newest_first)
+        return changes
+
+    async def _fetch_message(self, session_id: str, message_id: str) -> None:
+        try:
+            raw = await self.client.get_message(session_id, message_id)
+        except OctuiError:
+            return  # not projected yet; the next durable event will fill it in
+        self.on_changes(self.store.upsert_message(session_id, raw))
+
+    async def _check_active_soon(self) -> None:
+        await asyncio.sleep(0.5)
+        await self.check_active()
+
+    async def check_active(self) -> None:
+        try:
+            active = await self.client.active()
+        except OctuiError:
+            return
+        changes = self.store.set_active(active, known_only=True)
+        if changes:
+            self.on_changes(changes)
+
+    async def _busy_watchdog(self) -> None:
+        """1.18 can end a turn with no event at all: ask the server when a busy session goes quiet."""
+        while True:
+            await asyncio.sleep(ACTIVE_POLL_S)
+            quiet = time.monotonic() - self._last_frame > ACTIVE_POLL_S
+            if quiet and self.store.busy_ids() and self.stream_state and \
+                    self.stream_state.phase == "connected":
+                await self.check_active()
+
+    # ---------------------------------------------------------------- actions
+    async def open_session(self, session_id: str) -> None:
+        self.current = session_id
+        self.on_changes(await self._load_session(session_id))
+
+    async def create_session(self, directory: str | None = None, agent: str | None = None,
+                             model: ModelRef | None = None) -> SessionInfo:
+        info = await self.client.create_session(directory=directory, agent=agent, model=model)
+        self.current = info.id
+        changes = self.store.upsert_info(info)
+        changes += self.store.load_history(info.id, [])
+        self.on_changes(changes)
+        return info
+
+    async def prompt(self, session_id: str, text: str, delivery: str = "steer") -> None:
+        await self.client.prompt(session_id, text, delivery=delivery)
+
+    async def interrupt(self, session_id: str) -> None:
+        """Reject the session's pending permissions and dismiss its forms first, then stop it."""
+        for ask in self.store.asks_for(session_id):
+            with contextlib.suppress(OctuiError):
+                if isinstance(ask, PermissionRequest):
+                    await self.client.permission_reply(session_id, ask.id, "reject")
+                elif self.client.dialect is Dialect.V2 and ask.__class__.__name__ == "FormInfo":
+                    await self.client.form_cancel(session_id, ask.id)
+        await self.client.interrupt(session_id)
+        self._spawn(self._check_active_soon())
+
+    async def reply_permission(self, session_id: str, request_id: str, reply: str,
+                               message: str | None = None) -> None:
+        await self.client.permission_reply(session_id, request_id, reply, message=message)
+
+    async def reply_question(self, session_id: str, request_id: str, answers: list[list[str]]) -> None:
+        await self.client.question_reply(session_id, request_id, answers)
+
+    async def reject_question(self, session_id: str, request_id: str) -> None:
+        await self.client.question_reject(session_id, request_id)
+
+    async def reply_form(self, session_id: str, form_id: str, answer: dict[str, Any]) -> None:
+        await self.client.form_reply(session_id, form_id, answer)
+
+    async def cancel_form(self, session_id: str, form_id: str) -> None:
+        await self.client.form_cancel(session_id, form_id)

@@ -1,0 +1,122 @@
+"""One transcript entry: a user prompt, an assistant turn step, or a notice."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Static
+
+from tui.sanitize import clean_text, one_line
+from tui.state.transcript import Message, TextBlock, ToolCall
+from widgets.reasoning_block import ReasoningView
+from widgets.text_block import TextBlockView
+from widgets.tool_row import ToolRow
+
+_NOTICE_LABELS = {
+    "agent-switched": "agent → {}",
+    "model-switched": "model → {}",
+    "skill": "skill activated: {}",
+    "system": "system: {}",
+}
+
+
+def part_dom_id(message_id: str, key: str) -> str:
+    """A CSS-safe, stable id for a part widget."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in f"{message_id}-{key}")
+    return f"p-{safe}"
+
+
+class MessageView(Vertical):
+    """Renders a ``Message``; assistant parts are child widgets updated in place by key."""
+
+    DEFAULT_CLASSES = "message"
+
+    def __init__(self, message: Message, *, reasoning_collapsed: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.message = message
+        self.reasoning_collapsed = reasoning_collapsed
+        self._version = -1
+        self._parts: dict[str, Widget] = {}
+        self.add_class(f"-{message.role}")
+
+    def compose(self) -> ComposeResult:
+        msg = self.message
+        if msg.role == "assistant":
+            for part in msg.parts:
+                yield self._make_part(part)
+            yield Static("", classes="message-error", markup=False)
+        else:
+            yield Static(self._text(), classes="message-text", markup=False)
+
+    def on_mount(self) -> None:
+        self.sync(self.message)
+
+    def _text(self) -> str:
+        msg = self.message
+        if msg.role == "user":
+            return clean_text(msg.text)
+        if msg.role == "synthetic":
+            label = msg.description or "note"
+            return f"⟡ {one_line(label, 60)}: {one_line(msg.text, 400)}"
+        if msg.role == "shell":
+            output = msg.metadata.get("output")
+            body = clean_text(output) if isinstance(output, str) else ""
+            return f"$ {clean_text(msg.text)}\n{body}".rstrip()
+        if msg.role == "compaction":
+            state = "failed" if msg.error else ("done" if msg.time_completed else "running…")
+            return f"⇣ compaction {state}" + (f": {one_line(msg.text, 200)}" if msg.text else "")
+        template = _NOTICE_LABELS.get(msg.role, "{}")
+        text = template.format(one_line(msg.text, 200))
+        if msg.error is not None:
+            text = f"✗ {one_line(msg.error.message, 400)}"
+        return text
+
+    def _make_part(self, part: TextBlock | ToolCall) -> Widget:
+        dom_id = part_dom_id(self.message.id, part.key)
+        widget: Widget
+        if isinstance(part, ToolCall):
+            widget = ToolRow(part, id=dom_id)
+        elif part.kind == "reasoning":
+            widget = ReasoningView(part, collapsed=self.reasoning_collapsed, id=dom_id)
+        else:
+            widget = TextBlockView(part, id=dom_id)
+        self._parts[part.key] = widget
+        return widget
+
+    def sync(self, message: Message) -> None:
+        """Bring the widget in line with the message (new parts mounted, errors shown)."""
+        self.message = message
+        self.set_class(message.reverted, "-reverted")
+        if message.role != "assistant":
+            if message.version != self._version:
+                self._version = message.version
+                self.query_one(".message-text", Static).update(self._text())
+            return
+        error = self.query_one(".message-error", Static)
+        for part in message.parts:
+            if part.key not in self._parts:
+                self.mount(self._make_part(part), before=error)
+            else:
+                self.sync_part(part)
+        if message.error is not None:
+            error.update(f"✗ {clean_text(message.error.message)}")
+            error.display = True
+        else:
+            error.display = False
+        self._version = message.version
+
+    def sync_part(self, part: TextBlock | ToolCall) -> None:
+        widget = self._parts.get(part.key)
+        if widget is None:
+            return
+        if isinstance(part, ToolCall) and isinstance(widget, ToolRow):
+            widget.update_call(part)
+        elif isinstance(part, TextBlock) and isinstance(widget, (TextBlockView, ReasoningView)):
+            widget.sync(part)
+
+    def set_reasoning_collapsed(self, collapsed: bool) -> None:
+        self.reasoning_collapsed = collapsed
+        for widget in self._parts.values():
+            if isinstance(widget, ReasoningView):
+                widget.collapsed = collapsed

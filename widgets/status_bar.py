@@ -1,0 +1,67 @@
+"""Bottom status line: connection, server, agent/model, busy, usage, pending asks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from tui.sanitize import one_line
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    connection: str = "connecting"  # connecting | connected | reconnecting | unauthorized | stopped
+    server: str = ""  # dialect and version, e.g. "1.18 preview"
+    agent: str = ""
+    model: str = ""
+    busy: bool = False
+    note: str = ""
+    tokens: float = 0
+    context_limit: float = 0
+    context_used: float = 0
+    cost: float = 0
+    asks: int = 0
+    mode: str = ""
+
+
+def _tokens(value: float) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 1_000:
+        return f"{value / 1_000:.1f}k"
+    return f"{int(value)}"
+
+
+class StatusBar(Static):
+    """A one-line summary; everything it shows comes from ``StatusInfo``."""
+
+    DEFAULT_CLASSES = "status-bar"
+    info: reactive[StatusInfo] = reactive(StatusInfo, always_update=False)
+
+    def render(self) -> Content:
+        info = self.info
+        dot = {"connected": ("●", "$success"), "reconnecting": ("◌", "$warning"),
+               "connecting": ("◌", "$warning")}.get(info.connection, ("✗", "$error"))
+        parts: list[Content | str] = [Content.styled(f"{dot[0]} {info.connection}", dot[1])]
+        if info.server:
+            parts.append(info.server)
+        if info.agent:
+            parts.append(Content.styled(one_line(info.agent, 20), "bold"))
+        if info.model:
+            parts.append(one_line(info.model, 40))
+        if info.mode:
+            parts.append(Content.styled(info.mode, "$warning"))
+        parts.append(Content.styled("busy", "$accent bold") if info.busy else Content.styled("idle", "dim"))
+        if info.note:
+            parts.append(Content.styled(one_line(info.note, 60), "$warning"))
+        usage = f"{_tokens(info.tokens)} tok"
+        if info.context_limit and info.context_used:
+            usage += f" · ctx {info.context_used / info.context_limit:.0%}"
+        parts.append(usage)
+        parts.append(f"${info.cost:.4f}" if info.cost < 1 else f"${info.cost:.2f}")
+        if info.asks:
+            parts.append(Content.styled(f"⚑ {info.asks} waiting", "$error bold"))
+        return Content(" │ ").join(Content(p) if isinstance(p, str) else p for p in parts)
