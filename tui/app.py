@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ import httpx
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.worker import Worker, WorkerState
 
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
@@ -23,6 +25,7 @@ from tui.protocol.models import Health, ModelInfo
 from tui.state.store import Store
 from tui.state.transcript import Change
 
+log = logging.getLogger("octui")
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
 
@@ -114,6 +117,14 @@ class OctuiApp(App[int]):
         with contextlib.suppress(OctuiError):
             self.models = await self.client.models()
             self.screen_main().refresh_status()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that dies must say so: silence would look like a hung client."""
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            error = event.worker.error
+            log.error("worker %s failed: %r", event.worker.name, error)
+            self.notify(f"{event.worker.name.strip('_').replace('_', ' ')} failed: {error}",
+                        severity="error", timeout=8)
 
     def on_boot_failed(self, message: BootFailed) -> None:
         self.exit_message = message.text

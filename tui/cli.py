@@ -110,7 +110,9 @@ def _run_ui(args: argparse.Namespace, connection: object, directory: str) -> int
     code = app.run()
     if app.exit_message:
         return _fail(app.exit_message, code or EXIT_FAIL)
-    return int(code or 0)
+    if code is None:
+        code = app.return_code or 0  # a crash inside the app sets a non-zero return code
+    return int(code)
 
 
 async def _probe(url: str, username: str, password: str | None) -> None:

@@ -84,17 +84,19 @@ class Controller:
             return
         self._ingest(frame)
 
-    def _ingest(self, frame: dict[str, Any]) -> None:
-        kind = frame.get("type")
-        if isinstance(kind, str) and self.client.dialect is Dialect.V2:
-            if detect_from_event_type(kind) is Dialect.PREVIEW:
-                self.client.dialect = Dialect.PREVIEW  # the health probe guessed wrong
-        if self.client.dialect is Dialect.PREVIEW:
-            normalised = self.normaliser.event(frame)
-            if normalised is None:
-                return
-            frame = normalised
+    def _ingest(self, frame: Any) -> None:
         try:
+            if not isinstance(frame, dict):
+                raise ProtocolError(f"event frame is a {type(frame).__name__}, not an object")
+            kind = frame.get("type")
+            if isinstance(kind, str) and self.client.dialect is Dialect.V2:
+                if detect_from_event_type(kind) is Dialect.PREVIEW:
+                    self.client.dialect = Dialect.PREVIEW  # the health probe guessed wrong
+            if self.client.dialect is Dialect.PREVIEW:
+                normalised = self.normaliser.event(frame)
+                if normalised is None:
+                    return
+                frame = normalised
             event = parse_event(frame)
         except ProtocolError as exc:
             self._warn(f"bad event frame: {exc}")

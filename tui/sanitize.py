@@ -48,7 +48,8 @@ def keep_sgr(text: str) -> str:
 
     def csi(match: re.Match[str]) -> str:
         params, inter, final = match.groups()
-        if final == "m" and not inter and re.fullmatch(r"[0-9;:]*", params):
+        # Only 7-bit SGR survives; an 8-bit C1 CSI is dropped entirely.
+        if match.group(0).startswith("\x1b[") and final == "m" and not inter and re.fullmatch(r"[0-9;:]*", params):
             return "\x1b[" + params + "m"
         return ""
 
@@ -56,8 +57,8 @@ def keep_sgr(text: str) -> str:
     # Protect the SGR we kept from the two-byte and control passes.
     parts = re.split(r"(\x1b\[[0-9;:]*m)", text)
     out = []
-    for part in parts:
-        if part.startswith("\x1b["):
+    for index, part in enumerate(parts):
+        if index % 2:  # odd items are the captured SGR sequences; even ones are the text between
             out.append(part)
         else:
             part = _TWO_BYTE.sub("", part)

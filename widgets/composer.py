@@ -29,7 +29,7 @@ class Composer(TextArea):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          compact=True, placeholder="Ask anything… (Enter send · Alt+Enter queue)")
-        self.history: list[str] = []
+        self.prompt_history: list[str] = []
         self._history_index = 0
 
     async def _on_key(self, event: events.Key) -> None:
@@ -48,25 +48,25 @@ class Composer(TextArea):
     def _at_edge(self, key: str) -> bool:
         row, _ = self.cursor_location
         if key == "up":
-            return row == 0 and (not self.text or self._history_index < len(self.history))
-        return row == self.document.line_count - 1 and self._history_index < len(self.history)
+            return row == 0 and (not self.text or self._history_index < len(self.prompt_history))
+        return row == self.document.line_count - 1 and self._history_index < len(self.prompt_history)
 
     def action_submit(self, delivery: str) -> None:
         text = self.text.strip()
         if not text:
             return
-        if not self.history or self.history[-1] != text:
-            self.history.append(text)
-        self._history_index = len(self.history)
+        if not self.prompt_history or self.prompt_history[-1] != text:
+            self.prompt_history.append(text)
+        self._history_index = len(self.prompt_history)
         self.post_message(self.Submitted(text, delivery))
 
     def action_newline(self) -> None:
         self.insert("\n")
 
     def action_history(self, step: int) -> None:
-        if not self.history:
+        if not self.prompt_history:
             return
-        index = max(0, min(len(self.history), self._history_index + step))
+        index = max(0, min(len(self.prompt_history), self._history_index + step))
         self._history_index = index
-        self.text = self.history[index] if index < len(self.history) else ""
+        self.text = self.prompt_history[index] if index < len(self.prompt_history) else ""
         self.move_cursor(self.document.end)

@@ -21,19 +21,13 @@ _NOTICE_LABELS = {
 }
 
 
-def part_dom_id(message_id: str, key: str) -> str:
-    """A CSS-safe, stable id for a part widget."""
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in f"{message_id}-{key}")
-    return f"p-{safe}"
-
-
 class MessageView(Vertical):
     """Renders a ``Message``; assistant parts are child widgets updated in place by key."""
 
     DEFAULT_CLASSES = "message"
 
-    def __init__(self, message: Message, *, reasoning_collapsed: bool = True, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, message: Message, *, reasoning_collapsed: bool = True) -> None:
+        super().__init__()
         self.message = message
         self.reasoning_collapsed = reasoning_collapsed
         self._version = -1
@@ -73,20 +67,21 @@ class MessageView(Vertical):
         return text
 
     def _make_part(self, part: TextBlock | ToolCall) -> Widget:
-        dom_id = part_dom_id(self.message.id, part.key)
         widget: Widget
         if isinstance(part, ToolCall):
-            widget = ToolRow(part, id=dom_id)
+            widget = ToolRow(part)
         elif part.kind == "reasoning":
-            widget = ReasoningView(part, collapsed=self.reasoning_collapsed, id=dom_id)
+            widget = ReasoningView(part, collapsed=self.reasoning_collapsed)
         else:
-            widget = TextBlockView(part, id=dom_id)
+            widget = TextBlockView(part)
         self._parts[part.key] = widget
         return widget
 
     def sync(self, message: Message) -> None:
         """Bring the widget in line with the message (new parts mounted, errors shown)."""
         self.message = message
+        if not self.is_mounted:
+            return  # on_mount syncs once the children exist
         self.set_class(message.reverted, "-reverted")
         if message.role != "assistant":
             if message.version != self._version:
@@ -108,7 +103,7 @@ class MessageView(Vertical):
 
     def sync_part(self, part: TextBlock | ToolCall) -> None:
         widget = self._parts.get(part.key)
-        if widget is None:
+        if widget is None or not widget.is_mounted:
             return
         if isinstance(part, ToolCall) and isinstance(widget, ToolRow):
             widget.update_call(part)

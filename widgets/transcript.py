@@ -8,7 +8,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Button, Static
 
 from tui.state.transcript import SessionState
-from widgets.message_view import MessageView, part_dom_id
+from widgets.message_view import MessageView
 
 WINDOW = 150  # messages mounted at once; older ones are paged in on request
 PAGE = 100
@@ -30,6 +30,7 @@ class Transcript(VerticalScroll):
         self._window_start = 0
         self._older = Button("↑ show older messages", classes="load-older", compact=True)
         self._empty = Static("", classes="transcript-empty")
+        self._showing_empty = True
 
     def on_mount(self) -> None:
         self.anchor()
@@ -39,10 +40,12 @@ class Transcript(VerticalScroll):
         self.state = state
         self._views.clear()
         self.remove_children()
+        self._showing_empty = state is None or not state.messages
         if state is None or not state.messages:
-            self._empty.update(empty_text)
+            self._empty = Static(empty_text, classes="transcript-empty")
             self.mount(self._empty)
             return
+        self._older = Button("↑ show older messages", classes="load-older", compact=True)
         ids = list(state.messages)
         self._window_start = max(0, len(ids) - WINDOW)
         self.mount(self._older)
@@ -52,8 +55,8 @@ class Transcript(VerticalScroll):
         self.anchor()
 
     def _view(self, state: SessionState, message_id: str) -> MessageView:
-        view = MessageView(state.messages[message_id], reasoning_collapsed=self.reasoning_collapsed,
-                           id=part_dom_id(message_id, "msg"))
+        # No DOM ids: a rebuild may mount a message again before the old view is gone.
+        view = MessageView(state.messages[message_id], reasoning_collapsed=self.reasoning_collapsed)
         self._views[message_id] = view
         return view
 
@@ -68,7 +71,7 @@ class Transcript(VerticalScroll):
         if view is not None:
             view.sync(state.messages[message_id])
             return
-        if self._empty.is_mounted:
+        if self._showing_empty:
             self.show(state)
             return
         ids = list(state.messages)

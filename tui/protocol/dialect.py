@@ -11,10 +11,12 @@ import re
 from enum import Enum
 from typing import Any
 
+from tui.protocol.events import ProtocolError
+
 V2 = "v2"
 
 
-class Dialect(str, Enum):
+class Dialect(str, Enum):  # noqa: UP042 (keep str()/format() behaviour)
     V2 = "v2"
     PREVIEW = "1.18"
 
@@ -55,7 +57,12 @@ class Normaliser:
         self._ordinals: dict[tuple[str, str], int] = {}
 
     def event(self, obj: dict[str, Any]) -> dict[str, Any] | None:
-        """Return the v2 form of a frame, or None for a frame that must be ignored."""
+        """Return the v2 form of a frame, or None for a frame that must be ignored.
+
+        Raises ``ProtocolError`` (like ``parse_event``) when ``obj`` is not an object at all.
+        """
+        if not isinstance(obj, dict):  # never mistake e.g. a JSON null for "ignore this frame"
+            raise ProtocolError(f"event frame is a {type(obj).__name__}, not an object")
         kind = obj.get("type")
         data = obj.get("data")
         if not isinstance(kind, str) or not isinstance(data, dict):
@@ -99,7 +106,8 @@ class Normaliser:
         elif rest.startswith(("text.", "reasoning.")):
             block_key = "textID" if rest.startswith("text.") else "reasoningID"
             block_id = data.pop(block_key, None)
-            data["ordinal"] = self._ordinal(str(data.get("assistantMessageID", "")), block_key, block_id)
+            if block_id is not None:  # a missing id stays missing: the payload is then invalid
+                data["ordinal"] = self._ordinal(str(data.get("assistantMessageID", "")), block_key, block_id)
         elif rest.startswith("tool."):
             if "callID" in data:
                 data["id"] = data.pop("callID")
@@ -122,6 +130,10 @@ class Normaliser:
             data["output"] = {"output": output if isinstance(output, str) else str(output)}
         elif rest.startswith("compaction."):
             data.pop("messageID", None)
+        elif rest == "moved" and "subdirectory" in data:
+            subdirectory = data.pop("subdirectory")
+            if subdirectory:
+                data["subpath"] = subdirectory
         elif rest == "revert.committed":
             data["to"] = data.pop("messageID", "")
         return kind

@@ -188,16 +188,16 @@ class StepFailed(StepPayload):
 
 
 class BlockStarted(StepPayload):
-    ordinal: int
+    ordinal: int = Field(ge=0)
 
 
 class BlockDelta(StepPayload):
-    ordinal: int
+    ordinal: int = Field(ge=0)
     delta: str = ""
 
 
 class BlockEnded(StepPayload):
-    ordinal: int
+    ordinal: int = Field(ge=0)
     text: str = ""
 
 
@@ -226,7 +226,7 @@ class ReasoningEnded(BlockEnded):
 
 
 class ToolPayload(StepPayload):
-    id: str
+    id: str = Field(min_length=1)  # rows are keyed by (assistantMessageID, id): never empty
 
 
 class ToolInputStarted(ToolPayload):
@@ -338,10 +338,11 @@ class SkillActivated(SessionPayload):
 
 
 class InstructionsUpdated(SessionPayload):
+    delta: dict[str, Any] = Field(default_factory=dict)  # {sourceKey: sha256 | "removed"}
     text: str | None = None
 
 
-class PermissionAsked(PermissionRequest):
+class PermissionAsked(PermissionRequest, Payload):
     pass
 
 
@@ -350,7 +351,7 @@ class PermissionReplied(SessionPayload):
     reply: str = ""
 
 
-class QuestionAsked(QuestionRequest):
+class QuestionAsked(QuestionRequest, Payload):
     pass
 
 
@@ -516,14 +517,15 @@ def parse_event(obj: Any) -> Event:
     model = EVENT_MODELS.get(kind)
     payload: Payload
     if model is None:
-        payload = Unknown(problem=f"unknown event type {kind!r}")
+        payload = Unknown(problem=f"unknown event type {_short(kind)!r}")
     else:
         try:
             payload = model.model_validate(data)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ()))
-            payload = Unknown(problem=f"{kind}: {where or 'data'}: {first.get('msg', 'invalid')}")
+            problem = f"{_short(kind)}: {where or 'data'}: {first.get('msg', 'invalid')}"
+            payload = Unknown(problem=_short(problem, 200))
     return Event(
         id=obj["id"] if isinstance(obj.get("id"), str) else "",
         type=kind,
@@ -533,6 +535,11 @@ def parse_event(obj: Any) -> Event:
         data=data,
         payload=payload,
     )
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """Keep problem strings concise even when the server sends a huge type name."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _optional(model: type[Wire], value: Any) -> Any:

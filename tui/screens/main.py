@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
@@ -23,6 +24,26 @@ if TYPE_CHECKING:
 
 HOME_TEXT = ("No session open.\n\nType a prompt below to start a new session in this directory,\n"
              "or press Ctrl+S to browse sessions.")
+
+
+class AppSessionLoader:
+    """The session browser's view of the server: sessions of this directory, newest first."""
+
+    def __init__(self, app: OctuiApp) -> None:
+        self.app = app
+
+    async def load(self, cursor: str | None, search: str | None,
+                   roots_only: bool) -> tuple[list[Any], str | None]:
+        assert self.app.client is not None
+        sessions, nxt = await self.app.client.list_sessions(
+            limit=50, cursor=cursor, search=search, directory=self.app.spec.directory,
+            roots_only=roots_only)
+        for info in sessions:
+            self.app.store.upsert_info(info)
+        return sessions, nxt
+
+    def busy_ids(self) -> set[str]:
+        return self.app.store.busy_ids()
 
 
 class MainScreen(Screen[None]):
@@ -160,8 +181,12 @@ class MainScreen(Screen[None]):
 
     @work(group="send", exit_on_error=False)
     async def _send(self, text: str, delivery: str) -> None:
-        controller = self.octui.controller
         composer = self.query_one(Composer)
+        for _ in range(300):  # wait (bounded, 30 s) for start-up instead of refusing the prompt
+            if self.octui.controller is not None:
+                break
+            await asyncio.sleep(0.1)
+        controller = self.octui.controller
         if controller is None:
             self.notify("Not connected yet — your prompt is still in the box.", severity="warning")
             return
@@ -206,7 +231,20 @@ class MainScreen(Screen[None]):
         self.query_one(Transcript).set_reasoning_collapsed(self.reasoning_collapsed)
 
     def action_sessions(self) -> None:
-        self.app.notify("Session browser is not available yet.")
+        from tui.screens.sessions import SessionsScreen
+
+        if self.octui.client is None:
+            self.notify("Not connected yet.", severity="warning")
+            return
+
+        def chosen(session_id: str | None) -> None:
+            if session_id:
+                self.open(session_id)
+
+        self.app.push_screen(SessionsScreen(AppSessionLoader(self.octui)), chosen)
+
+    def on_sessions_screen_new_session(self, event: Any) -> None:
+        self.action_new_session()
 
     def action_inbox(self) -> None:
         self.app.notify("Inbox is not available yet.")

@@ -7,12 +7,9 @@ No Textual here: answer types the dialogs return, question selection state, form
 
 from __future__ import annotations
 
-import datetime as _dt
 import difflib
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import urlparse
 
 from tui.protocol.models import (
     FileDiff,
@@ -26,7 +23,23 @@ from tui.protocol.models import (
     QuestionTool,
 )
 from tui.sanitize import clean_text, one_line
+from tui.state.ask_forms import (
+    FormValues,
+    form_answer_body,
+    initial_values,
+    validate_field,
+    validate_form,
+    visible_keys,
+)
 from tui.state.transcript import Ask, ToolCall
+
+__all__ = [
+    "AskAnswer", "AskSummary", "FormAnswer", "FormDismissed", "FormValues", "PermissionAnswer",
+    "PermissionPreview", "QuestionAnswer", "QuestionDismissed", "QuestionState", "answer_for",
+    "build_form_answer", "build_question_answer", "describe_ask", "form_answer_from_question",
+    "form_from_question", "initial_values", "is_question_form", "permission_preview",
+    "question_from_form", "validate_field", "validate_form", "visible_keys",
+]
 
 PermissionReplyKind = Literal["once", "always", "reject"]
 
@@ -44,7 +57,9 @@ class QuestionAnswer:
 
 @dataclass(frozen=True)
 class QuestionDismissed:
-    pass
+    """The user rejected the questions; ``elsewhere``: another client settled them, send nothing."""
+
+    elsewhere: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,7 +69,9 @@ class FormAnswer:
 
 @dataclass(frozen=True)
 class FormDismissed:
-    pass
+    """The user cancelled the form; ``elsewhere``: another client settled it, send nothing."""
+
+    elsewhere: bool = False
 
 
 AskAnswer = PermissionAnswer | QuestionAnswer | QuestionDismissed | FormAnswer | FormDismissed
@@ -123,187 +140,14 @@ def build_question_answer(states: list[QuestionState]) -> QuestionAnswer:
 
 # ------------------------------------------------------------------------------------------- forms
 
-FormValues = dict[str, Any]
-"""Raw editor values by key: str for string/number/integer, bool, list[str] for multiselect."""
-
 
 def is_question_form(form: FormInfo) -> bool:
-    return bool(form.metadata) and (form.metadata or {}).get("kind") == "question"
-
-
-def initial_values(form: FormInfo) -> FormValues:
-    """Editor values before the user touches anything (defaults; booleans start False)."""
-    values: FormValues = {}
-    for f in form.fields:
-        if f.type == "external":
-            continue
-        if f.type == "boolean":
-            values[f.key] = bool(f.default) if f.default is not None else False
-        elif f.type == "multiselect":
-            values[f.key] = [str(v) for v in f.default] if isinstance(f.default, list) else []
-        elif f.default is not None:
-            values[f.key] = str(f.default) if not isinstance(f.default, bool) else str(f.default).lower()
-        else:
-            values[f.key] = ""
-    return values
-
-
-def _typed(f: FormField, raw: Any) -> Any:
-    """The wire value for a raw editor value (None when empty or not convertible)."""
-    if raw is None:
-        return None
-    if f.type == "boolean":
-        return bool(raw)
-    if f.type == "multiselect":
-        return [str(v) for v in raw] if isinstance(raw, list) else None
-    text = str(raw).strip()
-    if not text:
-        return None
-    if f.type in ("number", "integer"):
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        if f.type == "integer":
-            return int(number) if number.is_integer() else None
-        return int(number) if number.is_integer() and "." not in text and "e" not in text.lower() \
-            else number
-    return text
-
-
-def _matches(cond_value: Any, actual: Any) -> bool:
-    if actual is None:
-        return cond_value is None
-    if isinstance(actual, list) and not isinstance(cond_value, list):
-        return any(_matches(cond_value, item) for item in actual)
-    if isinstance(actual, bool) or isinstance(cond_value, bool):
-        return str(actual).lower() == str(cond_value).lower()
-    if isinstance(actual, int | float) and isinstance(cond_value, int | float):
-        return float(actual) == float(cond_value)
-    return bool(actual == cond_value) or str(actual) == str(cond_value)
-
-
-def _conditions_hold(f: FormField, typed: dict[str, Any]) -> bool:
-    for cond in f.when or []:
-        hit = _matches(cond.value, typed.get(cond.key))
-        if (cond.op == "neq") == hit:
-            return False
-    return True
-
-
-def visible_keys(form: FormInfo, values: FormValues) -> set[str]:
-    """Keys of the fields to show. A hidden field counts as unanswered, so chains collapse."""
-    by_key = {f.key: f for f in form.fields}
-    typed = {k: _typed(by_key[k], v) for k, v in values.items() if k in by_key}
-    visible = {f.key for f in form.fields}
-    for _ in range(len(form.fields) + 1):
-        current = {k: v for k, v in typed.items() if k in visible}
-        nxt = {f.key for f in form.fields if _conditions_hold(f, current)}
-        if nxt == visible:
-            break
-        visible = nxt
-    return visible
-
-
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-
-
-def _format_error(fmt: str, text: str) -> str | None:
-    if fmt == "email" and not _EMAIL.match(text):
-        return "Enter an email address"
-    if fmt == "uri":
-        parts = urlparse(text)
-        if not parts.scheme or not (parts.netloc or parts.path):
-            return "Enter a URI such as https://example.com"
-    if fmt == "date":
-        try:
-            _dt.date.fromisoformat(text)
-        except ValueError:
-            return "Enter a date as YYYY-MM-DD"
-    if fmt == "date-time":
-        try:
-            _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except ValueError:
-            return "Enter a date-time as YYYY-MM-DDTHH:MM:SS"
-    return None
-
-
-def _option_values(f: FormField) -> list[str]:
-    return [o.value for o in f.options or []]
-
-
-def validate_field(f: FormField, raw: Any) -> str | None:
-    """One message for the first rule ``raw`` breaks, or None."""
-    if f.type == "external":
-        return None
-    value = _typed(f, raw)
-    empty = value is None or value == [] or (f.type == "boolean" and value is False and f.required)
-    if empty:
-        if f.type in ("number", "integer") and raw not in (None, "") and str(raw).strip():
-            return "Enter a whole number" if f.type == "integer" else "Enter a number"
-        return "Required" if f.required else None
-    if f.type in ("number", "integer"):
-        if f.minimum is not None and value < f.minimum:
-            return f"Must be at least {_num(f.minimum)}"
-        if f.maximum is not None and value > f.maximum:
-            return f"Must be at most {_num(f.maximum)}"
-        return None
-    if f.type == "multiselect":
-        count = len(value)
-        if f.minItems is not None and count < f.minItems:
-            return f"Pick at least {f.minItems}"
-        if f.maxItems is not None and count > f.maxItems:
-            return f"Pick at most {f.maxItems}"
-        if f.options and not f.custom:
-            unknown = [v for v in value if v not in _option_values(f)]
-            if unknown:
-                return f"Not an option: {one_line(unknown[0], 40)}"
-        return None
-    if f.type == "string":
-        text = str(value)
-        if f.options and not f.custom and text not in _option_values(f):
-            return "Pick one of the options"
-        if f.minLength is not None and len(text) < f.minLength:
-            return f"At least {f.minLength} characters"
-        if f.maxLength is not None and len(text) > f.maxLength:
-            return f"At most {f.maxLength} characters"
-        if f.pattern:
-            try:
-                if not re.search(f.pattern, text):
-                    return "Does not match the expected pattern"
-            except re.error:
-                pass
-        if f.format:
-            return _format_error(f.format, text)
-    return None
-
-
-def _num(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
-
-
-def validate_form(form: FormInfo, values: FormValues) -> dict[str, str]:
-    """Error message by key, for visible fields only."""
-    shown = visible_keys(form, values)
-    errors: dict[str, str] = {}
-    for f in form.fields:
-        if f.key in shown and (message := validate_field(f, values.get(f.key))):
-            errors[f.key] = message
-    return errors
+    return (form.metadata or {}).get("kind") == "question"
 
 
 def build_form_answer(form: FormInfo, values: FormValues) -> FormAnswer:
-    """The ``{answer}`` body: visible, non-empty fields with wire types."""
-    shown = visible_keys(form, values)
-    answer: dict[str, Any] = {}
-    for f in form.fields:
-        if f.type == "external" or f.key not in shown:
-            continue
-        value = _typed(f, values.get(f.key))
-        if value is None or (value == [] and not f.required):
-            continue
-        answer[f.key] = value
-    return FormAnswer(answer)
+    """The answer to send for the current editor values (hidden and empty fields left out)."""
+    return FormAnswer(form_answer_body(form, values))
 
 
 # ------------------------------------------------------------------ question-kind form conversion
@@ -373,7 +217,7 @@ def answer_for(ask: Ask, result: AskAnswer | None) -> AskAnswer | None:
         if isinstance(result, QuestionAnswer):
             return form_answer_from_question(ask, result)
         if isinstance(result, QuestionDismissed):
-            return FormDismissed()
+            return FormDismissed(elsewhere=result.elsewhere)
     return result
 
 
@@ -397,7 +241,7 @@ EDIT_ACTIONS = ("edit", "write", "patch", "apply_patch")
 
 
 def _diff_kind(line: str) -> DiffKind:
-    if line.startswith(("+++", "---", "Index:", "====", "diff ")):
+    if line.startswith(("+++", "---", "Index:", "===", "diff ")):
         return "meta"
     if line.startswith("@@"):
         return "hunk"
@@ -406,6 +250,11 @@ def _diff_kind(line: str) -> DiffKind:
     if line.startswith("-"):
         return "del"
     return "ctx"
+
+
+def _is_noise(line: str) -> bool:
+    """``Index:`` and ``=====`` banner lines of server patches (the file header says it all)."""
+    return line.startswith("Index: ") or (len(line) > 10 and set(line) == {"="})
 
 
 def _files(ask: PermissionRequest) -> list[FileDiff]:
@@ -444,7 +293,7 @@ def permission_preview(ask: PermissionRequest, tool: ToolCall | None) -> Permiss
     lines: list[str] = []
     for diff in _files(ask):
         lines.append(f"=== {diff.file} (+{diff.additions} -{diff.deletions}, {diff.status})")
-        lines.extend(diff.patch.splitlines())
+        lines.extend(line for line in diff.patch.splitlines() if not _is_noise(line))
     if not lines and tool is not None:
         lines = _tool_patch(tool)
     cleaned = [(_diff_kind(line), clean_text(line)) for line in lines]

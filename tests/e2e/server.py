@@ -1,0 +1,558 @@
+"""Run the real ``opencode serve`` (npm ``opencode-ai@1.18.33``) offline for end-to-end tests.
+
+See ``REAL-SERVER.md`` in the shared specs. The server gets an isolated HOME and XDG tree, a project
+directory that is a git repository with one commit, a global config whose only usable provider is
+the scripted fake LLM (:mod:`tests.e2e.fake_llm`), and a random Basic-auth password. It runs in its
+own process group and is stopped by that group's id, never by name. Every wait here is bounded.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import queue
+import re
+import secrets
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+
+__all__ = [
+    "EventRecorder",
+    "RealServer",
+    "ServerStartError",
+    "find_opencode_bin",
+    "in_ci",
+    "make_workspace",
+    "opencode_config",
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_BIN = REPO_ROOT / ".opencode" / "node_modules" / "opencode-linux-x64" / "bin" / "opencode"
+LISTEN_RE = re.compile(r"opencode server listening on (http://[^\s]+)")
+MODEL_PROVIDER = "mock"
+MODEL_ID = "fake-model"
+USERNAME = "opencode"
+
+
+class ServerStartError(RuntimeError):
+    """The server did not become ready in time (the message ends with its log tail)."""
+
+
+def in_ci() -> bool:
+    """True when running under CI (``CI=true``): missing tools then fail instead of skipping."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def find_opencode_bin() -> Path | None:
+    """``$OPENCODE_BIN`` if set, else the repo-local npm install; None when not executable.
+
+    The repo-local default is the linux-x64 package; other platforms' packages
+    (``opencode-<os>-<arch>``) under the same ``node_modules`` are found too.
+    """
+    configured = os.environ.get("OPENCODE_BIN")
+    if configured:
+        candidates = [Path(configured)]
+    else:
+        candidates = [DEFAULT_BIN, *sorted(DEFAULT_BIN.parents[2].glob("opencode-*/bin/opencode"))]
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def opencode_config(llm_base_url: str) -> dict[str, Any]:
+    """The global ``opencode.json`` from REAL-SERVER.md, pointing the ``mock`` provider at the fake."""
+    return {
+        "$schema": "https://opencode.ai/config.json",
+        "model": f"{MODEL_PROVIDER}/{MODEL_ID}",
+        "small_model": f"{MODEL_PROVIDER}/{MODEL_ID}",
+        "autoupdate": False,
+        "share": "disabled",
+        "permission": {"bash": "ask", "edit": "ask"},
+        "provider": {
+            MODEL_PROVIDER: {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Mock LLM",
+                "options": {"baseURL": llm_base_url, "apiKey": "sk-fake"},
+                "models": {
+                    MODEL_ID: {
+                        "name": "Fake Model",
+                        "reasoning": True,
+                        "tool_call": True,
+                        "attachment": False,
+                        "temperature": True,
+                        "limit": {"context": 128000, "output": 8192},
+                        "cost": {"input": 0, "output": 0},
+                    }
+                },
+            }
+        },
+    }
+
+
+def _git(project: Path, env: dict[str, str], *args: str) -> None:
+    subprocess.run(
+        ["git", *args],
+        cwd=project,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def make_workspace(root: Path, llm_base_url: str) -> tuple[Path, dict[str, str]]:
+    """Create HOME/XDG dirs, the config and a one-commit git project under ``root``.
+
+    Returns (project dir, environment for the server).
+    """
+    home = root / "home"
+    xdg = {
+        "XDG_CONFIG_HOME": root / "xdg" / "config",
+        "XDG_DATA_HOME": root / "xdg" / "data",
+        "XDG_CACHE_HOME": root / "xdg" / "cache",
+        "XDG_STATE_HOME": root / "xdg" / "state",
+    }
+    for path in (home, *xdg.values()):
+        path.mkdir(parents=True, exist_ok=True)
+    config_dir = xdg["XDG_CONFIG_HOME"] / "opencode"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "opencode.json").write_text(json.dumps(opencode_config(llm_base_url), indent=2) + "\n")
+
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("OPENCODE_", "XDG_"))}
+    env.update({key: str(value) for key, value in xdg.items()})
+    env.update(
+        {
+            "HOME": str(home),
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_SERVER_PASSWORD": secrets.token_urlsafe(18),
+            "GIT_AUTHOR_NAME": "octui tests",
+            "GIT_AUTHOR_EMAIL": "tests@octui.invalid",
+            "GIT_COMMITTER_NAME": "octui tests",
+            "GIT_COMMITTER_EMAIL": "tests@octui.invalid",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "NO_COLOR": "1",
+        }
+    )
+
+    project = root / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    if not (project / ".git").exists():
+        (project / "README.md").write_text("# e2e project\n\nA scratch repository for octui tests.\n")
+        _git(project, env, "init", "-q", "-b", "main")
+        _git(project, env, "add", "README.md")
+        _git(project, env, "commit", "-q", "-m", "initial commit")
+    return project, env
+
+
+class RealServer:
+    """One ``opencode serve`` process; ``start()``, ``restart()`` and ``stop()`` are bounded."""
+
+    def __init__(self, binary: Path, project_dir: Path, env: dict[str, str], log_path: Path) -> None:
+        self.binary = binary
+        self.project_dir = project_dir
+        self.env = env
+        self.log_path = log_path
+        self.username = USERNAME
+        self.password = env["OPENCODE_SERVER_PASSWORD"]
+        self.url = ""
+        self.port = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._drain: threading.Thread | None = None
+
+    # -- auth / http -------------------------------------------------------------------------
+
+    @property
+    def pid(self) -> int:
+        if self._proc is None:
+            raise RuntimeError("server is not running")
+        return self._proc.pid
+
+    @property
+    def auth(self) -> tuple[str, str]:
+        return (self.username, self.password)
+
+    @property
+    def auth_header(self) -> dict[str, str]:
+        token = base64.b64encode(f"{self.username}:{self.password}".encode()).decode()
+        return {"Authorization": f"Basic {token}"}
+
+    def client(self, timeout: float = 10.0) -> httpx.Client:
+        """A sync httpx client with base URL and Basic auth (the caller closes it)."""
+        return httpx.Client(base_url=self.url, auth=self.auth, timeout=timeout)
+
+    def async_client(self, timeout: float = 10.0) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self.url, auth=self.auth, timeout=timeout)
+
+    def create_session(self, **body: Any) -> dict[str, Any]:
+        """``POST /api/session`` and return its ``data`` (SessionV2Info)."""
+        with self.client() as http:
+            response = http.post("/api/session", json=body)
+            response.raise_for_status()
+            data: dict[str, Any] = response.json()["data"]
+            return data
+
+    def prompt(self, session_id: str, text: str, **extra: Any) -> dict[str, Any]:
+        """``POST /api/session/{id}/prompt`` (returns at once; the turn runs asynchronously)."""
+        with self.client() as http:
+            response = http.post(
+                f"/api/session/{session_id}/prompt", json={"prompt": {"text": text}, **extra}
+            )
+            response.raise_for_status()
+            data: dict[str, Any] = response.json()["data"]
+            return data
+
+    def active_sessions(self) -> dict[str, Any]:
+        with self.client() as http:
+            response = http.get("/api/session/active")
+            response.raise_for_status()
+            data: dict[str, Any] = response.json()["data"]
+            return data
+
+    def wait_idle(self, session_id: str, timeout: float = 10.0) -> None:
+        """Wait (bounded) until ``/api/session/active`` no longer lists the session."""
+        deadline = time.monotonic() + timeout
+        while session_id in self.active_sessions():
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"session {session_id} still active after {timeout}s")
+            time.sleep(0.05)
+
+    def events(self, session_id: str | None = None) -> EventRecorder:
+        """An :class:`EventRecorder` on ``/api/event``, connected (use as a context manager)."""
+        return EventRecorder(self, session_id).start()
+
+    # -- process lifecycle -------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return "(no log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def start(self, *, ready_timeout: float = 30.0, model_timeout: float = 30.0) -> RealServer:
+        """Spawn the server (on ``self.port``, 0 = any), wait for the listening line, then the model."""
+        if self.running:
+            raise RuntimeError("server already running")
+        command = [str(self.binary), "serve", "--hostname", "127.0.0.1", "--port", str(self.port)]
+        log = self.log_path.open("ab")
+        log.write(f"\n=== {time.strftime('%H:%M:%S')} start: {' '.join(command)}\n".encode())
+        log.flush()
+        proc = subprocess.Popen(
+            command,
+            cwd=self.project_dir,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # own process group: stop() kills the group by this pid
+        )
+        self._proc = proc
+        found: queue.Queue[str] = queue.Queue()
+        assert proc.stdout is not None
+        self._drain = threading.Thread(
+            target=_drain, args=(proc.stdout, log, found), name=f"opencode-log-{proc.pid}", daemon=True
+        )
+        self._drain.start()
+        try:
+            try:
+                url = found.get(timeout=ready_timeout)
+            except queue.Empty:
+                raise ServerStartError(
+                    f"no 'listening' line within {ready_timeout}s (exit={proc.poll()})\n{self.log_tail()}"
+                ) from None
+            if not url:
+                raise ServerStartError(f"server exited early (exit={proc.poll()})\n{self.log_tail()}")
+            self.url = url.rstrip("/")
+            self.port = httpx.URL(self.url).port or 0
+            self._wait_for_model(model_timeout)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_for_model(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        last = ""
+        with httpx.Client(base_url=self.url, auth=self.auth, timeout=2.0) as http:
+            while time.monotonic() < deadline:
+                if not self.running:
+                    raise ServerStartError(f"server exited (exit={self.exit_code})\n{self.log_tail()}")
+                try:
+                    response = http.get("/api/model")
+                    if response.status_code == 200:
+                        models = response.json().get("data") or []
+                        if any(
+                            m.get("providerID") == MODEL_PROVIDER and m.get("id") == MODEL_ID for m in models
+                        ):
+                            return
+                        last = f"{len(models)} models, no {MODEL_PROVIDER}/{MODEL_ID}"
+                    else:
+                        last = f"HTTP {response.status_code}"
+                except httpx.HTTPError as exc:  # includes the hang-then-timeout of gotcha 1
+                    last = repr(exc)
+                time.sleep(0.2)
+        raise ServerStartError(
+            f"{MODEL_PROVIDER}/{MODEL_ID} not in /api/model after {timeout}s ({last})\n{self.log_tail()}"
+        )
+
+    @property
+    def exit_code(self) -> int | None:
+        return None if self._proc is None else self._proc.poll()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """SIGTERM the process group, then SIGKILL after ``timeout``; idempotent."""
+        self._signal_group(signal.SIGTERM, timeout)
+
+    def kill(self) -> None:
+        """SIGKILL the process group at once (a crash, as seen by clients)."""
+        self._signal_group(signal.SIGKILL, 5.0)
+
+    def restart(self, **start_kwargs: Any) -> RealServer:
+        """SIGKILL the server, then start it again on the same port with the same data dirs."""
+        port = self.port
+        self.kill()
+        self.port = port
+        # The old listening socket is gone once the process is reaped; retry briefly if the port is
+        # still held (bounded).
+        deadline = time.monotonic() + 10.0
+        while True:
+            try:
+                return self.start(**start_kwargs)
+            except ServerStartError:
+                if time.monotonic() >= deadline:
+                    raise
+                self.port = port
+                time.sleep(0.5)
+
+    def _signal_group(self, sig: signal.Signals, timeout: float) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        pgid = proc.pid  # start_new_session=True made the child its group leader
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=5.0)
+        # Children (e.g. the background npm install) share the group; make sure none is left.
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if self._drain is not None:
+            self._drain.join(timeout=5.0)
+        self._proc = None
+        self._drain = None
+
+
+def _drain(stream: IO[bytes], log: IO[bytes], found: queue.Queue[str]) -> None:
+    """Copy the server's output to the log; report the listening URL (or "" at EOF) once."""
+    reported = False
+    try:
+        for raw in iter(stream.readline, b""):
+            log.write(raw)
+            log.flush()
+            if not reported:
+                match = LISTEN_RE.search(raw.decode("utf-8", errors="replace"))
+                if match:
+                    found.put(match.group(1))
+                    reported = True
+    except (OSError, ValueError):
+        pass
+    finally:
+        if not reported:
+            found.put("")
+        log.close()
+        stream.close()
+
+
+class EventRecorder:
+    """Reads ``GET /api/event`` in a background thread and keeps every frame's JSON.
+
+    ``wait_for`` blocks (sync tests); ``await_for`` polls with ``asyncio.sleep`` (async tests), so
+    either works while the app under test owns the event loop. Filter on a session with
+    ``session_id`` (frames without ``data.sessionID``, like ``server.connected``, are kept).
+    """
+
+    def __init__(self, server: RealServer, session_id: str | None = None) -> None:
+        self.server = server
+        self.session_id = session_id
+        self.events: list[dict[str, Any]] = []
+        self.error: BaseException | None = None
+        self.ended = threading.Event()
+        self._connected = threading.Event()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._response: httpx.Response | None = None
+        self._thread = threading.Thread(target=self._run, name="event-recorder", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> EventRecorder:
+        self._thread.start()
+        if not self._connected.wait(timeout):
+            self.close()
+            raise TimeoutError(f"no server.connected on /api/event within {timeout}s: {self.error!r}")
+        return self
+
+    def __enter__(self) -> EventRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self) -> None:
+        timeout = httpx.Timeout(10.0, read=60.0)  # heartbeats come every 15 s
+        try:
+            with httpx.Client(base_url=self.server.url, auth=self.server.auth, timeout=timeout) as http:
+                with http.stream("GET", "/api/event") as response:
+                    self._response = response
+                    response.raise_for_status()
+                    for line in response.iter_lines():
+                        if self._stop.is_set():
+                            break
+                        if not line.startswith("data:"):
+                            continue
+                        event = json.loads(line[5:].strip())
+                        if event.get("type") == "server.connected":
+                            self._connected.set()
+                        sid = (event.get("data") or {}).get("sessionID")
+                        if self.session_id is None or sid is None or sid == self.session_id:
+                            with self._lock:
+                                self.events.append(event)
+        except BaseException as exc:  # recorded for the test to see; the thread must not die noisily
+            if not self._stop.is_set():
+                self.error = exc
+        finally:
+            self.ended.set()
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop reading: shut the socket down so the blocked read returns; bounded join."""
+        self._stop.set()
+        response = self._response
+        if response is not None:
+            stream = response.extensions.get("network_stream")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                try:
+                    sock.shutdown(2)  # socket.SHUT_RDWR
+                except OSError:
+                    pass
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.events)
+
+    def types(self) -> list[str]:
+        return [str(event.get("type")) for event in self.snapshot()]
+
+    def of_type(
+        self, event_type: str | tuple[str, ...], where: Callable[[dict[str, Any]], bool] | None = None
+    ) -> list[dict[str, Any]]:
+        """Every event so far of that type whose ``data`` passes ``where``."""
+        match = self._matcher(event_type, where)
+        return [event for event in self.snapshot() if match(event)]
+
+    def _find(self, match: Callable[[dict[str, Any]], bool], start: int) -> dict[str, Any] | None:
+        for event in self.snapshot()[start:]:
+            if match(event):
+                return event
+        return None
+
+    @staticmethod
+    def _matcher(
+        event_type: str | tuple[str, ...], where: Callable[[dict[str, Any]], bool] | None
+    ) -> Callable[[dict[str, Any]], bool]:
+        types = (event_type,) if isinstance(event_type, str) else event_type
+
+        def match(event: dict[str, Any]) -> bool:
+            return event.get("type") in types and (where is None or where(event.get("data") or {}))
+
+        return match
+
+    def wait_for(
+        self,
+        event_type: str | tuple[str, ...],
+        where: Callable[[dict[str, Any]], bool] | None = None,
+        *,
+        timeout: float = 10.0,
+        start: int = 0,
+    ) -> dict[str, Any]:
+        """The first event (from index ``start``) of that type whose ``data`` passes ``where``."""
+        match = self._matcher(event_type, where)
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self._find(match, start)
+            if event is not None:
+                return event
+            if time.monotonic() >= deadline or self.ended.is_set():
+                raise TimeoutError(self._timeout_message(event_type, timeout))
+            time.sleep(0.02)
+
+    def wait_for_count(
+        self,
+        event_type: str | tuple[str, ...],
+        count: int,
+        where: Callable[[dict[str, Any]], bool] | None = None,
+        *,
+        timeout: float = 10.0,
+    ) -> list[dict[str, Any]]:
+        """Wait until ``count`` matching events arrived; returns all matches so far."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.of_type(event_type, where)
+            if len(found) >= count:
+                return found
+            if time.monotonic() >= deadline or self.ended.is_set():
+                raise TimeoutError(self._timeout_message(f"{count}x {event_type}", timeout))
+            time.sleep(0.02)
+
+    async def await_for(
+        self,
+        event_type: str | tuple[str, ...],
+        where: Callable[[dict[str, Any]], bool] | None = None,
+        *,
+        timeout: float = 10.0,
+        start: int = 0,
+    ) -> dict[str, Any]:
+        """Async twin of :meth:`wait_for` (never blocks the event loop)."""
+        import asyncio
+
+        match = self._matcher(event_type, where)
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self._find(match, start)
+            if event is not None:
+                return event
+            if time.monotonic() >= deadline or self.ended.is_set():
+                raise TimeoutError(self._timeout_message(event_type, timeout))
+            await asyncio.sleep(0.02)
+
+    def _timeout_message(self, event_type: object, timeout: float) -> str:
+        tail = ", ".join(self.types()[-15:])
+        state = f"stream ended ({self.error!r})" if self.ended.is_set() else f"{timeout}s passed"
+        return f"no {event_type} event: {state}; last types: [{tail}]\n{self.server.log_tail(15)}"

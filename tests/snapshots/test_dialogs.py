@@ -1,0 +1,372 @@
+"""Approval, question and form dialogs and the inbox: functional pilot tests and SVG snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import Input
+
+from tests.snapshots.dialog_app import DialogApp
+from tui import clock
+from tui.protocol.models import (
+    FormCondition,
+    FormField,
+    FormInfo,
+    FormOption,
+    PermissionRequest,
+    QuestionItem,
+    QuestionOption,
+    QuestionRequest,
+)
+from tui.screens.ask_router import screen_for_ask
+from tui.screens.form import FormScreen
+from tui.screens.inbox import InboxChoice, InboxScreen
+from tui.screens.permission import PermissionScreen
+from tui.screens.question import QuestionScreen
+from tui.state.asks import (
+    FormAnswer,
+    FormDismissed,
+    PermissionAnswer,
+    QuestionAnswer,
+    QuestionDismissed,
+    answer_for,
+)
+from tui.state.transcript import ToolCall
+
+SIZE = (100, 34)
+SnapCompare = Callable[..., bool]
+
+
+@pytest.fixture(autouse=True)
+def deterministic(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Frozen clock and a steady (non-blinking) cursor."""
+    clock.freeze(1_790_000_000.0)
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    yield
+    clock.freeze(None)
+
+
+# -------------------------------------------------------------------------------------- data
+
+def bash_ask(save: list[str] | None = None) -> tuple[PermissionRequest, ToolCall]:
+    ask = PermissionRequest(id="per_bash", sessionID="ses_a", action="bash",
+                            resources=["make test"], save=save or [])
+    tool = ToolCall(id="call_1", name="bash", session_id="ses_a",
+                    input={"command": "make test && git status --short"})
+    return ask, tool
+
+
+PATCH = """Index: notes.txt
+===================================================================
+--- notes.txt
++++ notes.txt
+@@ -1,4 +1,4 @@
+ # Notes
+-TODO: write the tests
++DONE: write the tests
+ keep this line
+-old ending
++new ending"""
+
+
+def edit_ask() -> PermissionRequest:
+    files = [{"file": "notes.txt", "patch": PATCH, "additions": 2, "deletions": 2, "status": "modified"}]
+    return PermissionRequest(id="per_edit", sessionID="ses_a", action="edit", resources=["notes.txt"],
+                             save=["*"], metadata={"files": files})
+
+
+def question_ask(multiple: bool = False, custom: bool | None = None, count: int = 1) -> QuestionRequest:
+    colours = QuestionItem(
+        question="Which colour should the status bar use?", header="Color", multiple=multiple,
+        custom=custom,
+        options=[QuestionOption(label="Red", description="Warm and loud"),
+                 QuestionOption(label="Green", description="Calm"),
+                 QuestionOption(label="Blue", description="The default")],
+    )
+    extras = QuestionItem(question="What else should I do?", header="Extras", multiple=True,
+                          options=[QuestionOption(label="Tests"), QuestionOption(label="Docs")])
+    return QuestionRequest(id="que_1", sessionID="ses_a", questions=[colours, extras][:count])
+
+
+def every_kind_form() -> FormInfo:
+    return FormInfo(id="frm_1", sessionID="ses_a", title="Deploy settings", fields=[
+        FormField(key="name", title="Service name", required=True, placeholder="my-service",
+                  minLength=3, description="Lowercase letters and dashes", pattern="^[a-z-]+$"),
+        FormField(key="email", title="Owner email", format="email"),
+        FormField(key="target", title="Target", options=[
+            FormOption(value="cloud", label="Cloud"), FormOption(value="local", label="Local")],
+            default="local"),
+        FormField(key="region", title="Region", required=True,
+                  when=[FormCondition(key="target", op="eq", value="cloud")]),
+        FormField(key="replicas", title="Replicas", type="integer", minimum=1, maximum=9, default=2),
+        FormField(key="ratio", title="Canary ratio", type="number", minimum=0, maximum=1),
+        FormField(key="tls", title="Enable TLS", type="boolean", default=True),
+        FormField(key="checks", title="Checks", type="multiselect", options=[
+            FormOption(value="lint", label="Lint"), FormOption(value="unit", label="Unit tests"),
+            FormOption(value="e2e", label="End to end")], default=["unit"], maxItems=2),
+        FormField(key="docs", title="Runbook", type="external", url="https://example.com/runbook",
+                  description="Read before deploying"),
+    ])
+
+
+def app_for(make: Callable[[], Screen[Any]]) -> DialogApp:
+    return DialogApp(make)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    await pilot.pause()
+    await pilot.pause()
+
+
+# ------------------------------------------------------------------------------- permission
+
+
+class TestPermissionKeys:
+    async def test_o_allows_once_and_once_is_focused(self) -> None:
+        ask, tool = bash_ask(save=["make *"])
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="Fix the tests"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert app.focused is not None and app.focused.id == "once"
+            await pilot.press("o")
+            await settle(pilot)
+        assert app.result == PermissionAnswer("once")
+
+    async def test_always_absent_without_save(self) -> None:
+        ask, tool = bash_ask()
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="s"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert not app.screen.query("#always")
+            await pilot.press("a")
+            await settle(pilot)
+            assert not app.answered
+            await pilot.press("1")
+            await settle(pilot)
+        assert app.result == PermissionAnswer("once")
+
+    async def test_always_when_save_present(self) -> None:
+        app = app_for(lambda: PermissionScreen(edit_ask(), tool=None, session_title="s"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("a")
+            await settle(pilot)
+        assert app.result == PermissionAnswer("always")
+
+    async def test_reject_with_message(self) -> None:
+        ask, tool = bash_ask()
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="s"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("m")
+            await settle(pilot)
+            await pilot.press(*"not now", "enter")
+            await settle(pilot)
+        assert app.result == PermissionAnswer("reject", "not now")
+
+    async def test_reject_and_escape(self) -> None:
+        ask, tool = bash_ask()
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="s"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert app.result is None
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="s"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.click("#reject")
+            await settle(pilot)
+        assert app.result == PermissionAnswer("reject")
+
+    async def test_closed_elsewhere(self) -> None:
+        ask, tool = bash_ask()
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="s"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, PermissionScreen)
+            screen.close_answered_elsewhere("once")
+            await settle(pilot)
+        assert app.result is None
+
+
+# -------------------------------------------------------------------------------- questions
+
+
+class TestQuestionKeys:
+    async def test_pick_option_two_then_enter(self) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("2", "enter")
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["Green"]])
+
+    async def test_arrows_and_enter(self) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("down", "down", "enter")
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["Blue"]])
+
+    async def test_multi_with_space_then_next_tab(self) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask(multiple=True, count=2)))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("space", "down", "down", "space", "enter")  # Red, Blue; next tab
+            await settle(pilot)
+            assert not app.answered
+            await pilot.press("2", "enter")  # Docs; last tab submits
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["Red", "Blue"], ["Docs"]])
+
+    async def test_custom_text(self) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("1", "tab", *"Teal", "enter")
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["Teal"]])
+
+    async def test_escape_dismisses(self) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert app.result == QuestionDismissed()
+
+    async def test_question_form_routes_to_question_screen(self) -> None:
+        from tui.state.asks import form_from_question
+
+        form = form_from_question(question_ask())
+        screen = screen_for_ask(form, None, "s")
+        assert isinstance(screen, QuestionScreen)
+        app = app_for(lambda: screen)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("3", "enter")
+            await settle(pilot)
+        assert answer_for(form, app.result) == FormAnswer({"q0": "Blue"})
+
+
+# ------------------------------------------------------------------------------------ forms
+
+
+class TestFormFlow:
+    async def test_fill_fail_fix_submit(self) -> None:
+        app = app_for(lambda: FormScreen(every_kind_form()))
+        async with app.run_test(size=(100, 60)) as pilot:
+            await settle(pilot)
+            await pilot.press(*"ab")  # too short for minLength 3
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert not app.answered
+            assert app.screen.query_one("#field-name").has_class("-invalid")
+            await pilot.press(*"cd")
+            await settle(pilot)
+            assert not app.screen.query_one("#field-name").has_class("-invalid")
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+        assert app.result == FormAnswer(
+            {"name": "abcd", "target": "local", "replicas": 2, "tls": True, "checks": ["unit"]})
+
+    async def test_conditional_field_appears(self) -> None:
+        from textual.widgets import Select
+
+        app = app_for(lambda: FormScreen(every_kind_form()))
+        async with app.run_test(size=(100, 60)) as pilot:
+            await settle(pilot)
+            region = app.screen.query_one("#field-region")
+            assert not region.display
+            app.screen.query_one("#field-target Select", Select).value = "cloud"
+            await settle(pilot)
+            assert region.display
+            await pilot.press(*"good", "ctrl+s")  # name ok, region required and empty
+            await settle(pilot)
+            assert region.has_class("-invalid") and not app.answered
+
+    async def test_escape_cancels(self) -> None:
+        app = app_for(lambda: FormScreen(every_kind_form()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert app.result == FormDismissed()
+
+
+# ------------------------------------------------------------------------------------ inbox
+
+
+def inbox_entries() -> list[Any]:
+    ask, tool = bash_ask()
+    return [
+        (ask, "Fix the flaky tests", tool),
+        (question_ask(count=2), "Fix the flaky tests", None),
+        (edit_ask().model_copy(update={"sessionID": "ses_b"}), "Write release notes", None),
+    ]
+
+
+class TestInbox:
+    async def test_enter_opens_and_g_jumps(self) -> None:
+        app = app_for(lambda: InboxScreen(inbox_entries()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("enter")
+            await settle(pilot)
+        assert app.result == InboxChoice("open", "per_bash", "ses_a")
+        app = app_for(lambda: InboxScreen(inbox_entries()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("down", "down", "g")
+            await settle(pilot)
+        assert app.result == InboxChoice("jump", "per_edit", "ses_b")
+
+
+# -------------------------------------------------------------------------------- snapshots
+
+
+class TestSnapshots:
+    def test_bash_permission(self, snap_compare: SnapCompare) -> None:
+        ask, tool = bash_ask()
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="Fix the flaky tests",
+                                               subagent_label="general"))
+        assert snap_compare(app, terminal_size=SIZE)
+
+    def test_edit_permission_with_diff(self, snap_compare: SnapCompare) -> None:
+        app = app_for(lambda: PermissionScreen(edit_ask(), tool=None, session_title="Write release notes"))
+        assert snap_compare(app, terminal_size=SIZE)
+
+    def test_always_with_save_patterns(self, snap_compare: SnapCompare) -> None:
+        ask, tool = bash_ask(save=["make *", "git status *"])
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="Fix the flaky tests"))
+        assert snap_compare(app, terminal_size=SIZE)
+
+    def test_question_single(self, snap_compare: SnapCompare) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask(count=2), session_title="Theme"))
+        # Highlight and pick "Green".
+        assert snap_compare(app, terminal_size=SIZE, press=["2"])
+
+    def test_question_multi(self, snap_compare: SnapCompare) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask(multiple=True, custom=False)))
+        # Toggle Red and Blue with space.
+        assert snap_compare(app, terminal_size=SIZE, press=["space", "down", "down", "space"])
+
+    def test_question_custom_text(self, snap_compare: SnapCompare) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask()))
+        # Tab to the typed-answer line and type.
+        assert snap_compare(app, terminal_size=SIZE, press=["tab", *"Teal, like the logo"])
+
+    def test_form_every_kind(self, snap_compare: SnapCompare) -> None:
+        app = app_for(lambda: FormScreen(every_kind_form(), session_title="Ship it"))
+        assert snap_compare(app, terminal_size=(100, 60))
+
+    def test_inbox_three_asks_two_sessions(self, snap_compare: SnapCompare) -> None:
+        app = app_for(lambda: InboxScreen(inbox_entries()))
+        assert snap_compare(app, terminal_size=SIZE)

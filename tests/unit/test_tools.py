@@ -1,0 +1,283 @@
+"""Unit tests for tui.tools: titles, summaries, policy, patch parsing, exit codes, write diffs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tui.protocol.models import StructuredError, ToolContent
+from tui.state.transcript import ToolCall
+from tui.tools import (
+    added_file,
+    default_expanded,
+    diff_files,
+    edit_preview,
+    elapsed_ms,
+    exit_code,
+    format_duration,
+    input_pairs,
+    kind_of,
+    parse_patch,
+    question_state,
+    shell_output,
+    split_pairs,
+    status_icon,
+    subagent_text,
+    timed_out,
+    tool_summary,
+    tool_title,
+)
+
+
+def make(name: str, status: str = "completed", **kw: object) -> ToolCall:
+    return ToolCall(id="c1", name=name, status=status, **kw)  # type: ignore[arg-type]
+
+
+def texts(*values: str) -> list[ToolContent]:
+    return [ToolContent(text=v) for v in values]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "title"),
+    [
+        ("bash", {"command": "ls -la\x1b]0;x\x07"}, "ls -la"),
+        ("shell", {"command": "echo  a\n  b"}, "echo a b"),
+        ("read", {"path": "src/a.py"}, "src/a.py"),
+        ("read", {"filePath": "legacy.py"}, "legacy.py"),
+        ("edit", {"path": "b.py", "oldString": "x", "newString": "y"}, "b.py"),
+        ("write", {"path": "c.txt", "content": "hi"}, "c.txt"),
+        ("grep", {"pattern": "def main", "path": "src"}, "def main in src"),
+        ("glob", {"pattern": "**/*.py"}, "**/*.py"),
+        ("webfetch", {"url": "https://example.com"}, "https://example.com"),
+        ("websearch", {"query": "textual"}, "textual"),
+        ("subagent", {"description": "Survey tests", "prompt": "..."}, "Survey tests"),
+        ("task", {"description": "Legacy", "prompt": "..."}, "Legacy"),
+        ("question", {"questions": [{"header": "Colour", "question": "Which?"}]}, "Colour"),
+        ("question", {"questions": "garbage"}, ""),
+        ("mcp_thing", {"n": 3, "q": "find me"}, "find me"),
+        ("todowrite", {"todos": [{"content": "a"}, {"content": "b"}]}, "2 todos"),
+    ],
+)
+def test_titles(name: str, data: dict[str, object], title: str) -> None:
+    assert tool_title(make(name, input=data)) == title
+
+
+def test_title_while_streaming_shows_raw_input() -> None:
+    call = make("bash", "streaming", input_text='{"command": "ec\x1b[2J')
+    assert tool_title(call) == '{"command": "ec'
+
+
+def test_patch_title_lists_files() -> None:
+    call = make("apply_patch", metadata={"files": [{"file": "a.py"}, {"file": "b.py"}]})
+    assert tool_title(call) == "a.py, b.py"
+
+
+def test_kinds_and_icons() -> None:
+    assert kind_of("bash") == kind_of("shell") == "shell"
+    assert kind_of("apply_patch") == "patch"
+    assert kind_of("whatever") == "unknown"
+    assert {status_icon(s) for s in ("streaming", "running", "completed", "error")} == {"◌", "●", "✓", "✗"}
+
+
+def test_durations_and_elapsed() -> None:
+    assert format_duration(860) == "0.9s"
+    assert format_duration(12_000) == "12s"
+    assert format_duration(65_000) == "1m05s"
+    assert format_duration(3_725_000) == "1h02m"
+    running = make("bash", "running", time_created=1000.0, time_ran=2000.0)
+    assert elapsed_ms(running, 5000.0) == 3000.0
+    done = make("bash", time_created=1000.0, time_ran=2000.0, time_completed=2500.0)
+    assert elapsed_ms(done, 99_999.0) == 500.0
+    assert elapsed_ms(make("bash"), 1.0) is None
+
+
+# -- exit codes, both dialects -----------------------------------------------------------------
+
+
+def test_exit_code_v2_metadata() -> None:
+    assert exit_code(make("shell", metadata={"exit": 2, "truncated": False})) == 2
+
+
+def test_exit_code_118_structured_normalised() -> None:
+    call = make("bash", metadata={"exit": 0, "truncated": False},
+                content=texts("hello\n", "Command exited with code 0."))
+    assert exit_code(call) == 0
+    assert shell_output(call) == "hello"
+
+
+def test_exit_code_parsed_from_content() -> None:
+    call = make("bash", content=texts("boom\nCommand exited with code 127."))
+    assert exit_code(call) == 127
+    assert shell_output(call) == "boom"
+
+
+def test_exit_code_odd_types() -> None:
+    assert exit_code(make("bash", metadata={"exit": "3"})) == 3
+    assert exit_code(make("bash", metadata={"exit": True})) is None
+    assert exit_code(make("bash", metadata={"exit": [1]})) is None
+
+
+def test_timeout_marker() -> None:
+    assert timed_out(make("shell", metadata={"timeout": True}))
+    assert timed_out(make("bash", content=texts("x", "Command timed out before completion.")))
+    assert not timed_out(make("bash"))
+
+
+# -- policy ------------------------------------------------------------------------------------
+
+
+def test_default_policy() -> None:
+    assert default_expanded(make("read", "error", error=StructuredError(message="x")))
+    assert not default_expanded(make("read"))
+    assert default_expanded(make("edit"))
+    assert default_expanded(make("write"))
+    assert default_expanded(make("apply_patch"))
+    assert not default_expanded(make("bash", metadata={"exit": 0}))
+    assert default_expanded(make("bash", metadata={"exit": 1}))
+    assert not default_expanded(make("bash", "running"))
+    assert not default_expanded(make("mcp_x"))
+    assert not default_expanded(make("write", "streaming"))
+
+
+def test_policy_overrides() -> None:
+    assert not default_expanded(make("edit"), {"edit": False})
+    assert default_expanded(make("read"), {"read": True})
+    assert not default_expanded(make("bash", metadata={"exit": 1}), {"shell_failed": False})
+    assert not default_expanded(make("read", "error"), {"error": False})
+    assert default_expanded(make("glob"), {"search": True})
+
+
+# -- patches -----------------------------------------------------------------------------------
+
+MULTI_HUNK = """Index: a.py
+===================================================================
+--- a.py
++++ a.py
+@@ -1,3 +1,4 @@
+ one
+-two
++TWO
++two and a half
+ three
+@@ -10,3 +11,2 @@ def f():
+ ten
+-eleven
+ twelve
+\\ No newline at end of file
+"""
+
+
+def test_parse_multi_hunk_line_numbers() -> None:
+    first, second = parse_patch(MULTI_HUNK)
+    assert (first.old_start, first.old_count, first.new_start, first.new_count) == (1, 3, 1, 4)
+    assert [(ln.kind, ln.text, ln.old_no, ln.new_no) for ln in first.lines] == [
+        ("context", "one", 1, 1),
+        ("removed", "two", 2, None),
+        ("added", "TWO", None, 2),
+        ("added", "two and a half", None, 3),
+        ("context", "three", 3, 4),
+    ]
+    assert second.section == "def f():"
+    assert second.header == "@@ -10,3 +11,2 @@ def f():"
+    assert [(ln.kind, ln.old_no, ln.new_no) for ln in second.lines] == [
+        ("context", 10, 11), ("removed", 11, None), ("context", 12, 12), ("note", None, None),
+    ]
+
+
+def test_parse_patch_sanitises_and_tolerates_garbage() -> None:
+    hunks = parse_patch("garbage\n@@ -1 +1 @@\n-a\x1b]52;c;x\x07\n+b\tc\n")
+    assert [ln.text for ln in hunks[0].lines] == ["a", "b    c"]
+    assert parse_patch("") == []
+    assert parse_patch("@@ broken @@\n+x") == []
+
+
+def test_split_pairs() -> None:
+    rows = split_pairs(parse_patch(MULTI_HUNK)[0])
+    shown = [(a.text if a else None, b.text if b else None) for a, b in rows]
+    assert shown == [("one", "one"), ("two", "TWO"), (None, "two and a half"), ("three", "three")]
+
+
+def test_diff_files_from_metadata() -> None:
+    call = make("edit", metadata={"files": [
+        {"file": "a.py", "patch": MULTI_HUNK, "additions": 2, "deletions": 2, "status": "modified"},
+        "not a dict",
+        {"file": "b.py", "patch": "@@ -1 +1 @@\n-x\n+y\n", "additions": "?"},
+    ]})
+    a, b = diff_files(call)
+    assert (a.path, a.additions, a.deletions, len(a.hunks)) == ("a.py", 2, 2, 2)
+    assert (b.path, b.status, b.additions, b.deletions) == ("b.py", "modified", 1, 1)
+    assert tool_summary(call) == "2 files +3 −3"
+
+
+def test_diff_files_accepts_models() -> None:
+    from tui.protocol.models import FileDiff
+
+    call = make("patch", metadata={"files": [FileDiff(file="m.py", patch="@@ -1 +1 @@\n-a\n+b\n")]})
+    assert [f.path for f in diff_files(call)] == ["m.py"]
+
+
+def test_write_without_diff_is_an_added_file() -> None:
+    call = make("write", input={"path": "notes.txt", "content": "one\ntwo\n"},
+                metadata={"operation": "write", "target": "/p/notes.txt", "existed": False})
+    (written,) = diff_files(call)
+    shown = (written.path, written.status, written.additions, written.deletions)
+    assert shown == ("notes.txt", "added", 2, 0)
+    assert [(ln.kind, ln.text, ln.new_no) for ln in written.hunks[0].lines] == [
+        ("added", "one", 1), ("added", "two", 2),
+    ]
+    assert added_file("e.txt", "").hunks == []
+
+
+def test_write_over_existing_file() -> None:
+    call = make("write", input={"path": "x", "content": "a"}, metadata={"existed": True})
+    assert diff_files(call)[0].status == "overwritten"
+
+
+def test_edit_preview_before_result() -> None:
+    call = make("edit", "running", input={"path": "a.py", "oldString": "x\ny", "newString": "z"})
+    (preview,) = edit_preview(call)
+    assert [ln.kind for ln in preview.hunks[0].lines] == ["removed", "removed", "added"]
+    assert edit_preview(make("read")) == []
+
+
+# -- summaries and others ----------------------------------------------------------------------
+
+
+def test_summaries() -> None:
+    assert tool_summary(make("read", metadata={"content": "a\nb\nc\n"})) == "3 lines"
+    assert tool_summary(make("grep", content=texts("Found 7 matches\na.py:1: x"))) == "7 matches"
+    assert tool_summary(make("glob", content=texts("a.py\nb.py\n"))) == "2 files"
+    assert tool_summary(make("glob", content=texts("No files found"))) == "0 results"
+    todos = {"todos": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]}
+    assert tool_summary(make("todowrite", input=todos)) == "1/2 done"
+    assert tool_summary(make("read", "error")) == "failed"
+    assert tool_summary(make("read", "running")) == ""
+
+
+def test_question_states() -> None:
+    assert question_state(make("question", "running")) == ("waiting", [])
+    answered = make("question", metadata={"answers": [["Blue"], ["Tests", "Docs"], "odd"]})
+    assert question_state(answered) == ("answered", [["Blue"], ["Tests", "Docs"], ["odd"]])
+    assert question_state(make("question", "error")) == ("rejected", [])
+
+
+def test_subagent_text() -> None:
+    wrapped = '<subagent sessionID="s" state="completed">\nDone \x1b[2J!\n</subagent>'
+    call = make("subagent", content=texts(wrapped))
+    assert subagent_text(call) == "Done !"
+    assert subagent_text(make("task", content=texts("plain"))) == "plain"
+
+
+def test_input_pairs_odd_values() -> None:
+    call = make("mcp", input={"a": "x\x1b]8;;u\x1b\\y", "b": {"c": [1, None]}, "d": object()})
+    pairs = dict(input_pairs(call))
+    assert pairs["a"] == "xy"
+    assert pairs["b"] == '{"c": [1, null]}'
+    assert pairs["d"].startswith("\"<object")
+
+
+def test_tools_module_imports_no_textual() -> None:
+    code = "import sys, tui.tools; assert 'textual' not in sys.modules, 'textual imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,304 @@
+"""``LocalServer``: spawn ``opencode serve`` on 127.0.0.1 with a random password, and stop it.
+
+Readiness is the stdout line ``opencode server listening on http://...``: no HTTP request may be
+sent before it (a request in the gap between "port open" and that line hung; REAL-SERVER.md
+gotcha 1). The child runs in its own process group so stop() also ends its helpers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import platform
+import re
+import secrets
+import shutil
+import signal
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.client.errors import OctuiError
+
+_LISTENING = re.compile(rb"opencode server listening on (https?://[^\s'\"]+)")
+_RING_LINES = 200
+_LINE_MAX = 2000
+_READ_CHUNK = 64 * 1024
+USERNAME = "opencode"
+SETUP_HINT = (
+    "run the README set-up command, which installs opencode-ai@1.18.33 into .opencode/ "
+    "(npm install --prefix .opencode opencode-ai@1.18.33), or set OPENCODE_BIN to an opencode binary, "
+    "or attach to a running server with --url http://HOST:PORT"
+)
+
+
+class LocalServerError(OctuiError):
+    """The local server could not be found, started or stopped."""
+
+
+class BinaryNotFound(LocalServerError):
+    pass
+
+
+class ServerStartFailed(LocalServerError):
+    pass
+
+
+@dataclass(frozen=True)
+class LocalServerInfo:
+    url: str
+    username: str
+    password: str = field(repr=False)
+
+
+def repo_root() -> Path:
+    """The directory that holds the ``tui`` package (the source checkout)."""
+    return Path(__file__).resolve().parent.parent.parent
+
+
+def _package_dirs() -> list[str]:
+    machine = platform.machine().lower()
+    system = "darwin" if platform.system() == "Darwin" else "linux"
+    x64 = [f"opencode-{system}-x64", f"opencode-{system}-x64-baseline"]
+    arm = [f"opencode-{system}-arm64"]
+    if system == "linux":
+        x64 += ["opencode-linux-x64-musl", "opencode-linux-x64-baseline-musl"]
+        arm += ["opencode-linux-arm64-musl"]
+    return arm + x64 if machine in ("aarch64", "arm64") else x64 + arm
+
+
+def local_candidates(roots: Sequence[Path]) -> list[Path]:
+    """Repo-local npm installs (``<root>/.opencode/node_modules/...``), best match first."""
+    out: list[Path] = []
+    for root in roots:
+        modules = root / ".opencode" / "node_modules"
+        out += [modules / name / "bin" / "opencode" for name in _package_dirs()]
+        # opencode.exe is a hard link to the platform binary after npm's postinstall.
+        out.append(modules / "opencode-ai" / "bin" / "opencode.exe")
+    return out
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def find_binary(
+    env: Mapping[str, str] | None = None,
+    roots: Sequence[Path] | None = None,
+) -> Path:
+    """OPENCODE_BIN, then ``opencode`` on PATH, then the repo-local npm install (repo root, cwd)."""
+    env = os.environ if env is None else env
+    explicit = env.get("OPENCODE_BIN", "").strip()
+    if explicit:
+        path = Path(explicit).expanduser()
+        if _executable(path):
+            return path
+        raise BinaryNotFound(f"OPENCODE_BIN={explicit} is not an executable file; {SETUP_HINT}")
+    on_path = shutil.which("opencode", path=env.get("PATH"))
+    if on_path:
+        return Path(on_path)
+    if roots is None:
+        roots = list(dict.fromkeys([repo_root(), Path.cwd()]))
+    for candidate in local_candidates(roots):
+        if _executable(candidate):
+            return candidate
+    raise BinaryNotFound(f"no opencode binary found: {SETUP_HINT}")
+
+
+class LocalServer:
+    """One ``opencode serve`` child. ``start()`` once; ``stop()``/``stop_sync()`` are idempotent."""
+
+    def __init__(
+        self,
+        binary: str | Path | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+        roots: Sequence[Path] | None = None,
+    ) -> None:
+        self._binary = Path(binary) if binary is not None else None
+        self._extra_env = dict(env or {})
+        self._roots = roots
+        self._proc: asyncio.subprocess.Process | None = None
+        self._readers: list[asyncio.Task[None]] = []
+        self._ring: deque[str] = deque(maxlen=_RING_LINES)
+        self._listening: asyncio.Future[str] | None = None
+        self._password = ""
+        self.url: str | None = None
+        self._stopped = False
+
+    def __repr__(self) -> str:
+        return f"<LocalServer pid={self.pid} url={self.url}>"
+
+    @property
+    def binary(self) -> Path:
+        if self._binary is None:
+            self._binary = find_binary(roots=self._roots)
+        return self._binary
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.returncode is None
+
+    def recent_output(self, lines: int = 20) -> list[str]:
+        """The last lines the server wrote (stdout and stderr), password scrubbed."""
+        return list(self._ring)[-lines:]
+
+    async def start(self, cwd: str | Path, timeout: float = 30.0) -> LocalServerInfo:
+        if self._proc is not None:
+            raise LocalServerError("this LocalServer was already started")
+        binary = self.binary
+        self._password = secrets.token_urlsafe(24)
+        env = {**os.environ, **self._extra_env}
+        env["OPENCODE_SERVER_PASSWORD"] = self._password
+        env["OPENCODE_SERVER_USERNAME"] = USERNAME
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                str(binary), "serve", "--hostname", "127.0.0.1", "--port", "0",
+                cwd=str(cwd), env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,  # own process group: stop() ends helpers too
+            )
+        except OSError as exc:
+            raise ServerStartFailed(f"cannot run {binary}: {exc.strerror or exc}") from exc
+        proc = self._proc
+        atexit.register(self.stop_sync)  # a normal interpreter exit never leaves the server behind
+        self._listening = asyncio.get_running_loop().create_future()
+        assert proc.stdout is not None and proc.stderr is not None
+        self._readers = [
+            asyncio.create_task(self._drain(proc.stdout, watch=True)),
+            asyncio.create_task(self._drain(proc.stderr, watch=False)),
+        ]
+        exited: asyncio.Future[int] = asyncio.ensure_future(proc.wait())
+        waiting: set[asyncio.Future[Any]] = {self._listening, exited}
+        try:
+            done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            exited.cancel()
+            await self.stop()
+            raise
+        if self._listening in done:
+            exited.cancel()
+            self.url = self._listening.result()
+            return LocalServerInfo(self.url, USERNAME, self._password)
+        if exited in done:
+            # Let the readers take the last output before quoting it.
+            await asyncio.wait(self._readers, timeout=1.0)
+            code = proc.returncode
+            await self.stop()
+            raise ServerStartFailed(
+                f"opencode serve exited with code {code} before it was ready{self._tail()}"
+            )
+        exited.cancel()
+        await self.stop()
+        raise ServerStartFailed(
+            f"opencode serve did not report 'listening' within {timeout:g} s{self._tail()}"
+        )
+
+    def _tail(self) -> str:
+        lines = self.recent_output(12)
+        return (":\n  " + "\n  ".join(lines)) if lines else " (no output)"
+
+    def _remember(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", "replace").rstrip("\r")
+        if self._password:
+            text = text.replace(self._password, "***")
+        if text.strip():
+            self._ring.append(text[:_LINE_MAX])
+
+    async def _drain(self, stream: asyncio.StreamReader, *, watch: bool) -> None:
+        """Read until EOF so the pipe never fills; keep the tail; spot the listening line."""
+        partial = b""
+        while True:
+            chunk = await stream.read(_READ_CHUNK)
+            if not chunk:
+                break
+            lines = (partial + chunk).split(b"\n")
+            partial = lines.pop()[-_LINE_MAX * 4:]  # bounded even without newlines
+            for line in lines:
+                self._remember(line)
+                if watch and self._listening is not None and not self._listening.done():
+                    match = _LISTENING.search(line)
+                    if match:
+                        self._listening.set_result(match.group(1).decode().rstrip("/."))
+        if partial:
+            self._remember(partial)
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """SIGTERM the process group, wait up to ``grace`` s, then SIGKILL. Idempotent."""
+        proc = self._proc
+        if proc is None or self._stopped:
+            return
+        self._stopped = True
+        atexit.unregister(self.stop_sync)
+        if proc.returncode is None:
+            _killpg(proc.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), grace)
+            except TimeoutError:
+                _killpg(proc.pid, signal.SIGKILL)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(proc.wait(), 5.0)
+        else:
+            _killpg(proc.pid, signal.SIGTERM)  # leftover helpers of an exited server
+        for task in self._readers:
+            task.cancel()
+        await asyncio.gather(*self._readers, return_exceptions=True)
+        self._readers = []
+
+    def stop_sync(self, grace: float = 5.0) -> None:
+        """For atexit, when no event loop runs: same as stop(), with blocking waits."""
+        proc = self._proc
+        if proc is None or self._stopped:
+            return
+        self._stopped = True
+        atexit.unregister(self.stop_sync)
+        pid = proc.pid
+        if not _alive(pid):
+            return
+        _killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                return
+            time.sleep(0.05)
+        _killpg(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.05)
+
+
+def _killpg(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` (our child) has not exited; reaps it when it has."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return False  # already reaped (by asyncio's watcher)
+    return done == 0
+
+
+__all__ = [
+    "BinaryNotFound",
+    "LocalServer",
+    "LocalServerError",
+    "LocalServerInfo",
+    "ServerStartFailed",
+    "find_binary",
+    "local_candidates",
+    "repo_root",
+]

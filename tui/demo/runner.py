@@ -1,0 +1,258 @@
+"""Turns scripts into v2 events: one task per session drains its inbox, one turn per item."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tui.demo.scripts import FormAsk, PermissionAsk, QuestionAsk, Script, Step, Tool
+
+if TYPE_CHECKING:
+    from tui.demo.server import DemoServer
+
+Json = dict[str, Any]
+
+DELTA_MS = 30.0  # spacing of deltas at speed 1
+TOOL_MS = 250.0  # "work" time of a tool at speed 1
+SUBAGENT_PREFIX = "You are a subagent spawned by another session.\n"
+INTERRUPTED: Json = {"type": "aborted", "message": "interrupted"}
+
+
+@dataclass
+class Turn:
+    """What is open in a running turn, so an interrupt can close it cleanly."""
+
+    session_id: str
+    message_id: str | None = None
+    ordinals: dict[str, int] = field(default_factory=dict)
+    blocks: dict[tuple[str, int], str] = field(default_factory=dict)
+    tools: dict[str, str] = field(default_factory=dict)  # call id -> message if cancelled
+    final_text: str = ""
+    error: Json | None = None
+
+    def next_ordinal(self, kind: str) -> int:
+        n = self.ordinals.get(kind, 0)
+        self.ordinals[kind] = n + 1
+        return n
+
+
+def chunks(text: str, words: int = 3) -> list[str]:
+    """Split into deltas of a few words, keeping every character (whitespace included)."""
+    pieces = text.split(" ")
+    out = [" ".join(pieces[i:i + words]) for i in range(0, len(pieces), words)]
+    return [c + " " for c in out[:-1]] + out[-1:]
+
+
+class Runner:
+    def __init__(self, server: DemoServer) -> None:
+        self.s = server
+
+    async def run_session(self, session_id: str) -> Turn | None:
+        """Task body: deliver inbox items in order, running one turn each."""
+        last: Turn | None = None
+        while items := self.s.state.inbox.get(session_id):
+            item = items[0]
+            last = await self.run_turn(session_id, item["id"], self.s.script_for(item))
+        return last
+
+    async def run_turn(self, session_id: str, inbox_id: str, script: Script) -> Turn:
+        emit, sid = self.s.emit, {"sessionID": session_id}
+        emit("session.inbox.delivered", sid | {"inboxID": inbox_id})
+        emit("session.execution.started", sid)
+        emit("session.status", sid | {"status": {"type": "busy"}})
+        turn = Turn(session_id)
+        try:
+            for step in script.steps:
+                await self.run_step(turn, step, script.agent)
+                if turn.error is not None:
+                    break
+        except asyncio.CancelledError:
+            self.abort(turn)
+            raise
+        if turn.error is not None:
+            emit("session.execution.failed", sid | {"error": turn.error})
+        else:
+            emit("session.execution.succeeded", sid)
+        self._settle(session_id)
+        return turn
+
+    def _settle(self, session_id: str) -> None:
+        self.s.emit("session.status", {"sessionID": session_id, "status": {"type": "idle"}})
+        self.s.emit("session.idle", {"sessionID": session_id})
+
+    def abort(self, turn: Turn) -> None:
+        """Interrupted: reject asks, close open blocks and tools, fail the step."""
+        emit, sid = self.s.emit, turn.session_id
+        self.s.reject_pending(sid)
+        if turn.message_id is not None:
+            mid = {"sessionID": sid, "assistantMessageID": turn.message_id}
+            for (kind, ordinal), text in turn.blocks.items():
+                emit(f"session.{kind}.ended", mid | {"ordinal": ordinal, "text": text})
+            for call, message in turn.tools.items():
+                emit("session.tool.failed", mid | {
+                    "id": call, "error": {"type": "aborted", "message": message}, "executed": True})
+            emit("session.step.failed", mid | {"error": INTERRUPTED})
+        emit("session.execution.interrupted", {"sessionID": sid, "reason": "user"})
+        self._settle(sid)
+
+    # -- steps -------------------------------------------------------------------------------
+
+    async def run_step(self, turn: Turn, step: Step, agent: str) -> None:
+        emit = self.s.emit
+        turn.message_id = self.s.ids("msg")
+        turn.ordinals.clear()
+        mid = {"sessionID": turn.session_id, "assistantMessageID": turn.message_id}
+        emit("session.step.started", mid | {"agent": agent, "model": self.s.model_of(turn.session_id)})
+        if step.reasoning:
+            await self.stream_block(turn, "reasoning", step.reasoning)
+        if step.text:
+            await self.stream_block(turn, "text", step.text)
+            turn.final_text = step.text
+        for tool in step.tools:
+            await self.run_tool(turn, tool)
+        usage = {"cost": step.cost, "tokens": step.tokens}
+        if step.error is not None:
+            turn.error = step.error
+            emit("session.step.failed", mid | {"error": step.error} | usage)
+        else:
+            emit("session.step.ended", mid | {"finish": "tool-calls" if step.tools else "stop"} | usage)
+        info = self.s.state.sessions[turn.session_id]
+        emit("session.usage.updated", {"sessionID": turn.session_id, "cost": info["cost"],
+                                       "tokens": info["tokens"]})
+        turn.message_id = None
+
+    async def stream_block(self, turn: Turn, kind: str, text: str) -> None:
+        emit, ordinal = self.s.emit, turn.next_ordinal(kind)
+        base = {"sessionID": turn.session_id, "assistantMessageID": turn.message_id, "ordinal": ordinal}
+        emit(f"session.{kind}.started", base)
+        turn.blocks[(kind, ordinal)] = ""
+        for delta in chunks(text):
+            await self.s.pause(DELTA_MS)
+            turn.blocks[(kind, ordinal)] += delta
+            emit(f"session.{kind}.delta", base | {"delta": delta})
+        del turn.blocks[(kind, ordinal)]
+        emit(f"session.{kind}.ended", base | {"text": text})
+
+    # -- tools -------------------------------------------------------------------------------
+
+    async def run_tool(self, turn: Turn, tool: Tool) -> None:
+        emit, call = self.s.emit, self.s.ids("call")
+        base = {"sessionID": turn.session_id, "assistantMessageID": turn.message_id, "id": call}
+        raw = json.dumps(tool.input)
+        emit("session.tool.input.started", base | {"name": tool.name})
+        turn.tools[call] = "Tool execution interrupted"
+        for delta in (raw[i:i + 24] for i in range(0, len(raw), 24)):
+            await self.s.pause(DELTA_MS)
+            emit("session.tool.input.delta", base | {"delta": delta})
+        emit("session.tool.input.ended", base | {"text": raw})
+        emit("session.tool.called", base | {"input": tool.input, "executed": True})
+        if tool.subagent is not None:
+            await self.run_subagent(turn, base, tool)
+            return
+        result = await self.ask(turn, base, tool)
+        if isinstance(result, str):
+            return self._fail(turn, base, result)
+        for progress in tool.progress:
+            await self.s.pause(TOOL_MS)
+            emit("session.tool.progress", base | {"metadata": progress})
+        await self.s.pause(TOOL_MS)
+        if tool.error is not None:
+            return self._fail(turn, base, tool.error)
+        content = [{"type": "text", "text": text} for text in tool.output]
+        metadata: Json | None = tool.metadata
+        if result is not None:  # a question: the answers are the result
+            content = [{"type": "text", "text": "User answered: " + json.dumps(result)}]
+            metadata = {"answers": result}
+        self._succeed(turn, base, content, metadata)
+
+    def _succeed(self, turn: Turn, base: Json, content: list[Json], metadata: Json | None) -> None:
+        data = base | {"content": content, "executed": True}
+        if metadata is not None:
+            data["metadata"] = metadata
+        turn.tools.pop(base["id"], None)
+        self.s.emit("session.tool.success", data)
+
+    def _fail(self, turn: Turn, base: Json, message: str, kind: str = "tool") -> None:
+        turn.tools.pop(base["id"], None)
+        self.s.emit("session.tool.failed", base | {
+            "error": {"type": kind, "message": message}, "executed": True})
+
+    async def ask(self, turn: Turn, base: Json, tool: Tool) -> str | list[list[str]] | None:
+        """Ask and wait. Returns an error message (denied), answers (question) or None (allowed)."""
+        ask, s, sid = tool.ask, self.s, turn.session_id
+        tool_ref = {"messageID": base["assistantMessageID"], "id": base["id"]}
+        if isinstance(ask, PermissionAsk):
+            if ask.action in s.always_allowed:
+                return None
+            request: Json = {"id": s.ids("per"), "sessionID": sid, "action": ask.action,
+                             "resources": list(ask.resources), "source": {"type": "tool"} | tool_ref}
+            if ask.save:
+                request["save"] = list(ask.save)
+            if ask.metadata is not None:
+                request["metadata"] = ask.metadata
+            s.emit("permission.asked", request)
+            reply = await s.wait_answer(request["id"])
+            return None if reply in ("once", "always") else "The user rejected permission to use this tool"
+        if isinstance(ask, QuestionAsk):
+            qid = s.ids("que")
+            s.emit("question.asked", {"id": qid, "sessionID": sid, "questions": list(ask.questions),
+                                      "tool": tool_ref})
+            answers = await s.wait_answer(qid)
+            return "The user dismissed the question" if answers is None else list(answers)
+        if isinstance(ask, FormAsk):
+            form = question_form(s.ids("frm"), sid, ask.questions, tool_ref)
+            s.emit("form.created", {"form": form})
+            answer = await s.wait_answer(form["id"])
+            if answer is None:
+                return "The user dismissed the question"
+            values = [answer.get(f["key"]) for f in form["fields"]]
+            return [v if isinstance(v, list) else ([] if v is None else [str(v)]) for v in values]
+        return None
+
+    # -- subagents -----------------------------------------------------------------------------
+
+    async def run_subagent(self, turn: Turn, base: Json, tool: Tool) -> None:
+        s, inp, sub = self.s, tool.input, tool.subagent
+        assert sub is not None
+        child = s.create_session(title=inp["description"], parent_id=turn.session_id,
+                                 agent=inp["agent"])["id"]
+        turn.tools[base["id"]] = f"Subagent cancelled (sessionID: {child})"
+        s.emit("session.tool.progress", base | {"metadata": {"sessionID": child, "status": "running"}})
+        s.prompt(child, SUBAGENT_PREFIX + sub.script.prompt, script=sub.script)
+        task = s.runner_task(child)
+        if sub.background:
+            s.watch_background(turn.session_id, child, inp, task)
+            text = (f"Subagent started in the background (sessionID: {child}). Its result will "
+                    "arrive as a message when it finishes.")
+            self._succeed(turn, base, [{"type": "text", "text": text}],
+                          {"sessionID": child, "status": "running"})
+            return
+        try:
+            result = await s.await_task(task)
+        except asyncio.CancelledError:
+            me = asyncio.current_task()
+            if me is not None and me.cancelling():
+                raise
+            return self._fail(turn, base, f"Subagent cancelled (sessionID: {child})", "aborted")
+        if result is None or result.error is not None:
+            why = result.error["message"] if result and result.error else "no result"
+            return self._fail(turn, base, f"Subagent failed (sessionID: {child}): {why}")
+        text = f'<subagent sessionID="{child}" state="completed">\n{result.final_text}\n</subagent>'
+        self._succeed(turn, base, [{"type": "text", "text": text}],
+                      {"sessionID": child, "status": "completed"})
+
+
+def question_form(form_id: str, session_id: str, questions: Any, tool_ref: Json) -> Json:
+    """The v2 question tool's form: one field per question, keys q0, q1, … (PROTOCOL §4.9)."""
+    fields = []
+    for n, q in enumerate(questions):
+        options = [{"value": o["label"], "label": o["label"]}
+                   | ({"description": o["description"]} if o.get("description") else {})
+                   for o in q["options"]]
+        fields.append({"key": f"q{n}", "title": q["header"], "description": q["question"],
+                       "type": "multiselect" if q.get("multiple") else "string",
+                       "options": options, "custom": True})
+    return {"id": form_id, "sessionID": session_id, "title": "Questions",
+            "metadata": {"kind": "question", "tool": tool_ref}, "fields": fields}

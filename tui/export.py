@@ -1,0 +1,299 @@
+"""Provides transcript export: Markdown for people, JSON for tools and tests.
+
+Pure and deterministic: the output depends only on the ``SessionState`` (no clock, no ids
+minted here), and every server string passes through ``clean_text``.
+
+JSON shape (``export_json``), format ``octui.export/1``; every key is always present::
+
+    {
+      "format": "octui.export/1",
+      "id": "ses_…", "title": str, "parentID": str | None,
+      "agent": str | None, "model": "provider/model[#variant]" | None,
+      "cost": float, "tokens": {"input", "output", "reasoning", "cache": {"read", "write"}},
+      "messages": [                       # transcript order
+        {
+          "id": "msg_…", "role": "user" | "assistant" | "synthetic" | …,
+          "agent": str | None, "model": str | None,
+          "text": str,                    # user/synthetic/system… text ("" for assistant)
+          "description": str | None, "files": [str],   # attachment names or URIs
+          "reverted": bool, "finish": str | None,
+          "error": {"type": str, "message": str} | None,
+          "parts": [                      # assistant content, in order
+            {"type": "text" | "reasoning", "text": str},
+            {"type": "tool", "id": str, "name": str, "status": str, "input": object,
+             "output": str, "error": {"type": str, "message": str} | None}
+          ]
+        }
+      ]
+    }
+
+Token counts that are whole numbers are written as integers.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tui.protocol.models import ModelRef, StructuredError, TokenUsage
+from tui.sanitize import clean_text, one_line
+from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
+
+__all__ = ["EXPORT_FORMAT", "MAX_OUTPUT_CHARS", "MAX_OUTPUT_LINES", "export_json", "export_markdown"]
+
+EXPORT_FORMAT = "octui.export/1"
+MAX_OUTPUT_LINES = 60
+"""Tool output lines kept in Markdown (JSON keeps everything)."""
+MAX_OUTPUT_CHARS = 6000
+"""Tool output characters kept in Markdown."""
+
+_TITLE_KEYS = ("title", "description", "command", "path", "filePath", "pattern", "url", "query")
+
+
+# ------------------------------------------------------------------------------------ JSON
+
+
+def export_json(state: SessionState) -> dict[str, Any]:
+    """The session as a JSON-ready dict (shape in the module docstring)."""
+    agent, model = _session_agent_model(state)
+    return {
+        "format": EXPORT_FORMAT,
+        "id": state.id,
+        "title": _title(state),
+        "parentID": state.parent_id,
+        "agent": agent,
+        "model": model,
+        "cost": _cost(state),
+        "tokens": _tokens(_usage(state)),
+        "messages": [_message_json(message) for message in state.ordered_messages()],
+    }
+
+
+def _message_json(message: Message) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, TextBlock):
+            parts.append({"type": part.kind, "text": clean_text(part.text)})
+        else:
+            parts.append(_tool_json(part))
+    return {
+        "id": message.id,
+        "role": message.role,
+        "agent": _opt(message.agent),
+        "model": _model(message.model),
+        "text": clean_text(message.text),
+        "description": _opt(message.description),
+        "files": _files(message),
+        "reverted": message.reverted,
+        "finish": _opt(message.finish),
+        "error": _error(message.error),
+        "parts": parts,
+    }
+
+
+def _tool_json(tool: ToolCall) -> dict[str, Any]:
+    return {
+        "type": "tool",
+        "id": tool.id,
+        "name": clean_text(tool.name),
+        "status": tool.status,
+        "input": _clean_value(tool.input),
+        "output": clean_text(tool.output_text),
+        "error": _error(tool.error),
+    }
+
+
+def _clean_value(value: Any) -> Any:
+    """Sanitize every string inside a JSON-like value."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(str(k)): _clean_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean_value(v) for v in value]
+    return value
+
+
+def _error(error: StructuredError | None) -> dict[str, str] | None:
+    if error is None:
+        return None
+    return {"type": clean_text(error.type), "message": clean_text(error.message)}
+
+
+def _tokens(usage: TokenUsage) -> dict[str, Any]:
+    return {
+        "input": _num(usage.input),
+        "output": _num(usage.output),
+        "reasoning": _num(usage.reasoning),
+        "cache": {"read": _num(usage.cache.read), "write": _num(usage.cache.write)},
+    }
+
+
+def _num(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+# -------------------------------------------------------------------------------- Markdown
+
+
+def export_markdown(state: SessionState) -> str:
+    """The session as Markdown: a title, a summary line, then one section per message."""
+    lines: list[str] = [f"# {_title(state)}", "", _summary(state)]
+    for message in state.ordered_messages():
+        if message.reverted:
+            continue
+        lines.append("")
+        lines.extend(_message_markdown(message))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _summary(state: SessionState) -> str:
+    agent, model = _session_agent_model(state)
+    bits = [f"Session `{state.id}`"]
+    if state.parent_id:
+        bits.append(f"child of `{state.parent_id}`")
+    if agent:
+        bits.append(f"agent {agent}")
+    if model:
+        bits.append(f"model {model}")
+    usage = _usage(state)
+    bits.append(f"cost ${_cost(state):.4f}")
+    bits.append(f"tokens {_num(usage.input)} in / {_num(usage.output)} out")
+    return " · ".join(bits)
+
+
+def _message_markdown(message: Message) -> list[str]:
+    if message.role == "user":
+        out = ["## User", ""]
+        out.extend(_paragraph(message.text))
+        out.extend(f"- 📎 {one_line(name, 200)}" for name in _files(message))
+    elif message.role == "assistant":
+        label = " · ".join(x for x in (_opt(message.agent), _model(message.model)) if x)
+        out = [f"## Assistant ({label})" if label else "## Assistant", ""]
+        for part in message.parts:
+            chunk = _block_markdown(part) if isinstance(part, TextBlock) else _tool_markdown(part)
+            if chunk:
+                out.extend([*chunk, ""])
+    else:
+        out = [_other_heading(message), ""]
+        out.extend(_paragraph(message.text))
+    if message.error is not None:
+        out.extend([*_error_quote(message.error), ""])
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def _other_heading(message: Message) -> str:
+    name = message.role.replace("-", " ").capitalize()
+    detail = _opt(message.description) or _opt(message.agent) or _model(message.model)
+    return f"## {name} ({one_line(detail, 200)})" if detail else f"## {name}"
+
+
+def _paragraph(text: str) -> list[str]:
+    clean = clean_text(text).strip("\n")
+    return [clean, ""] if clean.strip() else []
+
+
+def _block_markdown(block: TextBlock) -> list[str]:
+    text = clean_text(block.text).strip("\n")
+    if not text.strip():
+        return []
+    if block.kind == "text":
+        return [text]
+    return ["> **Thinking**", ">", *[f"> {line}".rstrip() for line in text.split("\n")]]
+
+
+def _tool_markdown(tool: ToolCall) -> list[str]:
+    name = one_line(tool.name, 80) or "tool"
+    title = _tool_title(tool)
+    head = f"- 🔧 {name}: {title} — {tool.status}" if title else f"- 🔧 {name} — {tool.status}"
+    out = [head]
+    output = clean_text(tool.output_text).strip("\n")
+    if output.strip():
+        out.extend(["", *_fence(_truncate(output))])
+    if tool.error is not None:
+        out.extend(["", *_error_quote(tool.error)])
+    return out
+
+
+def _tool_title(tool: ToolCall) -> str:
+    for source in (tool.metadata, tool.input):
+        for key in _TITLE_KEYS:
+            value = source.get(key)
+            if isinstance(value, str) and value.strip():
+                return one_line(value, 100)
+    return ""
+
+
+def _truncate(text: str) -> str:
+    """At most ``MAX_OUTPUT_LINES`` whole lines and ``MAX_OUTPUT_CHARS`` characters, with a note."""
+    lines = text.split("\n")
+    body = "\n".join(lines[:MAX_OUTPUT_LINES])
+    if len(body) > MAX_OUTPUT_CHARS:
+        body = body[:MAX_OUTPUT_CHARS]
+        if "\n" in body:
+            body = body.rsplit("\n", 1)[0]
+    if body == text:
+        return text
+    hidden = len(lines) - (body.count("\n") + 1)
+    return f"{body}\n… ({hidden} more lines)" if hidden > 0 else f"{body}\n… (truncated)"
+
+
+def _fence(text: str) -> list[str]:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}text", text, fence]
+
+
+def _error_quote(error: StructuredError) -> list[str]:
+    message = clean_text(error.message).strip() or clean_text(error.type) or "unknown error"
+    first, *rest = message.split("\n")
+    return [f"> **Error:** {first}", *[f"> {line}".rstrip() for line in rest]]
+
+
+# ---------------------------------------------------------------------------------- shared
+
+
+def _title(state: SessionState) -> str:
+    return one_line(state.title, 200) or state.id
+
+
+def _opt(value: str | None) -> str | None:
+    return clean_text(value) if value else None
+
+
+def _model(model: ModelRef | None) -> str | None:
+    return clean_text(model.label) if model is not None and model.label else None
+
+
+def _session_agent_model(state: SessionState) -> tuple[str | None, str | None]:
+    agent = _opt(state.info.agent) if state.info else None
+    model = _model(state.info.model) if state.info else None
+    for message in reversed(state.ordered_messages()):
+        if message.role == "assistant":
+            agent = agent or _opt(message.agent)
+            model = model or _model(message.model)
+            break
+    return agent, model
+
+
+def _cost(state: SessionState) -> float:
+    if state.cost:
+        return float(state.cost)
+    return float(state.info.cost) if state.info else 0.0
+
+
+def _usage(state: SessionState) -> TokenUsage:
+    if state.tokens.total or state.info is None:
+        return state.tokens
+    return state.info.tokens
+
+
+def _files(message: Message) -> list[str]:
+    names: list[str] = []
+    for item in message.files:
+        name = item.get("name") or item.get("uri") or item.get("filename") or item.get("path")
+        if isinstance(name, str) and name:
+            names.append(clean_text(name))
+    return names

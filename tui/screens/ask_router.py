@@ -1,0 +1,34 @@
+"""Provides ``screen_for_ask``: the right dialog for any pending ask."""
+
+from __future__ import annotations
+
+from tui.protocol.models import FormInfo, PermissionRequest, QuestionRequest
+from tui.screens.form import FormScreen
+from tui.screens.permission import PermissionScreen
+from tui.screens.question import QuestionScreen
+from tui.state.asks import is_question_form, question_from_form
+from tui.state.transcript import Ask, ToolCall
+
+AskScreen = PermissionScreen | QuestionScreen | FormScreen
+
+
+def screen_for_ask(
+    ask: Ask,
+    tool: ToolCall | None,
+    session_title: str,
+    subagent_label: str | None = None,
+) -> AskScreen:
+    """A permission, question or form dialog for ``ask``.
+
+    A form with ``metadata.kind == "question"`` (the question tool) gets a ``QuestionScreen``;
+    pass its result through ``tui.state.asks.answer_for(ask, result)`` to get the ``FormAnswer``
+    (or ``FormDismissed``) to send.
+    """
+    if isinstance(ask, PermissionRequest):
+        return PermissionScreen(ask, tool=tool, session_title=session_title,
+                                subagent_label=subagent_label)
+    if isinstance(ask, QuestionRequest):
+        return QuestionScreen(ask, session_title=session_title)
+    if isinstance(ask, FormInfo) and is_question_form(ask):
+        return QuestionScreen(question_from_form(ask), session_title=session_title)
+    return FormScreen(ask, session_title=session_title)

@@ -1,0 +1,125 @@
+"""Provides ``FormScreen``: fill in a server form, with live ``when`` conditions and validation."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from tui.protocol.models import FormInfo
+from tui.sanitize import one_line
+from tui.screens.permission import STYLES
+from tui.state.asks import (
+    FormAnswer,
+    FormDismissed,
+    FormValues,
+    build_form_answer,
+    initial_values,
+    validate_form,
+    visible_keys,
+)
+from widgets.form_field import FieldEditor, editor_for
+
+
+class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
+    """Every field kind of a v2 form; Ctrl+S (or Submit) validates and returns ``FormAnswer``.
+
+    Esc cancels (``FormDismissed``). Fields hide and show as ``when`` conditions change; errors
+    appear inline after the first submit attempt and update live from then on.
+    """
+
+    CSS_PATH = str(STYLES / "dialogs.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "submit", "Submit"),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, form: FormInfo, *, session_title: str = "") -> None:
+        super().__init__(classes="ask-dialog")
+        self.form = form
+        self.ask_id = form.id
+        self.session_title = session_title
+        self._initial = initial_values(form)
+        self._attempted = False
+
+    def compose(self) -> ComposeResult:
+        title: list[str | tuple[str, str]] = [(one_line(self.form.title or "Form", 80), "bold")]
+        if self.session_title:
+            title += [("  ·  session ", "dim"), one_line(self.session_title, 60)]
+        shown = visible_keys(self.form, self._initial)
+        with Vertical(id="dialog", classes="-form"):
+            yield Static(Content.assemble(*title), id="dialog-title")
+            with VerticalScroll(id="form-fields"):
+                for form_field in self.form.fields:
+                    editor = editor_for(form_field, self._initial.get(form_field.key))
+                    editor.display = form_field.key in shown
+                    yield editor
+            with Horizontal(id="buttons"):
+                yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
+                yield Button(Content("Cancel [esc]"), id="cancel", compact=True)
+            yield Static("tab next field · ctrl+s submit · esc cancel   (* required)",
+                         classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        for editor in self.editors():
+            if editor.display and editor.form_field.type != "external":
+                editor.focus_control()
+                break
+
+    def editors(self) -> list[FieldEditor]:
+        return list(self.query(FieldEditor).results(FieldEditor))
+
+    def values(self) -> FormValues:
+        """Current raw values of every editor (hidden ones too; asks.py ignores them)."""
+        out: dict[str, Any] = {}
+        for editor in self.editors():
+            if editor.form_field.type != "external":
+                out[editor.key] = editor.value
+        return out
+
+    def _refresh(self) -> dict[str, str]:
+        values = self.values()
+        shown = visible_keys(self.form, values)
+        errors = validate_form(self.form, values) if self._attempted else {}
+        for editor in self.editors():
+            editor.display = editor.key in shown
+            editor.set_error(errors.get(editor.key))
+        return errors
+
+    @on(FieldEditor.Changed)
+    def _changed(self, event: FieldEditor.Changed) -> None:
+        event.stop()
+        self._refresh()
+
+    def action_submit(self) -> None:
+        self._attempted = True
+        errors = self._refresh()
+        if errors:
+            first = next(e for e in self.editors() if e.key in errors)
+            first.focus_control()
+            first.scroll_visible()
+            self.notify(f"{len(errors)} field(s) need attention", severity="warning", timeout=3)
+            return
+        self.dismiss(build_form_answer(self.form, self.values()))
+
+    def action_cancel(self) -> None:
+        self.dismiss(FormDismissed())
+
+    @on(Button.Pressed, "#submit")
+    def _submit_pressed(self) -> None:
+        self.action_submit()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    def close_answered_elsewhere(self) -> None:
+        """Another client answered or cancelled the form: close and toast, send nothing."""
+        self.app.notify("Form answered elsewhere", title="Form")
+        self.dismiss(FormDismissed(elsewhere=True))

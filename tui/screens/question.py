@@ -1,0 +1,126 @@
+"""Provides ``QuestionScreen``: answer the questions of a question request, one tab each."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, ContentSwitcher, Static, Tab, Tabs
+
+from tui.protocol.models import QuestionRequest
+from tui.sanitize import one_line
+from tui.screens.permission import STYLES
+from tui.state.asks import QuestionAnswer, QuestionDismissed, QuestionState, build_question_answer
+from widgets.form_field import QuestionPane
+
+
+class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
+    """Tabs of questions; Enter confirms a question and moves on, the last one submits.
+
+    Esc rejects the request (``QuestionDismissed``). A question-kind form is shown here after
+    ``tui.state.asks.question_from_form``; convert the result back with ``asks.answer_for``.
+    """
+
+    CSS_PATH = str(STYLES / "dialogs.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_questions", "Dismiss"),
+        Binding("ctrl+s", "submit", "Submit"),
+        Binding("left", "tab(-1)", "Previous", show=False),
+        Binding("right", "tab(1)", "Next", show=False),
+    ]
+
+    def __init__(self, ask: QuestionRequest, *, session_title: str = "") -> None:
+        super().__init__(classes="ask-dialog")
+        self.ask = ask
+        self.ask_id = ask.id
+        self.session_title = session_title
+        self.states = [QuestionState(item) for item in ask.questions]
+
+    def compose(self) -> ComposeResult:
+        count = len(self.states)
+        with Vertical(id="dialog", classes="-question"):
+            title: list[str | tuple[str, str]] = [("Question", "bold")]
+            if count > 1:
+                title.append((f" · {count} questions", "dim"))
+            if self.session_title:
+                title += [("  ·  session ", "dim"), one_line(self.session_title, 60)]
+            yield Static(Content.assemble(*title), id="dialog-title")
+            yield Tabs(*[Tab(self._tab_label(i), id=f"qt-{i}") for i in range(count)], id="question-tabs")
+            with ContentSwitcher(initial="q-0" if count else None, id="question-panes"):
+                for i, state in enumerate(self.states):
+                    yield QuestionPane(state, id=f"q-{i}")
+            with Horizontal(id="buttons"):
+                yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
+                yield Button(Content("Dismiss [esc]"), id="dismiss", compact=True)
+            yield Static(
+                "1-9 pick · ↑↓ move · space toggle · enter next · ←→ questions · esc dismiss",
+                classes="dialog-hint",
+            )
+
+    def _tab_label(self, index: int) -> Content:
+        state = self.states[index]
+        header = one_line(state.item.header or f"Q{index + 1}", 24)
+        mark = ("✓ ", "$text-success") if state.answered else ("• ", "dim")
+        return Content.assemble(mark, header)
+
+    def on_mount(self) -> None:
+        self._focus_pane()
+
+    @property
+    def current(self) -> int:
+        active = self.query_one(Tabs).active or "qt-0"
+        return int(active.removeprefix("qt-"))
+
+    def _focus_pane(self) -> None:
+        if self.states:
+            self.query_one(f"#q-{self.current}", QuestionPane).focus_first()
+
+    @on(Tabs.TabActivated)
+    def _tab_changed(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        if event.tab.id:
+            self.query_one(ContentSwitcher).current = "q-" + event.tab.id.removeprefix("qt-")
+            self._focus_pane()
+
+    @on(QuestionPane.Changed)
+    def _changed(self, event: QuestionPane.Changed) -> None:
+        event.stop()
+        index = int((event.pane.id or "q-0").removeprefix("q-"))
+        self.query_one(f"#qt-{index}", Tab).label = self._tab_label(index)
+
+    @on(QuestionPane.Confirmed)
+    def _confirmed(self, event: QuestionPane.Confirmed) -> None:
+        event.stop()
+        if self.current >= len(self.states) - 1:
+            self.action_submit()
+        else:
+            self.action_tab(1)
+
+    def action_tab(self, step: int) -> None:
+        if self.states:
+            target = max(0, min(len(self.states) - 1, self.current + step))
+            self.query_one(Tabs).active = f"qt-{target}"
+
+    def action_submit(self) -> None:
+        self.dismiss(build_question_answer(self.states))
+
+    def action_dismiss_questions(self) -> None:
+        self.dismiss(QuestionDismissed())
+
+    @on(Button.Pressed, "#submit")
+    def _submit_pressed(self) -> None:
+        self.action_submit()
+
+    @on(Button.Pressed, "#dismiss")
+    def _dismiss_pressed(self) -> None:
+        self.action_dismiss_questions()
+
+    def close_answered_elsewhere(self) -> None:
+        """Another client answered or rejected: close and toast (the reply is not ours to send)."""
+        self.app.notify("Question answered elsewhere", title="Question")
+        self.dismiss(QuestionDismissed(elsewhere=True))

@@ -1,0 +1,41 @@
+"""Provides the body of read/grep/glob/list/webfetch/websearch/todowrite: their output."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+
+from tui.sanitize import clean_text, one_line
+from tui.state.transcript import ToolCall
+from tui.tools import kind_of
+from widgets.terminal_output import TerminalOutput
+from widgets.tool_renderers import BodyOptions
+
+_TODO_MARKS = {"completed": "✓", "in_progress": "▶", "cancelled": "✗"}
+
+
+def _todos(call: ToolCall) -> list[Widget]:
+    todos = call.input.get("todos") if isinstance(call.input, dict) else None
+    rows: list[Content] = []
+    for todo in todos if isinstance(todos, list) else []:
+        if not isinstance(todo, dict):
+            continue
+        status = str(todo.get("status", ""))
+        mark = _TODO_MARKS.get(status, "○")
+        text = one_line(str(todo.get("content", "")), 200)
+        style = "$text-muted strike" if status in ("completed", "cancelled") else ""
+        rows.append(Content.assemble(f"{mark} ", (text, style)))
+    return [Static(Content("\n").join(rows), classes="-text")] if rows else []
+
+
+def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
+    if kind_of(call.name) == "todo" and (todos := _todos(call)):
+        return todos
+    meta = call.metadata if isinstance(call.metadata, dict) else {}
+    text = call.output_text
+    if not text and isinstance(meta.get("content"), str):
+        text = meta["content"]  # 1.18 read: the file is in structured.content
+    if not text:
+        return []
+    return [TerminalOutput(clean_text(text), show_all=options.show_all, classes="-plain")]

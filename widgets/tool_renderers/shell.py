@@ -1,0 +1,37 @@
+"""Provides the shell/bash body: command line, coloured output, timeout/truncation markers."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+
+from tui.sanitize import clean_text
+from tui.state.transcript import ToolCall
+from tui.tools import shell_output, timed_out, truncated
+from widgets.terminal_output import TerminalOutput
+from widgets.tool_renderers import BodyOptions
+
+
+def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
+    command = call.input.get("command") if isinstance(call.input, dict) else None
+    widgets: list[Widget] = [
+        Static(
+            Content.assemble(("$ ", "bold $text-primary"), clean_text(str(command or ""))),
+            classes="-command",
+        )
+    ]
+    if call.status != "error" or call.content:
+        widgets.append(TerminalOutput(
+            shell_output(call),
+            show_all=options.show_all,
+            placeholder="(no output)" if call.finished else "waiting for output…",
+        ))
+    notes = []
+    if timed_out(call):
+        notes.append("⏱ timed out before completion")
+    if truncated(call):
+        notes.append("✂ output truncated by the server")
+    if notes:
+        widgets.append(Static(Content("  ·  ".join(notes)), classes="-note"))
+    return widgets
