@@ -10,8 +10,10 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 from collections.abc import Sequence
+from typing import Any
 from importlib.metadata import PackageNotFoundError, version
 
 from tui.client.errors import NotFound, OctuiError, Unauthorized
@@ -107,12 +109,25 @@ def _run_ui(args: argparse.Namespace, connection: object, directory: str) -> int
         spec = ConnectSpec(start_local=True, directory=directory, session_id=args.session,
                            continue_last=args.continue_last)
     app = OctuiApp(spec, demo=demo)
+    _stop_local_server_on_signals(app)
     code = app.run()
     if app.exit_message:
         return _fail(app.exit_message, code or EXIT_FAIL)
     if code is None:
         code = app.return_code or 0  # a crash inside the app sets a non-zero return code
     return int(code)
+
+
+def _stop_local_server_on_signals(app: Any) -> None:
+    """A closed terminal (SIGHUP) or a kill (SIGTERM) must not orphan the server we started."""
+
+    def handler(signum: int, frame: object) -> None:
+        if app.local is not None:
+            app.local.stop_sync()
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, handler)
 
 
 async def _probe(url: str, username: str, password: str | None) -> None:

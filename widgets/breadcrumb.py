@@ -62,21 +62,26 @@ class Breadcrumb(Static):
         self.update(self._content(self.size.width or 200))
 
     def _content(self, width: int) -> Content:
+        """The widest rendering that fits: fold middle ancestors, then shorten titles."""
         count = len(self._path)
         if not count:
             return Content("")
+        attempts: list[tuple[list[int | None], int, int]] = []
+        for keep in range(count - 1, 0, -1):  # trailing segments kept besides the root
+            shown: list[int | None] = [0, *([None] if keep < count - 1 else []),
+                                       *range(count - keep, count)]
+            attempts.append((shown, MAX_SEGMENT, MAX_SEGMENT))
+        tight: list[int | None] = [0, None, count - 1] if count > 2 else list(range(count))
+        attempts += [(tight, limit, MAX_SEGMENT) for limit in (24, 16, 10)]
+        attempts += [(tight, 10, limit) for limit in (24, 16, 10)]
         content = Content("")
-        for limit in (MAX_SEGMENT, 24, 12):
-            for keep in range(count - 1, 0, -1):  # trailing segments kept besides the root
-                shown: list[int | None] = [0, *([None] if keep < count - 1 else []),
-                                           *range(count - keep, count)]
-                content = self._assemble(shown, limit)
-                if content.cell_length <= width:
-                    return content
-        return self._assemble([count - 1], 12) if count == 1 or content.cell_length > width \
-            else content
+        for shown, ancestor_limit, current_limit in attempts:
+            content = self._assemble(shown, ancestor_limit, current_limit)
+            if content.cell_length <= width:
+                break
+        return content
 
-    def _assemble(self, shown: list[int | None], limit: int) -> Content:
+    def _assemble(self, shown: list[int | None], ancestor_limit: int, current_limit: int) -> Content:
         parts: list[str | Content | tuple[str, str | Style]] = []
         last = len(self._path) - 1
         for position, index in enumerate(shown):
@@ -86,7 +91,7 @@ class Breadcrumb(Static):
                 parts.append((ELLIPSIS, "$text-muted"))
                 continue
             sid, title = self._path[index]
-            text = _shorten(title or sid, limit)
+            text = _shorten(title or sid, current_limit if index == last else ancestor_limit)
             if index == last:
                 parts.append((text, "bold"))
             else:

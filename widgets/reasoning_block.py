@@ -17,18 +17,18 @@ class ReasoningView(Collapsible):
         self._block = block
         self._version = -1
         self._body = Static("", classes="reasoning-text", markup=False)
-        super().__init__(self._body, title=self._title(block), collapsed=collapsed, id=id)
+        super().__init__(self._body, title=self._heading(block), collapsed=collapsed, id=id)
 
     def on_mount(self) -> None:
         self.sync(self._block)
 
-    def _title(self, block: TextBlock) -> str:
+    def _heading(self, block: TextBlock) -> str:
         words = len(block.text.split())
         return f"Thinking… ({words} words)" if block.streaming else f"Thought ({words} words)"
 
     def sync(self, block: TextBlock) -> None:
         self._block = block
-        self.title = self._title(block)
+        self.title = self._heading(block)
         if not self.collapsed and block.version != self._version:
             self._version = block.version
             self._body.update(clean_text(block.text))

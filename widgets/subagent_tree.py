@@ -55,8 +55,10 @@ def format_tokens(tokens: float) -> str:
 
 
 def format_cost(cost: float) -> str:
-    """Dollars: four decimals below a cent, two above."""
-    return f"${cost:.4f}" if cost < 0.01 else f"${cost:.2f}"
+    """Dollars: four decimals below a cent, three below a dollar, then two."""
+    if cost < 0.01:
+        return f"${cost:.4f}"
+    return f"${cost:.3f}" if cost < 1 else f"${cost:.2f}"
 
 
 class SubagentTree(Tree[TreeNode]):
@@ -220,37 +222,57 @@ class SubagentTree(Tree[TreeNode]):
     # ---------------------------------------------------------------- rendering
     def render_label(self, node: UINode[TreeNode], base_style: Style, style: Style) -> Text:
         data = node.data
+        detail = style + self.get_component_rich_style("subagent-tree--detail", partial=True)
         if data is None:
-            return Text("No session", style=style + self.get_component_rich_style(
-                "subagent-tree--detail", partial=True))
-        status_style = self.get_component_rich_style(f"subagent-tree--{data.status}", partial=True)
-        detail = self.get_component_rich_style("subagent-tree--detail", partial=True)
+            return Text("No session", style=detail)
+        status_style = style + self.get_component_rich_style(f"subagent-tree--{data.status}",
+                                                             partial=True)
         title_style = style
         if data.session_id == self._current:
-            title_style = style + self.get_component_rich_style("subagent-tree--current",
-                                                                partial=True)
+            title_style += self.get_component_rich_style("subagent-tree--current", partial=True)
         prefix: tuple[str, Style] = ("", base_style)
         if node.allow_expand:
             prefix = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
-        text = Text.assemble(
-            prefix,
-            (STATUS_GLYPHS[data.status] + " ", style + status_style),
-            (data.title, title_style),
-        )
+        flag = ""
         if data.attention and not data.pending_asks:
-            text.append(" ⚑", style + self.get_component_rich_style("subagent-tree--attention",
-                                                                    partial=True))
-        text.append("  " + STATUS_WORDS[data.status], style + status_style)
-        elapsed = data.elapsed_ms(clock.now_ms())
-        if elapsed is not None:
-            text.append(" " + format_duration(elapsed), style + status_style)
-        details = [d for d in (
-            data.agent,
-            format_tokens(data.total_tokens) if data.total_tokens else None,
-            format_cost(data.total_cost) if data.total_cost else None,
-        ) if d]
-        if details:
-            text.append(" · " + " · ".join(details), style + detail)
+            flag = " " + STATUS_GLYPHS["waiting"]  # a descendant waits for the user
+        elapsed_ms = data.elapsed_ms(clock.now_ms())
+        elapsed = format_duration(elapsed_ms) if elapsed_ms is not None else ""
+        rolled = "Σ " if data.children else ""
+        tokens = rolled + format_tokens(data.total_tokens) if data.total_tokens else ""
+        cost = format_cost(data.total_cost) if data.total_cost else ""
+        if cost and not tokens:
+            cost = rolled + cost
+        word = STATUS_WORDS[data.status]
+        # Narrow panels drop details in this order rather than scroll sideways.
+        variants = [
+            (word, data.agent, tokens, cost),
+            (word, data.agent, "", cost),
+            (word, "", "", cost),
+            (word, "", "", ""),
+            ("", "", "", ""),
+        ]
+        width = self.scrollable_content_region.width - data.depth * self.guide_depth
+        text = Text()
+        for status_word, agent, token_text, cost_text in variants:
+            status = " ".join(p for p in (status_word, elapsed) if p)
+            extras = " · ".join(p for p in (agent, token_text, cost_text) if p)
+            text = Text.assemble(
+                prefix,
+                (STATUS_GLYPHS[data.status] + " ", status_style),
+                (data.title, title_style),
+                (flag, style + self.get_component_rich_style("subagent-tree--attention",
+                                                             partial=True)),
+                ("  " + status if status else "", status_style),
+                (" · " + extras if extras else "", detail),
+            )
+            if width <= 0 or text.cell_len <= width:
+                return text
+        excess = text.cell_len - width
+        keep = len(data.title) - excess - 1
+        if keep >= 4:  # shorten the title, keep the glyph and elapsed time
+            start = len(prefix[0]) + 2
+            text = text[:start + keep] + Text("…", style=title_style) + text[start + len(data.title):]
         return text
 
     def _tick(self) -> None:

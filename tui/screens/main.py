@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 
+from tui.ask_flow import AskFlow
 from tui.client.errors import OctuiError
 from tui.client.stream import StreamState
 from tui.state.transcript import Change, SessionState
@@ -72,6 +73,7 @@ class MainScreen(Screen[None]):
         yield PendingInputs(id="pending")
         yield Composer(id="composer")
         yield StatusBar(id="status")
+        yield AskFlow()
 
     def on_mount(self) -> None:
         self.query_one(ConnectionBanner).show_state("connecting")
@@ -97,6 +99,7 @@ class MainScreen(Screen[None]):
         self.sub_title = state.title
         self.refresh_status()
         self._refresh_pending()
+        self.flow.show_next(session_id)
 
     def apply_changes(self, changes: list[Change]) -> None:
         """Repaint what moved. Called at most ~30 times a second with coalesced changes."""
@@ -118,6 +121,12 @@ class MainScreen(Screen[None]):
                 transcript.part_changed(change.message_id, change.part_key or "")
             elif change.kind in ("session", "asks", "resynced", "connected"):
                 status = True
+                if change.kind == "asks" and change.detail == "asked":
+                    self.flow.asked(change.part_key, sid)
+                elif change.kind == "asks" and change.part_key:
+                    self.flow.settled(change.part_key, change.detail)
+                elif change.kind in ("asks", "resynced"):
+                    self.flow.show_next(sid)
                 if change.kind == "session" and change.session_id == sid:
                     self._refresh_pending()
             elif change.kind == "toast" and change.detail:
@@ -247,7 +256,11 @@ class MainScreen(Screen[None]):
         self.action_new_session()
 
     def action_inbox(self) -> None:
-        self.app.notify("Inbox is not available yet.")
+        self.flow.open_inbox(self.open)
+
+    @property
+    def flow(self) -> AskFlow:
+        return self.query_one(AskFlow)
 
     def composer_text(self) -> Any:
         return self.query_one(Composer).text

@@ -186,9 +186,8 @@ def _on_session_created(store: Store, event: Event) -> list[Change]:
         state.last_seq = event.durable.seq
     if state.info is not None:
         # keep what a snapshot told us; take the event's newer values
-        merged = state.info.model_copy(update={k: v for k, v in info.model_dump().items()
-                                                if v not in (None, "", 0, {}, [])})
-        info = merged
+        fresh = {k: v for k, v in info.model_dump().items() if v not in (None, "", 0, {}, [])}
+        info = SessionInfo.model_validate({**state.info.model_dump(), **fresh})
     return store.upsert_info(info)
 
 
