@@ -49,7 +49,7 @@ class OctuiApp(App[int]):
     """The terminal client. Exit code: 0 normal, non-zero when start-up failed."""
 
     TITLE = "octui"
-    CSS_PATH = sorted(STYLES.glob("*.tcss"), key=lambda p: (p.name != "app.tcss", p.name))
+    CSS_PATH = [str(p) for p in sorted(STYLES.glob("*.tcss"), key=lambda p: (p.name != "app.tcss", p.name))]
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
 
     def __init__(self, spec: ConnectSpec, *, demo: Any = None) -> None:
@@ -141,9 +141,9 @@ class OctuiApp(App[int]):
         self._pending.extend(message.changes)
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            self.set_timer(FRAME_S, self._flush)
+            self.set_timer(FRAME_S, self._flush_changes)
 
-    def _flush(self) -> None:
+    def _flush_changes(self) -> None:
         self._flush_scheduled = False
         changes, self._pending = self._pending, []
         if changes:

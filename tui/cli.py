@@ -13,13 +13,13 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from tui.client.errors import NotFound, OctuiError, Unauthorized
 from tui.client.http import OpenCodeClient
 from tui.client.local import BinaryNotFound, LocalServer, find_binary
-from tui.config import ConfigError, load_config, resolve_connection
+from tui.config import ConfigError, Connection, load_config, resolve_connection
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
 
@@ -83,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run_ui(args, connection, directory)
 
 
-def _run_ui(args: argparse.Namespace, connection: object, directory: str) -> int:
+def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: str) -> int:
     from tui.app import ConnectSpec, OctuiApp
 
     demo = None
@@ -94,7 +94,7 @@ def _run_ui(args: argparse.Namespace, connection: object, directory: str) -> int
         spec = ConnectSpec(url=demo.base_url, transport=demo.transport, directory=directory,
                            session_id=args.session)
     elif connection is not None:
-        url, username, password = connection  # type: ignore[misc]
+        url, username, password = connection
         try:
             asyncio.run(_probe(url, username, password))
         except OctuiError as exc:
@@ -135,7 +135,7 @@ async def _probe(url: str, username: str, password: str | None) -> None:
         await client.connect()
 
 
-def _export(args: argparse.Namespace, connection: object, directory: str) -> int:
+def _export(args: argparse.Namespace, connection: Connection | None, directory: str) -> int:
     try:
         text = asyncio.run(_export_text(args.session_id, args.format, connection, directory))
     except OctuiError as exc:
@@ -144,17 +144,19 @@ def _export(args: argparse.Namespace, connection: object, directory: str) -> int
     return EXIT_OK
 
 
-async def _export_text(session_id: str, fmt: str, connection: object, directory: str) -> str:
+async def _export_text(session_id: str, fmt: str, connection: Connection | None,
+                       directory: str) -> str:
     from tui.export import export_json, export_markdown
     from tui.state.store import Store
 
     local: LocalServer | None = None
+    password: str | None
     if connection is None:
         local = LocalServer()
         started = await local.start(cwd=directory)
         url, username, password = started.url, started.username, started.password
     else:
-        url, username, password = connection  # type: ignore[misc]
+        url, username, password = connection
     try:
         async with OpenCodeClient(url, username=username, password=password) as client:
             await client.connect()

@@ -20,7 +20,7 @@ from tui.client.http import OpenCodeClient
 from tui.client.stream import EventStream, StreamState
 from tui.protocol.dialect import Dialect, Normaliser, detect_from_event_type
 from tui.protocol.events import ProtocolError, parse_event
-from tui.protocol.models import ModelRef, PermissionRequest, SessionInfo
+from tui.protocol.models import FormInfo, ModelRef, PermissionReply, PermissionRequest, SessionInfo
 from tui.state.store import Store
 from tui.state.transcript import Change
 
@@ -208,7 +208,7 @@ class Controller:
         return info
 
     async def prompt(self, session_id: str, text: str, delivery: str = "steer") -> None:
-        await self.client.prompt(session_id, text, delivery=delivery)
+        await self.client.prompt(session_id, text, delivery="queue" if delivery == "queue" else "steer")
 
     async def interrupt(self, session_id: str) -> None:
         """Reject the session's pending permissions and dismiss its forms first, then stop it."""
@@ -216,12 +216,12 @@ class Controller:
             with contextlib.suppress(OctuiError):
                 if isinstance(ask, PermissionRequest):
                     await self.client.permission_reply(session_id, ask.id, "reject")
-                elif self.client.dialect is Dialect.V2 and ask.__class__.__name__ == "FormInfo":
+                elif self.client.dialect is Dialect.V2 and isinstance(ask, FormInfo):
                     await self.client.form_cancel(session_id, ask.id)
         await self.client.interrupt(session_id)
         self._spawn(self._check_active_soon())
 
-    async def reply_permission(self, session_id: str, request_id: str, reply: str,
+    async def reply_permission(self, session_id: str, request_id: str, reply: PermissionReply,
                                message: str | None = None) -> None:
         await self.client.permission_reply(session_id, request_id, reply, message=message)
 

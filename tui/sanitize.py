@@ -49,7 +49,8 @@ def keep_sgr(text: str) -> str:
     def csi(match: re.Match[str]) -> str:
         params, inter, final = match.groups()
         # Only 7-bit SGR survives; an 8-bit C1 CSI is dropped entirely.
-        if match.group(0).startswith("\x1b[") and final == "m" and not inter and re.fullmatch(r"[0-9;:]*", params):
+        seven_bit = match.group(0).startswith("\x1b[")
+        if seven_bit and final == "m" and not inter and re.fullmatch(r"[0-9;:]*", params):
             return "\x1b[" + params + "m"
         return ""
 

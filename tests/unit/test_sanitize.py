@@ -75,8 +75,9 @@ def test_keep_sgr_keeps_colours_only() -> None:
     assert keep_sgr(raw) == "\x1b[1;31mred\x1b[0m \x1b[38;2;255;0;0mrgb\x1b[m"
 
 
-def test_keep_sgr_converts_8bit_sgr_and_drops_private_sgr_like() -> None:
-    assert keep_sgr("\x9b32mok\x9b0m") == "\x1b[32mok\x1b[0m"
+def test_keep_sgr_drops_8bit_sgr_and_private_sgr_like() -> None:
+    # 8-bit C1 CSI never reaches the terminal, not even as a colour.
+    assert keep_sgr("\x9b32mok\x9b0m") == "ok"
     assert keep_sgr("\x1b[>4;2m\x1b[?1m x") == " x"  # private/intermediate forms are not SGR
 
 

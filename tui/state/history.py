@@ -21,7 +21,7 @@ def message_from_wire(info: dict[str, Any], session_id: str) -> Message | None:
     if not isinstance(mid, str) or not mid:
         return None
     kind = str(info.get("type") or info.get("role") or "notice")
-    time = info.get("time") if isinstance(info.get("time"), dict) else {}
+    time: dict[str, Any] = info["time"] if isinstance(info.get("time"), dict) else {}
     msg = Message(id=mid, role="notice", session_id=session_id,
                   time_created=_num(time.get("created")), time_completed=_num(time.get("completed")))
     metadata = info.get("metadata")
@@ -68,7 +68,8 @@ def _fill_assistant(msg: Message, info: dict[str, Any]) -> None:
     msg.agent = info.get("agent") if isinstance(info.get("agent"), str) else None
     msg.model = _model(info.get("model"))
     msg.finish = info.get("finish") if isinstance(info.get("finish"), str) else None
-    msg.error = _error(info.get("error")) if isinstance(info.get("error"), dict) else None
+    error = info.get("error")
+    msg.error = _error(error) if isinstance(error, dict) else None
     msg.cost = _num(info.get("cost")) or 0.0
     msg.tokens = _tokens(info.get("tokens"))
     counters: dict[str, int] = {}
@@ -92,8 +93,8 @@ def _part(raw: Any, counters: dict[str, int], msg: Message) -> Part | None:
 
 
 def tool_from_wire(raw: dict[str, Any], session_id: str, message_id: str) -> ToolCall:
-    state = raw.get("state") if isinstance(raw.get("state"), dict) else {}
-    time = raw.get("time") if isinstance(raw.get("time"), dict) else {}
+    state: dict[str, Any] = raw["state"] if isinstance(raw.get("state"), dict) else {}
+    time: dict[str, Any] = raw["time"] if isinstance(raw.get("time"), dict) else {}
     status = _TOOL_STATUS.get(str(state.get("status")), "running")
     call = ToolCall(id=_str(raw.get("id")), name=_str(raw.get("name")), session_id=session_id,
                     message_id=message_id, status=status,  # type: ignore[arg-type]

@@ -12,7 +12,16 @@ from tui.protocol import events as ev
 from tui.protocol.events import Event
 from tui.protocol.models import StructuredError, TokenUsage
 from tui.state.history import contents
-from tui.state.transcript import BlockKind, Change, Message, PendingInput, SessionState, TextBlock, ToolCall
+from tui.state.transcript import (
+    BlockKind,
+    Change,
+    Message,
+    MessageRole,
+    PendingInput,
+    SessionState,
+    TextBlock,
+    ToolCall,
+)
 
 Handler = Callable[[SessionState, Event], list[Change]]
 HANDLERS: dict[type, Handler] = {}
@@ -343,7 +352,7 @@ def _inbox_delivered(state: SessionState, event: Event) -> list[Change]:
         if isinstance(prompt, dict) and isinstance(prompt.get("text"), str):
             pending = PendingInput(id=payload.inboxID, text=prompt["text"])
     if pending is not None and pending.kind in ("user", "synthetic"):
-        role = "user" if pending.kind == "user" else "synthetic"
+        role: MessageRole = "user" if pending.kind == "user" else "synthetic"
         state.messages[payload.inboxID] = Message(
             id=payload.inboxID, role=role, session_id=state.id, text=pending.text,
             time_created=event.created)
@@ -372,12 +381,12 @@ def _inbox_delivery(state: SessionState, event: Event) -> list[Change]:
 
 
 # ------------------------------------------------------------------ other entries
-def _notice(state: SessionState, event: Event, text: str, *, role: str = "notice",
+def _notice(state: SessionState, event: Event, text: str, *, role: MessageRole = "notice",
             error: StructuredError | None = None, key: str | None = None) -> list[Change]:
     mid = key or f"evt:{event.id or len(state.messages)}"
     if mid in state.messages:
         return []
-    state.messages[mid] = Message(id=mid, role=role, session_id=state.id, text=text,  # type: ignore[arg-type]
+    state.messages[mid] = Message(id=mid, role=role, session_id=state.id, text=text,
                                   time_created=event.created, error=error)
     return [Change("message", state.id, mid)]
 

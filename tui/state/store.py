@@ -156,8 +156,10 @@ class Store:
     ) -> list[Change]:
         """Replace pending asks with the server's lists (asks are not durable)."""
         fresh: dict[str, Ask] = {}
-        for ask in [*permissions, *questions]:
-            fresh[ask.id] = ask
+        for permission in permissions:
+            fresh[permission.id] = permission
+        for question in questions:
+            fresh[question.id] = question
         if forms is None:  # this server has no forms: keep none
             forms = []
         for form in forms:
@@ -208,7 +210,7 @@ def _on_ask(store: Store, event: Event) -> list[Change]:
     elif isinstance(payload, ev.QuestionAsked):
         ask = QuestionRequest.model_validate(payload.model_dump())
     elif isinstance(payload, ev.FormCreated):
-        ask = payload.form
+        ask = FormInfo.model_validate(payload.form.model_dump())
     else:
         return []
     store.asks[ask.id] = ask

@@ -165,12 +165,19 @@ class _Index:
             if parent is not None:
                 self.by_parent.setdefault(parent, []).append(sid)
         self._links: dict[str, list[ToolLink]] = {}
+        self._results: dict[str, dict[str, Message]] = {}
 
     def links(self, session_id: str) -> list[ToolLink]:
         if session_id not in self._links:
             state = self.store.sessions.get(session_id)
             self._links[session_id] = _tool_links(state) if state is not None else []
         return self._links[session_id]
+
+    def results(self, session_id: str) -> dict[str, Message]:
+        if session_id not in self._results:
+            state = self.store.sessions.get(session_id)
+            self._results[session_id] = _synthetic_results(state) if state is not None else {}
+        return self._results[session_id]
 
     def children(self, session_id: str) -> list[tuple[str, ToolLink | None]]:
         """Child ids of ``session_id`` with their latest link, ordered by creation."""
@@ -331,9 +338,7 @@ def _node(store: Store, index: _Index, sid: str, link: ToolLink | None, depth: i
           path: set[str], placed: set[str]) -> TreeNode:
     state = store.sessions.get(sid)
     parent_sid = link.session_id if link is not None else _info_parent(store, sid)
-    result = None
-    if parent_sid is not None and parent_sid in store.sessions:
-        result = _synthetic_results(store.sessions[parent_sid]).get(sid)
+    result = index.results(parent_sid).get(sid) if parent_sid is not None else None
     status, ended, error = _status(store, sid, link, result)
     node = TreeNode(
         session_id=sid,
@@ -392,21 +397,17 @@ def one_line(text: str) -> str:
 
 
 def parent_of(store: Store, session_id: str) -> str | None:
-    """The parent session (``info.parentID``, else the session whose tool call spawned it)."""
+    """The parent session (``info.parentID``, else the session whose tool call spawned it).
+
+    May name a session the store has not loaded yet (the app can fetch it); ``root_of`` and
+    ``breadcrumb`` stop below such an unknown ancestor.
+    """
     return _info_parent(store, session_id) or _Index(store).linking_parent(session_id)
 
 
 def root_of(store: Store, session_id: str) -> str:
-    """The topmost ancestor of ``session_id`` (itself when it has no parent)."""
-    index = _Index(store)
-    seen = {session_id}
-    current = session_id
-    while True:
-        parent = _info_parent(store, current) or index.linking_parent(current)
-        if parent is None or parent in seen:
-            return current
-        seen.add(parent)
-        current = parent
+    """The topmost ancestor of ``session_id`` known to ``store`` (itself when it has none)."""
+    return breadcrumb(store, session_id)[0][0]
 
 
 def children_of(store: Store, session_id: str) -> list[str]:
@@ -441,14 +442,14 @@ def first_child(store: Store, session_id: str) -> str | None:
 
 
 def breadcrumb(store: Store, session_id: str) -> list[tuple[str, str]]:
-    """``[(sid, title), …]`` from the root down to ``session_id`` (titles single-line)."""
+    """``[(sid, title), …]`` from the topmost known ancestor down to ``session_id``."""
     index = _Index(store)
     chain = [session_id]
     seen = {session_id}
     while len(chain) <= MAX_DEPTH:
         current = chain[-1]
         parent = _info_parent(store, current) or index.linking_parent(current)
-        if parent is None or parent in seen:
+        if parent is None or parent in seen or parent not in store.sessions:
             break
         seen.add(parent)
         chain.append(parent)
