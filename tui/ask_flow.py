@@ -57,6 +57,7 @@ class AskFlow(Widget):
         self.open_ask: str | None = None
         self._screen: Any = None
         self.dismissed: set[str] = set()  # Esc'd by the user: wait in the inbox, don't re-open
+        self.answered: set[str] = set()  # reply sent; its *.replied event may not have arrived yet
 
     @property
     def octui(self) -> OctuiApp:
@@ -92,6 +93,7 @@ class AskFlow(Widget):
 
     def settled(self, ask_id: str | None, how: str | None) -> None:
         self.dismissed.discard(ask_id or "")
+        self.answered.discard(ask_id or "")
         if ask_id and ask_id == self.open_ask and self._screen is not None:
             screen, self._screen, self.open_ask = self._screen, None, None
             screen.close_answered_elsewhere(how or "answered")
@@ -102,7 +104,8 @@ class AskFlow(Widget):
         if self.open_ask is not None:
             return
         for ask in self.octui.store.asks.values():
-            if ask.id not in self.dismissed and self.in_view(ask.sessionID, current):
+            if ask.id not in self.dismissed and ask.id not in self.answered and \
+                    self.in_view(ask.sessionID, current):
                 self.open(ask)
                 return
 
@@ -114,13 +117,14 @@ class AskFlow(Widget):
         title = state.title if state else ask.sessionID
         subagent = None
         if state is not None and state.parent_id:
-            subagent = f"subagent {one_line(title, 40)}"
+            subagent = one_line(title, 40)
         screen = screen_for_ask(ask, tool_for_ask(self.octui, ask), title, subagent)
         self.open_ask, self._screen = ask.id, screen
 
         def done(result: Any) -> None:
-            if self.open_ask == ask.id:
-                self.open_ask, self._screen = None, None
+            if self.open_ask != ask.id:
+                return  # closed by ``settled``: answered elsewhere, nothing to send
+            self.open_ask, self._screen = None, None
             self._answer(ask, result)
 
         self.app.push_screen(screen, done)
@@ -151,6 +155,8 @@ class AskFlow(Widget):
             self.notify(f"Answer not sent: {exc}. The request is still in the inbox.", severity="error")
             self.dismissed.add(ask.id)
             return
+        if ask.id in self.octui.store.asks:  # the stream has not confirmed it yet
+            self.answered.add(ask.id)
         screen = self.app.screen_stack[0] if self.app.screen_stack else None
         current = getattr(self.octui.screen_main(), "session_id", None) if screen else None
         self.show_next(current)

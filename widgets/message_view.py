@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
@@ -12,6 +14,9 @@ from tui.state.transcript import Message, TextBlock, ToolCall
 from widgets.reasoning_block import ReasoningView
 from widgets.text_block import TextBlockView
 from widgets.tool_row import ToolRow
+
+# Background results arrive wrapped as <subagent …>…</subagent> / <shell …>…</shell>.
+_RESULT_TAG = re.compile(r"</?(?:subagent|shell)\b[^>]*>")
 
 _NOTICE_LABELS = {
     "agent-switched": "agent → {}",
@@ -52,7 +57,11 @@ class MessageView(Vertical):
             return clean_text(msg.text)
         if msg.role == "synthetic":
             label = msg.description or "note"
-            return f"⟡ {one_line(label, 60)}: {one_line(msg.text, 400)}"
+            state = msg.metadata.get("state")
+            if msg.metadata.get("source") in ("subagent", "shell") and isinstance(state, str):
+                label = f"{msg.metadata['source']} {label} {state}"
+            body = _RESULT_TAG.sub("", msg.text)
+            return f"⟡ {one_line(label, 80)}: {one_line(body, 400)}"
         if msg.role == "shell":
             output = msg.metadata.get("output")
             body = clean_text(output) if isinstance(output, str) else ""

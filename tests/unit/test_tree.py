@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.snapshots.tree_app import T0, Family, finished, mid_run, with_failures
-from tui.state import tree
+from tui.state import tree, tree_nav
 from tui.state.tree import TreeNode, build_tree
 
 
@@ -202,41 +202,41 @@ def test_untrusted_titles_are_single_line_and_inert() -> None:
 # ------------------------------------------------------------------------------ navigation
 def test_navigation_helpers() -> None:
     store = finished().store
-    assert tree.parent_of(store, "ses_readme") == "ses_map"
-    assert tree.parent_of(store, "ses_root") is None
-    assert tree.root_of(store, "ses_readme") == "ses_root"
-    assert tree.siblings(store, "ses_test") == ["ses_map", "ses_test", "ses_log", "ses_clean"]
-    assert tree.siblings(store, "ses_root") == ["ses_root"]
-    assert tree.next_sibling(store, "ses_test") == "ses_log"
-    assert tree.next_sibling(store, "ses_clean") == "ses_map"  # wraps
-    assert tree.previous_sibling(store, "ses_map") == "ses_clean"
-    assert tree.next_sibling(store, "ses_readme") is None  # an only child
-    assert tree.first_child(store, "ses_root") == "ses_map"
-    assert tree.first_child(store, "ses_readme") is None
-    assert tree.children_of(store, "ses_map") == ["ses_readme"]
-    assert tree.breadcrumb(store, "ses_readme") == [
+    assert tree_nav.parent_of(store, "ses_readme") == "ses_map"
+    assert tree_nav.parent_of(store, "ses_root") is None
+    assert tree_nav.root_of(store, "ses_readme") == "ses_root"
+    assert tree_nav.siblings(store, "ses_test") == ["ses_map", "ses_test", "ses_log", "ses_clean"]
+    assert tree_nav.siblings(store, "ses_root") == ["ses_root"]
+    assert tree_nav.next_sibling(store, "ses_test") == "ses_log"
+    assert tree_nav.next_sibling(store, "ses_clean") == "ses_map"  # wraps
+    assert tree_nav.previous_sibling(store, "ses_map") == "ses_clean"
+    assert tree_nav.next_sibling(store, "ses_readme") is None  # an only child
+    assert tree_nav.first_child(store, "ses_root") == "ses_map"
+    assert tree_nav.first_child(store, "ses_readme") is None
+    assert tree_nav.children_of(store, "ses_map") == ["ses_readme"]
+    assert tree_nav.breadcrumb(store, "ses_readme") == [
         ("ses_root", "Refactor the auth middleware"), ("ses_map", "Map the repository"),
         ("ses_readme", "Read the README")]
-    assert tree.descendants(store, "ses_root") == [
+    assert tree_nav.descendants(store, "ses_root") == [
         "ses_map", "ses_readme", "ses_test", "ses_log", "ses_clean"]
-    assert tree.descendants(store, "ses_map") == ["ses_readme"]
+    assert tree_nav.descendants(store, "ses_map") == ["ses_readme"]
 
 
 def test_navigation_through_a_link_only_child() -> None:
     f = root_family()
     f.call("ses_root", "a1", "c1", agent="general", description="Ghost")
     f.progress("ses_root", "a1", "c1", "ses_ghost")
-    assert tree.parent_of(f.store, "ses_ghost") == "ses_root"
-    assert tree.breadcrumb(f.store, "ses_ghost") == [("ses_root", "Root"), ("ses_ghost", "Ghost")]
-    assert tree.root_of(f.store, "ses_ghost") == "ses_root"
+    assert tree_nav.parent_of(f.store, "ses_ghost") == "ses_root"
+    assert tree_nav.breadcrumb(f.store, "ses_ghost") == [("ses_root", "Root"), ("ses_ghost", "Ghost")]
+    assert tree_nav.root_of(f.store, "ses_ghost") == "ses_root"
 
 
 def test_missing_parent_is_a_root() -> None:
     f = Family()
     f.session("ses_orphan", "Orphan", parent="ses_gone")
-    assert tree.root_of(f.store, "ses_orphan") == "ses_orphan"
-    assert tree.parent_of(f.store, "ses_orphan") == "ses_gone"  # the app may fetch it
-    assert tree.breadcrumb(f.store, "ses_orphan") == [("ses_orphan", "Orphan")]
+    assert tree_nav.root_of(f.store, "ses_orphan") == "ses_orphan"
+    assert tree_nav.parent_of(f.store, "ses_orphan") == "ses_gone"  # the app may fetch it
+    assert tree_nav.breadcrumb(f.store, "ses_orphan") == [("ses_orphan", "Orphan")]
     assert build_tree(f.store, "ses_gone").children[0].session_id == "ses_orphan"
 
 
@@ -247,10 +247,10 @@ def test_cycles_terminate() -> None:
     f.session("ses_self", "Self", parent="ses_self")
     node = build_tree(f.store, "ses_a")
     assert [n.session_id for n in node.walk()] == ["ses_a", "ses_b"]
-    assert tree.root_of(f.store, "ses_a") in ("ses_a", "ses_b")
-    assert [sid for sid, _ in tree.breadcrumb(f.store, "ses_a")] == ["ses_b", "ses_a"]
-    assert tree.descendants(f.store, "ses_b") == ["ses_a"]
-    assert tree.parent_of(f.store, "ses_self") is None
+    assert tree_nav.root_of(f.store, "ses_a") in ("ses_a", "ses_b")
+    assert [sid for sid, _ in tree_nav.breadcrumb(f.store, "ses_a")] == ["ses_b", "ses_a"]
+    assert tree_nav.descendants(f.store, "ses_b") == ["ses_a"]
+    assert tree_nav.parent_of(f.store, "ses_self") is None
     assert build_tree(f.store, "ses_self").children == []
     # a cycle made of tool links only
     g = Family()
@@ -260,8 +260,8 @@ def test_cycles_terminate() -> None:
         g.call(sid, f"{sid}_a", "c1", agent="general", description=kid)
         g.progress(sid, f"{sid}_a", "c1", kid)
     assert [n.session_id for n in build_tree(g.store, "ses_x").walk()] == ["ses_x", "ses_y"]
-    assert len(tree.breadcrumb(g.store, "ses_x")) == 2
-    assert tree.siblings(g.store, "ses_x") == ["ses_x"]
+    assert len(tree_nav.breadcrumb(g.store, "ses_x")) == 2
+    assert tree_nav.siblings(g.store, "ses_x") == ["ses_x"]
 
 
 def test_deep_chain_is_cut_off() -> None:
@@ -271,7 +271,7 @@ def test_deep_chain_is_cut_off() -> None:
         f.session(f"ses_{n}", str(n), parent=f"ses_{n - 1}")
     depth = max(n.depth for n in build_tree(f.store, "ses_0").walk())
     assert depth == tree.MAX_DEPTH
-    assert len(tree.breadcrumb(f.store, f"ses_{tree.MAX_DEPTH + 9}")) <= tree.MAX_DEPTH + 1
+    assert len(tree_nav.breadcrumb(f.store, f"ses_{tree.MAX_DEPTH + 9}")) <= tree.MAX_DEPTH + 1
 
 
 # ------------------------------------------------------------------------------ demo + hygiene

@@ -8,16 +8,22 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 
 from tui.ask_flow import AskFlow
 from tui.client.errors import OctuiError
 from tui.client.stream import StreamState
+from tui.state import tree_nav
 from tui.state.transcript import Change, SessionState
+from tui.state.tree import build_tree
+from widgets.breadcrumb import Breadcrumb
 from widgets.composer import Composer
 from widgets.connection_banner import ConnectionBanner
 from widgets.pending_inputs import PendingInputs
 from widgets.status_bar import StatusBar, StatusInfo
+from widgets.subagent_tree import SubagentTree
+from widgets.tool_row import ToolRow
 from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -56,28 +62,40 @@ class MainScreen(Screen[None]):
         Binding("ctrl+s", "sessions", "Sessions", show=True),
         Binding("ctrl+t", "toggle_reasoning", "Thinking", show=True),
         Binding("ctrl+b", "inbox", "Inbox", show=True),
+        Binding("ctrl+g", "toggle_tree", "Subagents", show=True),
+        Binding("alt+up", "go('parent')", "Parent session", show=False),
+        Binding("alt+down", "go('child')", "First child", show=False),
+        Binding("alt+right", "go('next')", "Next sibling", show=False),
+        Binding("alt+left", "go('previous')", "Previous sibling", show=False),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.session_id: str | None = None
         self.reasoning_collapsed = True
+        self.tree_forced: bool | None = None  # None: shown when the session has subagents
 
     @property
     def octui(self) -> OctuiApp:
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
-        yield ConnectionBanner(id="banner")
-        yield Transcript(id="transcript")
-        yield PendingInputs(id="pending")
-        yield Composer(id="composer")
         yield StatusBar(id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="main-column"):
+                yield ConnectionBanner(id="banner")
+                yield Breadcrumb(id="breadcrumb")
+                yield Transcript(id="transcript")
+                yield PendingInputs(id="pending")
+                yield Composer(id="composer")
+            yield SubagentTree(id="tree")
         yield AskFlow()
 
     def on_mount(self) -> None:
         self.query_one(ConnectionBanner).show_state("connecting")
         self.query_one(PendingInputs).display = False
+        self.query_one(SubagentTree).display = False
+        self.query_one(Breadcrumb).display = False
         self.query_one(Composer).focus()
 
     # ------------------------------------------------------------------ views
@@ -99,6 +117,7 @@ class MainScreen(Screen[None]):
         self.sub_title = state.title
         self.refresh_status()
         self._refresh_pending()
+        self._refresh_tree()
         self.flow.show_next(session_id)
 
     def apply_changes(self, changes: list[Change]) -> None:
@@ -139,6 +158,27 @@ class MainScreen(Screen[None]):
                 self.open(change.session_id)
         if status:
             self.refresh_status()
+            self._refresh_tree()
+
+    def _refresh_tree(self) -> None:
+        tree = self.query_one(SubagentTree)
+        crumbs = self.query_one(Breadcrumb)
+        sid = self.session_id
+        if sid is None:
+            tree.display = False
+            crumbs.display = False
+            return
+        store = self.octui.store
+        root = tree_nav.root_of(store, sid)
+        node = build_tree(store, root)
+        show = bool(node.children) if self.tree_forced is None else self.tree_forced
+        tree.display = show
+        if show:
+            tree.show_tree(node, sid)
+        path = tree_nav.breadcrumb(store, sid)
+        crumbs.display = len(path) > 1
+        if len(path) > 1:
+            crumbs.show_path(path)
 
     def _refresh_pending(self) -> None:
         state = self.state
@@ -216,20 +256,60 @@ class MainScreen(Screen[None]):
 
     def action_interrupt(self) -> None:
         state = self.state
-        if state is None or not state.busy:
+        if state is None:
+            return
+        store = self.octui.store
+        tree = [state.id, *tree_nav.descendants(store, state.id)]
+        if not any(store.session(sid).busy or store.asks_for(sid) for sid in tree):
             return
         self._interrupt(state.id)
 
     @work(group="interrupt", exit_on_error=False)
     async def _interrupt(self, session_id: str) -> None:
+        """Stop a session and every subagent below it (each rejects its pending asks first)."""
         controller = self.octui.controller
         if controller is None:
             return
+        targets = [session_id, *tree_nav.descendants(self.octui.store, session_id)]
         try:
-            await controller.interrupt(session_id)
-            self.notify("Interrupted.", timeout=2)
+            for sid in reversed(targets):  # children first, so none outlives its parent
+                await controller.interrupt(sid)
+            self.notify("Interrupted." if len(targets) == 1 else
+                        f"Interrupted {len(targets)} sessions.", timeout=2)
         except OctuiError as exc:
             self.notify(f"Interrupt failed: {exc}", severity="error")
+
+    @on(SubagentTree.OpenSession)
+    def _tree_open(self, event: SubagentTree.OpenSession) -> None:
+        if event.session_id != self.session_id:
+            self.open(event.session_id)
+
+    @on(SubagentTree.StopSession)
+    def _tree_stop(self, event: SubagentTree.StopSession) -> None:
+        self._interrupt(event.session_id)
+
+    @on(Breadcrumb.Navigate)
+    def _crumb(self, event: Breadcrumb.Navigate) -> None:
+        self.open(event.session_id)
+
+    @on(ToolRow.OpenChild)
+    def _open_child(self, event: ToolRow.OpenChild) -> None:
+        self.open(event.session_id)
+
+    def action_toggle_tree(self) -> None:
+        tree = self.query_one(SubagentTree)
+        self.tree_forced = not tree.display
+        self._refresh_tree()
+
+    def action_go(self, where: str) -> None:
+        sid = self.session_id
+        if sid is None:
+            return
+        store = self.octui.store
+        target = {"parent": tree_nav.parent_of, "child": tree_nav.first_child,
+                  "next": tree_nav.next_sibling, "previous": tree_nav.previous_sibling}[where](store, sid)
+        if target:
+            self.open(target)
 
     def action_new_session(self) -> None:
         self.show_home()

@@ -1,0 +1,203 @@
+"""One huge streamed answer in the headless app (``run_test``, 120x40) against the demo server.
+
+About 1 MB of markdown (headings, long lines, lists, code fences) arrives as 50,000
+``session.text.delta`` frames pushed as fast as the event loop takes them (the frames are encoded
+before the clock starts, so the figures are the client's, not the demo server's). While it
+streams, a probe task sleeps 1 ms at a time and records how late it wakes (event-loop stalls),
+and a key is sent to the composer every 50 ms (round trip: key event → character in the box).
+
+    python -m bench.stream [--deltas 50000] [--kib 1024]
+
+Figures: seconds until the end marker is on screen, repaints of the text widget (markdown
+appends/updates) overall and per second of streaming, max/p99 loop stall, keypress p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from typing import Any
+
+from bench.common import emit, ensure_repo_on_path, peak_rss_mb, percentile
+
+ensure_repo_on_path()
+
+END_MARKER = "END-OF-ANSWER-7f3a"
+PROBE_S = 0.001
+KEY_EVERY_S = 0.05
+BATCH = 8  # deltas pushed per event-loop turn by the fake server
+TIMEOUT_S = 300.0
+
+
+def answer_text(kib: int) -> str:
+    """Deterministic markdown of about ``kib`` KiB ending with the end marker."""
+    parts: list[str] = []
+    size, n = 0, 0
+    target = kib * 1024
+    while size < target:
+        section = (
+            f"## Section {n}\n\n"
+            + f"Paragraph {n}: " + "a long line of prose that keeps going " * 12 + "\n\n"
+            + "".join(f"- item {n}.{i} with `inline code` and **bold** text\n" for i in range(5))
+            + "\n```python\n"
+            + "".join(f"def f_{n}_{i}(x: int) -> int:\n    return x * {i} + {n}\n" for i in range(5))
+            + "```\n\n"
+            + "| col a | col b |\n|---|---|\n" + f"| {n} | {n * 2} |\n\n"
+        )
+        parts.append(section)
+        size += len(section)
+        n += 1
+    return "".join(parts) + f"\nDone. {END_MARKER}\n"
+
+
+def split(text: str, parts: int) -> list[str]:
+    step = max(1, -(-len(text) // parts))
+    return [text[i:i + step] for i in range(0, len(text), step)]
+
+
+def screen_text(app: Any) -> str:
+    strips = app.screen._compositor.render_strips()
+    return "\n".join(strip.text for strip in strips)
+
+
+async def run(deltas: int, kib: int) -> dict[str, Any]:
+    from textual import events
+
+    from tui.app import ConnectSpec, OctuiApp
+    from tui.demo import DemoServer
+    from widgets.composer import Composer
+    from widgets.text_block import TextBlockView
+
+    repaints = [0]
+    original_append, original_update = TextBlockView.append, TextBlockView.update
+
+    def counted_append(self: TextBlockView, markdown: str) -> Any:
+        repaints[0] += 1
+        return original_append(self, markdown)
+
+    def counted_update(self: TextBlockView, markdown: str) -> Any:
+        repaints[0] += 1
+        return original_update(self, markdown)
+
+    TextBlockView.append = counted_append  # type: ignore[method-assign]
+    TextBlockView.update = counted_update  # type: ignore[method-assign]
+
+    text = answer_text(kib)
+    pieces = split(text, deltas)
+    server = DemoServer(speed=0, heartbeat=0)
+    session = server.create_session(title="bench stream")
+    sid = session["id"]
+    app = OctuiApp(ConnectSpec(url=server.base_url, transport=server.transport, session_id=sid))
+    figures: dict[str, Any] = {"benchmark": "stream", "bytes": len(text.encode()), "deltas": len(pieces)}
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(500):  # bounded: wait for the session to be open and the stream up
+                if app.controller is not None and app.controller.current == sid and \
+                        app.stream_state.phase == "connected":
+                    break
+                await asyncio.sleep(0.01)
+            await pilot.pause(0.2)
+            composer = app.screen.query_one(Composer)
+            composer.focus()
+
+            mid = server.ids("msg")
+            base = {"sessionID": sid, "assistantMessageID": mid}
+            frames: list[bytes] = []
+            for number, piece in enumerate(pieces):
+                event = {"id": f"evt_bench{number:08d}", "created": server.now_ms(),
+                         "type": "session.text.delta", "location": server.location,
+                         "data": base | {"ordinal": 0, "delta": piece}}
+                frames.append(b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n")
+
+            stalls: list[float] = []
+            keys: list[float] = []
+            streaming = True
+
+            async def probe() -> None:
+                while streaming:
+                    before = time.perf_counter()
+                    await asyncio.sleep(PROBE_S)
+                    stalls.append(max(0.0, time.perf_counter() - before - PROBE_S))
+
+            async def typist() -> None:
+                driver = app._driver
+                assert driver is not None
+                while streaming:
+                    await asyncio.sleep(KEY_EVERY_S)
+                    size = len(composer.text)
+                    before = time.perf_counter()
+                    key = events.Key("x", "x")
+                    key.set_sender(app)
+                    driver.send_message(key)
+                    for _ in range(20_000):  # bounded: ≤ ~20 s
+                        if len(composer.text) > size:
+                            break
+                        await asyncio.sleep(0.0005)
+                    keys.append(time.perf_counter() - before)
+
+            server.emit("session.step.started", base | {"agent": "build", "model": server.model_of(sid)})
+            server.emit("session.text.started", base | {"ordinal": 0})
+            await pilot.pause(0.1)
+            tasks = [asyncio.create_task(probe()), asyncio.create_task(typist())]
+            queues = list(server._subscribers)
+            start = time.perf_counter()
+            cpu_start = time.process_time()
+            for index in range(0, len(frames), BATCH):
+                for frame in frames[index:index + BATCH]:
+                    for queue in queues:
+                        queue.put_nowait(frame)
+                await asyncio.sleep(0)
+            pushed = time.perf_counter() - start
+            server.emit("session.text.ended", base | {"ordinal": 0, "text": text})
+            last_sent = time.perf_counter()
+            while time.perf_counter() - start < TIMEOUT_S:  # bounded
+                if END_MARKER in screen_text(app):
+                    break
+                await asyncio.sleep(0.01)
+            shown = time.perf_counter()
+            streaming = False
+            await asyncio.gather(*tasks)
+            cpu = time.process_time() - cpu_start
+            server.emit("session.step.ended", base | {"finish": "stop", "cost": 0,
+                                                     "tokens": {"input": 1, "output": 1}})
+            streamed_s = shown - start
+            figures.update({
+                "seconds_to_final_text": streamed_s,
+                "seconds_pushing_deltas": pushed,
+                "end_marker_lag_s": shown - last_sent,
+                "end_marker_on_screen": END_MARKER in screen_text(app),
+                "cpu_seconds": cpu,
+                "text_repaints": repaints[0],
+                "text_repaints_per_s": repaints[0] / streamed_s,
+                "loop_stall_max_ms": max(stalls, default=0.0) * 1000,
+                "loop_stall_p99_ms": percentile(stalls, 99) * 1000,
+                "loop_probes": len(stalls),
+                "keypress_p99_ms": percentile(keys, 99) * 1000,
+                "keypress_max_ms": max(keys, default=0.0) * 1000,
+                "keypresses": len(keys),
+                "peak_rss_mb": peak_rss_mb(),
+            })
+            await app.action_quit()
+    finally:
+        TextBlockView.append = original_append  # type: ignore[method-assign]
+        TextBlockView.update = original_update  # type: ignore[method-assign]
+        await server.aclose()
+    figures["budgets"] = {"loop_stall_max_ms": 50, "keypress_p99_ms": 50, "text_repaints_per_s": 40}
+    figures["ok"] = (figures.get("loop_stall_max_ms", 1e9) <= 50 and figures.get("keypress_p99_ms", 1e9) <= 50
+                     and figures.get("text_repaints_per_s", 1e9) <= 40
+                     and bool(figures.get("end_marker_on_screen")))
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deltas", type=int, default=50_000)
+    parser.add_argument("--kib", type=int, default=1024)
+    args = parser.parse_args()
+    emit(asyncio.run(run(args.deltas, args.kib)))
+
+
+if __name__ == "__main__":
+    main()
