@@ -67,10 +67,10 @@ class OctuiApp(App[int]):
         self._flush_scheduled = False
         self.exit_message: str | None = None
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         from tui.screens.main import MainScreen
 
-        self.push_screen(MainScreen())
+        await self.push_screen(MainScreen())  # _boot queries its widgets (fast with the demo)
         self._boot()
 
     # ------------------------------------------------------------------ boot

@@ -49,7 +49,8 @@ class MessageView(Vertical):
             yield Static(self._text(), classes="message-text", markup=False)
 
     def on_mount(self) -> None:
-        self.sync(self.message)
+        # ``is_mounted`` only turns True after the Mount handlers have run: force this first sync.
+        self.sync(self.message, force=True)
 
     def _text(self) -> str:
         msg = self.message
@@ -86,10 +87,10 @@ class MessageView(Vertical):
         self._parts[part.key] = widget
         return widget
 
-    def sync(self, message: Message) -> None:
+    def sync(self, message: Message, *, force: bool = False) -> None:
         """Bring the widget in line with the message (new parts mounted, errors shown)."""
         self.message = message
-        if not self.is_mounted:
+        if not self.is_mounted and not force:
             return  # on_mount syncs once the children exist
         self.set_class(message.reverted, "-reverted")
         if message.role != "assistant":

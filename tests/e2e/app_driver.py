@@ -121,7 +121,7 @@ class AppDriver:
     # -- waiting ------------------------------------------------------------------------------
 
     async def wait_until(
-        self, predicate: Callable[[], T], what: str, timeout: float = DEFAULT_TIMEOUT
+        self, predicate: Callable[[], T | None], what: str, timeout: float = DEFAULT_TIMEOUT
     ) -> T:
         """Poll ``predicate`` (letting the app run) until it is truthy; return its value."""
         deadline = time.monotonic() + timeout

@@ -1,0 +1,215 @@
+"""Tool rows (issue "Tool rows") through the headless app against the real server.
+
+Each test opens a fresh session in the app, sends a prompt from the composer, answers the
+permission dialog with ``o`` (allow once: nothing is saved, so no rule leaks into later tests of
+this session-scoped server; ``always`` on ``edit`` would save ``*`` for the whole project, see
+REAL-SERVER.md gotcha 10), and then checks what the row paints.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from rich.segment import Segment
+from textual.pilot import Pilot
+from textual.strip import Strip
+from textual.widgets import Collapsible, Label
+
+from tests.e2e.fake_llm import FakeLLM
+from tests.e2e.server import RealServer
+from tests.e2e.ui_helpers import (
+    running_app,
+    screen_text,
+    session_texts,
+    show_widget,
+    submit_prompt,
+    tool_call,
+    tool_row,
+    wait_for_screen,
+    wait_until,
+    widget_strips,
+    widget_text,
+)
+from tui.app import OctuiApp
+from tui.screens.permission import PermissionScreen
+from tui.state.transcript import ToolCall
+from tui.tools import exit_code
+from widgets.diff_view import DiffView
+from widgets.tool_header import ToolHeader
+from widgets.tool_row import ToolRow
+
+
+def _unique(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:8]}"
+
+
+async def _allow_once(pilot: Pilot[Any], action: str) -> None:
+    dialog = await wait_for_screen(pilot, PermissionScreen)
+    assert dialog.ask.action == action
+    await pilot.press("o")
+    await wait_until(pilot, lambda: not isinstance(pilot.app.screen, PermissionScreen), "dialog closed")
+
+
+async def _finished(pilot: Pilot[Any], app: OctuiApp, sid: str, name: str) -> ToolCall:
+    return await wait_until(
+        pilot,
+        lambda: (call := tool_call(app, sid, name)) is not None and call.finished and call or None,
+        f"the {name} call to finish",
+    )
+
+
+async def _painted_row(pilot: Pilot[Any], app: OctuiApp, call: ToolCall) -> ToolRow:
+    """The call's row once it shows the finished call, scrolled to the top of the transcript."""
+
+    def ready() -> ToolRow | None:
+        row = tool_row(app, call.id)
+        return row if row is not None and row.call.finished else None
+
+    row = await wait_until(pilot, ready, f"the {call.name} row showing the result")
+    await show_widget(pilot, row)
+    return row
+
+
+def _line(strips: list[Strip], needle: str) -> Strip:
+    found = [strip for strip in strips if needle in strip.text]
+    assert found, f"no painted line contains {needle!r}:\n" + "\n".join(s.text for s in strips)
+    return found[0]
+
+
+def _segment(strip: Strip, text: str) -> Segment:
+    found = [seg for seg in strip if text in seg.text and seg.style is not None]
+    assert found, f"no styled segment with {text!r} in {strip.text!r}"
+    return found[0]
+
+
+def _background(strip: Strip, text: str) -> tuple[int, int, int]:
+    style = _segment(strip, text).style
+    assert style is not None and style.bgcolor is not None, f"{text!r} has no background"
+    red, green, blue = style.bgcolor.get_truecolor()
+    return red, green, blue
+
+
+@pytest.mark.e2e
+async def test_bash_coloured_output_and_failed_exit(live_server: RealServer, fake_llm: FakeLLM) -> None:
+    sid = live_server.create_session()["id"]
+    command = "printf '\\033[31mred\\033[0m\\n'; exit 3"
+    tag = fake_llm.add_scenario(
+        _unique("tools_bash_exit"),
+        [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "Exit noted."}],
+    )
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Fail in colour. {tag}")
+        await _allow_once(pilot, "bash")
+        call = await _finished(pilot, app, sid, "bash")
+        assert exit_code(call) == 3
+        await wait_until(pilot, lambda: "Exit noted." in session_texts(app, sid), "the text after the tool")
+        row = await _painted_row(pilot, app, call)
+
+        # A non-zero exit: error styling, the failed-exit policy expands the row, a red badge.
+        assert row.has_class("-failed-exit")
+        assert row.expanded and row.has_class("-expanded")
+        badge = row.query_one(ToolHeader).query_one(".-badge", Label)
+        assert badge.display and badge.has_class("-bad") and not badge.has_class("-ok")
+
+        strips = widget_strips(row)
+        header = strips[0].text
+        assert "bash" in header and "exit 3" in header
+        # The output line: just "red", painted red, with no escape sequence left over.
+        body = strips[1:]
+        output = [s for s in body if s.text.strip(" ▌") == "red"]
+        assert len(output) == 1, "\n".join(s.text for s in strips)
+        colour = _segment(output[0], "red").style
+        assert colour is not None and colour.color is not None
+        red, green, blue = colour.color.get_truecolor()
+        assert red > 150 and green < 100, f"output not red: {(red, green, blue)}"
+        assert not any("[31m" in s.text or "[0m" in s.text for s in body if "printf" not in s.text)
+        assert "Command exited with code" not in widget_text(row)  # became the badge
+        assert "\x1b" not in screen_text(app.screen)
+
+
+@pytest.mark.e2e
+async def test_edit_row_shows_diff(live_server: RealServer, fake_llm: FakeLLM) -> None:
+    sid = live_server.create_session()["id"]
+    name = _unique("edit_me") + ".txt"
+    target = live_server.project_dir / name
+    target.write_text("line one\nline two\nline three\n")
+    tag = fake_llm.add_scenario(
+        _unique("tools_edit"),
+        [
+            {
+                "tool_calls": [
+                    {
+                        "name": "edit",
+                        "arguments": {"path": name, "oldString": "line two",
+                                      "newString": "line 2 (edited)\nline 2b"},
+                    }
+                ]
+            },
+            {"text": "Edited."},
+        ],
+    )
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Edit the file. {tag}")
+        await _allow_once(pilot, "edit")
+        call = await _finished(pilot, app, sid, "edit")
+        assert call.status == "completed", call.error
+        assert target.read_text() == "line one\nline 2 (edited)\nline 2b\nline three\n"
+        row = await _painted_row(pilot, app, call)
+
+        # Expanded by the per-kind policy (the user never toggled it), one diff view.
+        assert row.expanded and row._user_expanded is None
+        assert len(row.query(DiffView)) == 1
+        strips = widget_strips(row)
+        assert name in strips[0].text and "+2 −1" in strips[0].text
+        assert f"{name}  modified  +2 −1" in widget_text(row)
+        removed = _line(strips, "- line two")
+        added = [_line(strips, "+ line 2 (edited)"), _line(strips, "+ line 2b")]
+        context = _line(strips, "line three")
+        r, g, _ = _background(removed, "line two")
+        assert r > g, f"removed line background is not red-tinted: {(r, g)}"
+        for line in added:
+            r, g, _ = _background(line, "line 2")
+            assert g > r, f"added line background is not green-tinted: {(r, g)}"
+        assert _background(context, "line three") != _background(removed, "line two")
+
+
+@pytest.mark.e2e
+async def test_apply_patch_row_shows_added_file(live_server: RealServer, fake_llm: FakeLLM) -> None:
+    sid = live_server.create_session()["id"]
+    new_name = _unique("added") + ".py"
+    old_name = _unique("patched") + ".txt"
+    (live_server.project_dir / old_name).write_text("alpha\nbeta\n")
+    patch = (
+        "*** Begin Patch\n"
+        f"*** Add File: {new_name}\n+print('hello')\n+print('bye')\n"
+        f"*** Update File: {old_name}\n@@\n alpha\n-beta\n+gamma\n"
+        "*** End Patch"
+    )
+    tag = fake_llm.add_scenario(
+        _unique("tools_patch"),
+        [{"tool_calls": [{"name": "apply_patch", "arguments": {"patchText": patch}}]}, {"text": "Patched."}],
+    )
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Patch it. {tag}")
+        await _allow_once(pilot, "edit")
+        call = await _finished(pilot, app, sid, "apply_patch")
+        assert call.status == "completed", call.error
+        assert (live_server.project_dir / new_name).read_text() == "print('hello')\nprint('bye')\n"
+        row = await _painted_row(pilot, app, call)
+
+        assert row.expanded
+        header = widget_strips(row)[0].text
+        assert "apply_patch" in header and "2 files +3 −1" in header
+        sections = {str(c.title): c for c in row.query(Collapsible).results(Collapsible)}
+        added_title = f"{new_name}  added  +2 −0"
+        assert set(sections) == {added_title, f"{old_name}  modified  +1 −1"}
+        added = sections[added_title]
+        assert not added.collapsed
+        text = widget_text(added)
+        assert added_title in text
+        for code in ("print('hello')", "print('bye')"):
+            # Syntax colours split the code into tokens: any token carries the row background.
+            r, g, _ = _background(_line(widget_strips(added), f"+ {code}"), "print")
+            assert g > r, f"added line {code!r} is not green-tinted"
