@@ -22,7 +22,7 @@ from tui.protocol.dialect import Dialect, Normaliser, detect_from_event_type
 from tui.protocol.events import ProtocolError, parse_event
 from tui.protocol.models import FormInfo, ModelRef, PermissionReply, PermissionRequest, SessionInfo
 from tui.state.store import Store
-from tui.state.transcript import Change
+from tui.state.transcript import Change, ToolCall
 
 log = logging.getLogger("octui")
 
@@ -32,6 +32,9 @@ StateSink = Callable[[StreamState], None]
 HISTORY_PAGE = 100
 HISTORY_MAX = 2000  # messages kept per session on open; older ones are paged in on demand
 ACTIVE_POLL_S = 4.0  # busy sessions with a silent stream are re-checked this often
+SHELL_POLL_S = 0.5  # live output of a running v2 shell is fetched this often
+SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
+SHELL_KEEP_CHARS = 1_000_000
 
 
 class Controller:
@@ -50,6 +53,7 @@ class Controller:
         self._buffer: list[dict[str, Any]] = []
         self._last_frame = time.monotonic()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._shells: set[tuple[str, str, str]] = set()
 
     # ---------------------------------------------------------------- stream
     async def run(self) -> None:
@@ -114,6 +118,54 @@ class Controller:
                 self._spawn(self._fetch_message(change.session_id, change.message_id))
             elif change.kind == "check_active":
                 self._spawn(self._check_active_soon())
+            elif change.kind == "part" and (change.part_key or "").startswith("tool:"):
+                self._maybe_follow_shell(change)
+
+    # ---------------------------------------------------------------- live shell output
+    def _maybe_follow_shell(self, change: Change) -> None:
+        """v2 shells report a ``shellID`` while running: poll its output until the tool ends."""
+        if self.client.dialect is not Dialect.V2 or not change.session_id or not change.message_id:
+            return
+        call = self._call(change.session_id, change.message_id, (change.part_key or "")[5:])
+        if call is None or call.finished or call.shell_id is None:
+            return
+        key = (change.session_id, change.message_id, call.id)
+        if key not in self._shells:
+            self._shells.add(key)
+            self._spawn(self._poll_shell(*key, call.shell_id))
+
+    def _call(self, session_id: str, message_id: str, call_id: str) -> ToolCall | None:
+        state = self.store.sessions.get(session_id)
+        message = state.messages.get(message_id) if state else None
+        return message.tool(call_id) if message else None
+
+    async def _poll_shell(self, session_id: str, message_id: str, call_id: str, shell_id: str) -> None:
+        cursor = 0
+        failures = 0
+        deadline = time.monotonic() + SHELL_FOLLOW_MAX_S
+        try:
+            while time.monotonic() < deadline and failures < 3:
+                call = self._call(session_id, message_id, call_id)
+                if call is None or call.finished:
+                    return
+                try:
+                    out = await self.client.shell_output(shell_id, cursor)
+                except OctuiError:
+                    failures += 1
+                    await asyncio.sleep(SHELL_POLL_S)
+                    continue
+                text = out.get("output")
+                next_cursor = out.get("cursor")
+                if isinstance(next_cursor, int) and next_cursor >= cursor:
+                    cursor = next_cursor
+                if isinstance(text, str) and text:
+                    # Keep the tail only: a runaway command must not grow memory without bound.
+                    call.live_output = (call.live_output + text)[-SHELL_KEEP_CHARS:]
+                    call.version += 1
+                    self.on_changes([Change("part", session_id, message_id, call.key)])
+                await asyncio.sleep(SHELL_POLL_S)
+        finally:
+            self._shells.discard((session_id, message_id, call_id))
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)

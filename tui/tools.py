@@ -243,6 +243,8 @@ def shell_output(call: ToolCall) -> str:
     """Raw command output (escapes still in; the widget keeps only SGR) without the trailing
     status sentences, which become badges. Falls back to ``progress.output`` while running."""
     texts = [item.text for item in call.content if item.type == "text" and item.text]
+    if not texts and call.live_output:
+        texts = [call.live_output]
     if not texts and isinstance(call.progress, dict) and isinstance(call.progress.get("output"), str):
         texts = [call.progress["output"]]
     joined = _TIMEOUT_RE.sub("", _EXIT_RE.sub("", "\n".join(texts)))

@@ -422,6 +422,18 @@ async def cancel_inbox(s: DemoServer, r: httpx.Request, sid: str, iid: str) -> R
     return 204, None
 
 
+@_on("GET", "/api/shell/{shell_id}/output")
+async def shell_output(s: DemoServer, r: httpx.Request, shell_id: str) -> Result:
+    if shell_id not in s.shells:
+        raise ApiError(404, "ShellNotFoundError", f"Shell not found: {shell_id}", id=shell_id)
+    text = s.shells[shell_id]
+    raw = r.url.params.get("cursor") or "0"
+    start = int(raw) if raw.isdigit() else 0
+    output = text.encode()[start:].decode(errors="replace")
+    size = len(text.encode())
+    return _located(s, {"output": output, "cursor": size, "size": size, "truncated": False})
+
+
 FILES = ["README.md", "src", "src/greet.py", "src/main.py", "src/run.sh", "tests", "tests/test_greet.py"]
 
 

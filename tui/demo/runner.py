@@ -157,6 +157,8 @@ class Runner:
         for progress in tool.progress:
             await self.s.pause(TOOL_MS)
             emit("session.tool.progress", base | {"metadata": progress})
+        if tool.name == "shell" and tool.output:
+            await self.stream_shell(base, tool)
         await self.s.pause(TOOL_MS)
         if tool.error is not None:
             return self._fail(turn, base, tool.error)
@@ -166,6 +168,16 @@ class Runner:
             content = [{"type": "text", "text": "User answered: " + json.dumps(result)}]
             metadata = {"answers": result}
         self._succeed(turn, base, content, metadata)
+
+    async def stream_shell(self, base: Json, tool: Tool) -> None:
+        """Like a v2 shell: progress names a ``shellID`` whose output grows line by line."""
+        shell_id = self.s.ids("sh")
+        self.s.shells[shell_id] = ""
+        self.s.emit("session.tool.progress",
+                    base | {"metadata": {"status": "running", "shellID": shell_id}})
+        for line in tool.output[0].splitlines(keepends=True):
+            await self.s.pause(TOOL_MS)
+            self.s.shells[shell_id] += line
 
     def _succeed(self, turn: Turn, base: Json, content: list[Json], metadata: Json | None) -> None:
         data = base | {"content": content, "executed": True}

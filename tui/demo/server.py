@@ -43,6 +43,7 @@ class DemoServer:
         self.emitted: list[Json] = []
         self.state = Projection(lambda: self.ids("msg"))
         self.always_allowed: set[str] = set()
+        self.shells: dict[str, str] = {}  # shell id -> output so far (GET /api/shell/{id}/output)
         self.transport = DemoTransport(self)
         self.runner = Runner(self)
         self._seq: dict[str, int] = {}

@@ -61,11 +61,20 @@ class ToolCall:
     time_created: float | None = None
     time_ran: float | None = None
     time_completed: float | None = None
+    live_output: str = ""  # v2: output of a running shell, polled from /api/shell/{id}/output
     version: int = 0
 
     @property
     def key(self) -> str:
         return f"tool:{self.id}"
+
+    @property
+    def shell_id(self) -> str | None:
+        for source in (self.progress, self.metadata):
+            value = source.get("shellID")
+            if isinstance(value, str) and value:
+                return value
+        return None
 
     @property
     def output_text(self) -> str:
