@@ -47,7 +47,8 @@ async def test_running_shell_output_is_followed_then_polling_stops(fast_poll: No
                                              "agent": "build", "model": {"id": "m", "providerID": "p"}})
         server.emit("session.tool.input.started", base | {"name": "shell"})
         server.emit("session.tool.called", base | {"input": {"command": "make"}, "executed": True})
-        server.emit("session.tool.progress", base | {"metadata": {"status": "running", "shellID": "sh_live1"}})
+        progress = {"status": "running", "shellID": "sh_live1"}
+        server.emit("session.tool.progress", base | {"metadata": progress})
 
         def call() -> ToolCall | None:
             msg = store.session(sid).messages.get("msg_live1")
