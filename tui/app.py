@@ -21,6 +21,7 @@ from tui.client.local import LocalServer
 from tui.client.stream import StreamState
 from tui.controller import Controller
 from tui.messages import BootFailed, ConnectionChanged, StoreChanged
+from tui.protocol.dialect import Dialect
 from tui.protocol.models import Health, ModelInfo
 from tui.state.store import Store
 from tui.state.transcript import Change
@@ -88,6 +89,8 @@ class OctuiApp(App[int]):
             self.client = OpenCodeClient(url, username=spec.username, password=password,
                                          transport=spec.transport)
             self.health = await self.client.connect()
+            if self.health.version is None and self.client.dialect is not Dialect.V2:
+                self.health.version = await self.client.legacy_version()
         except OctuiError as exc:
             self.post_message(BootFailed(str(exc), 3))
             return
@@ -146,21 +149,27 @@ class OctuiApp(App[int]):
     def _flush_changes(self) -> None:
         self._flush_scheduled = False
         changes, self._pending = self._pending, []
-        if changes:
+        main = self._main_or_none()  # None while the app is closing: late changes are dropped
+        if changes and main is not None:
             with self.batch_update():
-                self.screen_main().apply_changes(changes)
+                main.apply_changes(changes)
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.stream_state = message.state
-        self.screen_main().connection_changed(message.state)
+        main = self._main_or_none()
+        if main is not None:
+            main.connection_changed(message.state)
 
-    def screen_main(self) -> Any:
+    def _main_or_none(self) -> Any:
         from tui.screens.main import MainScreen
 
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                return screen
-        raise RuntimeError("main screen missing")
+        return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+
+    def screen_main(self) -> Any:
+        main = self._main_or_none()
+        if main is None:
+            raise RuntimeError("main screen missing")
+        return main
 
     # ------------------------------------------------------------------ actions
     async def open_session(self, session_id: str) -> None:

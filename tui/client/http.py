@@ -14,7 +14,7 @@ import httpx
 
 from tui.client.core import ClientCore, location_query, seg
 from tui.client.core import query as qs
-from tui.client.errors import BadResponse, NotSupported
+from tui.client.errors import BadResponse, NotSupported, OctuiError
 from tui.protocol import dialect as dia
 from tui.protocol.dialect import Dialect
 from tui.protocol.models import (
@@ -87,6 +87,15 @@ class OpenCodeClient(ClientCore):
         raw = await self._health_raw()
         self.dialect = dia.detect_from_health(raw)
         return Health.model_validate(raw)
+
+    async def legacy_version(self) -> str | None:
+        """1.18 keeps its version on the legacy ``/global/health`` route (best effort)."""
+        try:
+            legacy = await self.request("GET", "/global/health")
+        except OctuiError:
+            return None
+        version = legacy.get("version") if isinstance(legacy, dict) else None
+        return version if isinstance(version, str) else None
 
     async def active(self) -> dict[str, dict[str, Any]]:
         """Busy sessions: ``{sessionID: {type: "running"}}``; absent means idle."""
