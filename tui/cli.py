@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
+import logging.handlers
 import os
 import signal
 import sys
@@ -19,7 +21,7 @@ from typing import Any
 from tui.client.errors import NotFound, OctuiError, Unauthorized
 from tui.client.http import OpenCodeClient
 from tui.client.local import BinaryNotFound, LocalServer, find_binary
-from tui.config import ConfigError, Connection, load_config, resolve_connection
+from tui.config import ConfigError, Connection, load_config, resolve_connection, state_dir
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
 
@@ -68,8 +70,27 @@ def _code_for(exc: OctuiError) -> int:
     return EXIT_UNREACHABLE
 
 
+def _log_to_file() -> None:
+    """Warnings (bad frames, failed resyncs) go to ``octui.log`` in the state dir, never the screen."""
+    root = logging.getLogger("octui")
+    if root.handlers:
+        return
+    try:
+        directory = state_dir()
+        directory.mkdir(parents=True, exist_ok=True)
+        handler = logging.handlers.RotatingFileHandler(
+            directory / "octui.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8")
+    except OSError:
+        return
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    root.propagate = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _log_to_file()
     try:
         config = load_config()
         for warning in config.warnings:
