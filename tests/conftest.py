@@ -38,3 +38,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if in_ci():
             pytest.fail("tmux is not installed (CI=true); scripts/setup.sh installs it when run as root")
         pytest.skip("tmux is not installed")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The developer's own config, drafts and log never leak into (or out of) a test."""
+    home = tmp_path_factory.mktemp("octui-user")
+    monkeypatch.setenv("OCTUI_CONFIG", str(home / "config.toml"))
+    monkeypatch.setenv("OCTUI_STATE_DIR", str(home / "state"))
