@@ -19,12 +19,18 @@ from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.local import LocalServer
 from tui.client.stream import StreamState
+from tui.commands import ActionsProvider
+from tui.config import Config, load_config
 from tui.controller import Controller
+from tui.keymap import apply_keymap, keymap_classes
 from tui.messages import BootFailed, ConnectionChanged, StoreChanged
+from tui.notify import Alert, Notifier
 from tui.protocol.dialect import Dialect
 from tui.protocol.models import Health, ModelInfo
+from tui.session_actions import SessionActions
 from tui.state.store import Store
 from tui.state.transcript import Change
+from tui.themes import persist_theme
 
 log = logging.getLogger("octui")
 STYLES = Path(__file__).resolve().parent.parent / "styles"
@@ -52,9 +58,11 @@ class OctuiApp(App[int]):
     TITLE = "octui"
     CSS_PATH = [str(p) for p in sorted(STYLES.glob("*.tcss"), key=lambda p: (p.name != "app.tcss", p.name))]
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    COMMANDS = App.COMMANDS | {ActionsProvider}  # ctrl+p: every action (tui/commands.py)
 
-    def __init__(self, spec: ConnectSpec, *, demo: Any = None) -> None:
+    def __init__(self, spec: ConnectSpec, *, demo: Any = None, config: Config | None = None) -> None:
         super().__init__()
+        self.config = config if config is not None else load_config()
         self.spec = spec
         self.demo = demo  # a tui.demo server kept alive for --demo
         self.store = Store()
@@ -67,10 +75,17 @@ class OctuiApp(App[int]):
         self._pending: list[Change] = []
         self._flush_scheduled = False
         self.exit_message: str | None = None
+        self.actions = SessionActions(self)
+        self.notifier = Notifier(self.store, lambda: self.app_focus, self._alert,
+                                 lambda: getattr(self._main_or_none(), "session_id", None),
+                                 enabled=self.config.notify)
 
     async def on_mount(self) -> None:
         from tui.screens.main import MainScreen
 
+        for warning in apply_keymap(self, self.config.keys, keymap_classes()):
+            self.notify(f"config: {warning}", severity="warning", timeout=10)
+        persist_theme(self, self.config)
         await self.push_screen(MainScreen())  # _boot queries its widgets (fast with the demo)
         self._boot()
 
@@ -153,6 +168,13 @@ class OctuiApp(App[int]):
         if changes and main is not None:
             with self.batch_update():
                 main.apply_changes(changes)
+            self.notifier.observe(changes)
+
+    def _alert(self, alert: Alert) -> None:
+        """A turn ended or an ask arrived while the terminal is unfocused: toast + bell (tui/notify.py)."""
+        self.notify(alert.text, title="octui", severity="warning" if alert.kind == "ask" else "information",
+                    timeout=30)
+        self.bell()
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.stream_state = message.state
@@ -163,6 +185,8 @@ class OctuiApp(App[int]):
     def _main_or_none(self) -> Any:
         from tui.screens.main import MainScreen
 
+        if not self.is_running:  # shutting down: the screen may still be stacked with its children gone
+            return None
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
     def screen_main(self) -> Any:

@@ -81,7 +81,7 @@ class AskFlow(Widget):
     def asked(self, ask_id: str | None, current: str | None) -> None:
         store = self.octui.store
         ask = store.asks.get(ask_id or "")
-        if ask is None:
+        if ask is None or self.auto_answered(ask.id):
             return
         if self.in_view(ask.sessionID, current):
             self.show_next(current)
@@ -99,13 +99,18 @@ class AskFlow(Widget):
             screen.close_answered_elsewhere(how or "answered")
             self.notify(f"That request was answered elsewhere ({how}).", timeout=4)
 
+    def auto_answered(self, ask_id: str) -> bool:
+        """The session's permission mode answers this ask itself (``tui.auto_approve``): no dialog."""
+        controller = self.octui.controller
+        return controller is not None and controller.auto.claims(ask_id)
+
     def show_next(self, current: str | None) -> None:
         """Open the oldest pending ask in view, if no dialog is open."""
         if self.open_ask is not None:
             return
         for ask in self.octui.store.asks.values():
             if ask.id not in self.dismissed and ask.id not in self.answered and \
-                    self.in_view(ask.sessionID, current):
+                    not self.auto_answered(ask.id) and self.in_view(ask.sessionID, current):
                 self.open(ask)
                 return
 
@@ -164,8 +169,11 @@ class AskFlow(Widget):
     def open_inbox(self, on_jump: Any) -> None:
         store = self.octui.store
         rows = [(ask, store.sessions[ask.sessionID].title if ask.sessionID in store.sessions
-                 else ask.sessionID, tool_for_ask(self.octui, ask)) for ask in store.asks.values()]
-        if not rows:
+                 else ask.sessionID, tool_for_ask(self.octui, ask)) for ask in store.asks.values()
+                if not self.auto_answered(ask.id)]
+        controller = self.octui.controller
+        history = [a.text for a in controller.auto.history_for()] if controller is not None else []
+        if not rows and not history:
             self.notify("Nothing is waiting for you.", timeout=3)
             return
 
@@ -179,4 +187,4 @@ class AskFlow(Widget):
                 self.dismissed.discard(ask.id)
                 self.open(ask)
 
-        self.app.push_screen(InboxScreen(rows), chosen)
+        self.app.push_screen(InboxScreen(rows, history=history), chosen)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message as TextualMessage
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -30,6 +33,35 @@ class MessageView(Vertical):
     """Renders a ``Message``; assistant parts are child widgets updated in place by key."""
 
     DEFAULT_CLASSES = "message"
+    # Prompts and answers take focus (Tab / click) so these keys act on one message; the main
+    # screen does the work (widgets never do HTTP).
+    BINDINGS = [
+        Binding("y", "request('copy')", "Copy message"),
+        Binding("c", "request('copy_code')", "Copy code block"),
+        Binding("u", "request('undo')", "Undo to here"),
+    ]
+
+    @dataclass
+    class ActionRequested(TextualMessage):
+        """The user asked for ``action`` (copy, copy_code, undo) on this message."""
+
+        view: MessageView
+        action: str
+
+        @property
+        def message(self) -> Message:
+            return self.view.message
+
+    def allow_focus(self) -> bool:
+        return self.message.role in ("user", "assistant")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "request" and parameters == ("undo",):
+            return self.message.role == "user"
+        return True
+
+    def action_request(self, action: str) -> None:
+        self.post_message(self.ActionRequested(self, action))
 
     def __init__(self, message: Message, *, reasoning_collapsed: bool = True) -> None:
         super().__init__()
@@ -50,7 +82,9 @@ class MessageView(Vertical):
 
     def on_mount(self) -> None:
         # ``is_mounted`` only turns True after the Mount handlers have run: force this first sync.
-        self.sync(self.message, force=True)
+        # No children: removed by a fast rebuild before its children were mounted; nothing to sync.
+        if self.children:
+            self.sync(self.message, force=True)
 
     def _text(self) -> str:
         msg = self.message

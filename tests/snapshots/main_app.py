@@ -19,11 +19,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
 
 from tui import clock
 from tui.app import ConnectSpec, OctuiApp
 from tui.demo import DemoServer, IdGenerator
+from tui.screens.main import MainScreen
 from widgets.composer import Composer
 
 NOW = 1_790_000_000.0
@@ -78,6 +80,14 @@ class MainApp(OctuiApp):
         self.animation_level = "none"
 
 
+def main_screen(app: App[Any]) -> MainScreen:
+    """The app's ``MainScreen`` (under any dialogs), typed."""
+    assert isinstance(app, MainApp)
+    screen = app.screen_main()
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
 def _quiet(app: MainApp) -> bool:
     controller = app.controller
     tasks_done = controller is None or all(t.done() for t in controller._tasks)
@@ -86,7 +96,7 @@ def _quiet(app: MainApp) -> bool:
             and app.server.settled())
 
 
-async def wait_connected(pilot: Pilot[Any], timeout: float = 10.0) -> None:
+async def wait_connected(pilot: Pilot[Any], timeout: float = 30.0) -> None:
     """Wait for boot: controller made, stream connected and the first resync applied."""
     app = pilot.app
     assert isinstance(app, MainApp)
@@ -96,11 +106,11 @@ async def wait_connected(pilot: Pilot[Any], timeout: float = 10.0) -> None:
         if loop.time() > deadline:
             raise TimeoutError(f"app did not connect (phase {app.stream_state.phase})")
         await pilot.pause(0.01)
-    app.screen_main().query_one(Composer).cursor_blink = False
+    main_screen(app).query_one(Composer).cursor_blink = False
     await settle(pilot)
 
 
-async def settle(pilot: Pilot[Any], timeout: float = 10.0) -> None:
+async def settle(pilot: Pilot[Any], timeout: float = 30.0) -> None:
     """Wait until the demo is idle (or waiting for an answer) and the screen shows everything.
 
     Checks several times in a row, because one flush can start another step (an answered ask
@@ -123,7 +133,7 @@ async def settle(pilot: Pilot[Any], timeout: float = 10.0) -> None:
 
 async def type_prompt(pilot: Pilot[Any], text: str) -> None:
     """Type ``text`` into the composer and press Enter."""
-    composer = pilot.app.screen_main().query_one(Composer)
+    composer = main_screen(pilot.app).query_one(Composer)
     composer.focus()
     composer.text = text
     composer.move_cursor(composer.document.end)

@@ -19,6 +19,7 @@ from tests.snapshots.main_app import (
     MainApp,
     ManualClock,
     frozen,
+    main_screen,
     make_demo,
     settle,
     type_prompt,
@@ -80,7 +81,7 @@ async def welcome_answered(pilot: Pilot[Any]) -> None:
     assert isinstance(pilot.app.screen, PermissionScreen)
     await pilot.press("o")
     await settle(pilot)
-    pilot.app.screen_main().query_one(Transcript).scroll_home(animate=False, immediate=True)
+    main_screen(pilot.app).query_one(Transcript).scroll_home(animate=False, immediate=True)
     await pilot.pause()
 
 
@@ -145,7 +146,8 @@ def test_home(snap_compare: SnapCompare) -> None:
 
 def test_session_browser(snap_compare: SnapCompare) -> None:
     def seed(demo: DemoServer, demo_clock: ManualClock) -> None:
-        ages = [("Refactor the auth middleware", 400 * 24 * 60), ("Fix flaky SSE reconnect test", 3 * 24 * 60),
+        ages = [("Refactor the auth middleware", 400 * 24 * 60),
+                ("Fix flaky SSE reconnect test", 3 * 24 * 60),
                 ("Write release notes for 0.4", 5 * 60), ("Migrate config to TOML", 45),
                 ("Investigate memory growth in very long transcripts with thousands of tool calls "
                  "and streaming reasoning blocks", 2)]
@@ -185,7 +187,9 @@ async def test_harness_is_deterministic() -> None:
         app = MainApp()
         async with app.run_test(size=SIZE) as pilot:
             await welcome_answered(pilot)
-            state = app.store.sessions[pilot.app.screen_main().session_id]
+            sid = main_screen(app).session_id
+            assert sid is not None
+            state = app.store.sessions[sid]
             return [(m.id, m.role, [p.key for p in m.parts]) for m in state.messages.values()]
 
     first = await run()

@@ -1,0 +1,152 @@
+"""OctuiApp headless over the demo server: prompt → permission → answer, interrupt, reasoning
+toggle and transcript windowing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Button
+
+from tests.snapshots.main_app import (
+    NOW,
+    SIZE,
+    MainApp,
+    ManualClock,
+    frozen,
+    main_screen,
+    make_demo,
+    settle,
+    type_prompt,
+    wait_connected,
+)
+from tui.demo import SCRIPTS, DemoServer, IdGenerator, history_fixture
+from tui.screens.main import MainScreen
+from tui.screens.permission import PermissionScreen
+from widgets.message_view import MessageView
+from widgets.reasoning_block import ReasoningView
+from widgets.text_block import TextBlockView
+from widgets.transcript import PAGE, WINDOW, Transcript
+
+
+@pytest.fixture(autouse=True)
+def frozen_clock() -> Iterator[None]:
+    with frozen(NOW):
+        yield
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise TimeoutError("condition not met")
+        await pilot.pause(0.02)
+
+
+async def test_prompt_permission_answer_and_final_text() -> None:
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        await type_prompt(pilot, "Give me a tour of this project.")
+        await settle(pilot)
+        assert isinstance(app.screen, PermissionScreen)
+        assert app.screen.ask_id in app.store.asks
+
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)  # not re-opened while the reply is in flight
+        assert not app.store.asks
+        replies = [e["data"]["reply"] for e in app.server.emitted if e["type"] == "permission.replied"]
+        assert replies == ["once"]
+
+        screen = main_screen(app)
+        assert screen.session_id is not None
+        state = app.store.sessions[screen.session_id]
+        assert not state.busy and len(state.messages) == 4
+        final_text = SCRIPTS["welcome"].steps[-1].text
+        transcript = screen.query_one(Transcript)
+        last = list(transcript.query(MessageView))[-1]
+        [block] = list(last.query(TextBlockView))
+        assert block.source == final_text
+        assert transcript.region.contains_region(block.region)  # followed to the bottom: on screen
+        assert screen.composer_text() == ""
+
+
+async def test_escape_interrupts_the_long_script() -> None:
+    demo_clock = ManualClock()
+    demo = DemoServer(clock=demo_clock, speed=1.0, heartbeat=0, directory="/home/demo/project",
+                      ids=IdGenerator())  # real pacing: ~30 ms a delta, seconds in total
+    app = MainApp(demo, demo_clock=demo_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        await type_prompt(pilot, "Write something long.")
+        screen = main_screen(app)
+
+        def streaming() -> bool:
+            state = screen.state
+            return state is not None and state.busy and any(
+                m.role == "assistant" and m.parts for m in state.messages.values())
+
+        await wait_until(pilot, streaming)
+        await pilot.press("escape")
+        await demo.idle(timeout=5)
+        await wait_until(pilot, lambda: screen.state is not None and not screen.state.busy)
+
+        kinds = [e["type"] for e in demo.emitted]
+        assert "session.execution.interrupted" in kinds
+        assert "session.execution.succeeded" not in kinds
+        assert screen.state is not None
+        answer = [m for m in screen.state.messages.values() if m.role == "assistant"][-1]
+        assert answer.error is not None and answer.error.type == "aborted"
+        streamed = "".join(getattr(p, "text", "") for p in answer.parts)
+        assert 0 < len(streamed) < len(SCRIPTS["long"].steps[0].text)
+
+
+async def test_ctrl_t_toggles_reasoning() -> None:
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        await type_prompt(pilot, "Trigger a provider error.")  # one step: reasoning + text
+        await settle(pilot)
+        screen = main_screen(app)
+        [reasoning] = list(screen.query(ReasoningView))
+        assert reasoning.collapsed
+
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert not reasoning.collapsed and not screen.reasoning_collapsed
+        body = reasoning.query_one(".reasoning-text")
+        assert str(body.render()) == SCRIPTS["error"].steps[0].reasoning
+
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert reasoning.collapsed and screen.reasoning_collapsed
+
+
+async def test_long_session_is_windowed_and_pages_older_in() -> None:
+    demo_clock = ManualClock()
+    demo = make_demo(demo_clock)
+    info = demo.seed_session("Five hundred messages", history_fixture(500))
+    app = MainApp(demo, session_id=info["id"], demo_clock=demo_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        transcript = main_screen(app).query_one(Transcript)
+        assert len(app.store.sessions[info["id"]].messages) == 500
+        assert transcript.mounted_messages == WINDOW
+        assert len(transcript.query(MessageView)) == WINDOW
+        older = transcript.query_one(".load-older", Button)
+        assert older.display
+
+        older.press()
+        await settle(pilot)
+        assert transcript.mounted_messages == WINDOW + PAGE
+        assert len(transcript.query(MessageView)) == WINDOW + PAGE
+        ids = list(app.store.sessions[info["id"]].messages)
+        first = transcript.query(MessageView).first()
+        assert first.message.id == ids[500 - WINDOW - PAGE]  # the oldest mounted, in order
+
+        assert older.display  # 250 of 500: more to page in
