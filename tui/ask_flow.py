@@ -104,6 +104,11 @@ class AskFlow(Widget):
         controller = self.octui.controller
         return controller is not None and controller.auto.claims(ask_id)
 
+    def drop_stale(self) -> None:
+        """After a resync: a dialog whose ask the server no longer has was answered elsewhere."""
+        if self.open_ask is not None and self.open_ask not in self.octui.store.asks:
+            self.settled(self.open_ask, "no longer pending")
+
     def show_next(self, current: str | None) -> None:
         """Open the oldest pending ask in view, if no dialog is open."""
         if self.open_ask is not None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
@@ -95,6 +94,7 @@ async def running_app(
 async def submit_prompt(pilot: Pilot[Any], text: str) -> None:
     """Type ``text`` into the composer as a user would (set the text, press Enter)."""
     app = pilot.app
+    assert isinstance(app, OctuiApp)
     composer = app.screen_main().query_one(Composer)
     composer.focus()
     composer.text = text
@@ -169,41 +169,78 @@ async def show_widget(pilot: Pilot[Any], widget: Widget) -> None:
 # -- cutting the event stream --------------------------------------------------------------------
 
 
+class _CuttableStream(httpx.AsyncByteStream):
+    """A response body that breaks (``httpx.ReadError``) as soon as ``cut`` is set."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, request: httpx.Request, cut: asyncio.Event) -> None:
+        self._inner = inner
+        self._request = request
+        self._cut = cut
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        chunks = self._inner.__aiter__()
+        cut = asyncio.ensure_future(self._cut.wait())
+        try:
+            while True:
+                chunk = asyncio.ensure_future(chunks.__anext__())
+                await asyncio.wait({chunk, cut}, return_when=asyncio.FIRST_COMPLETED)
+                if not chunk.done():
+                    chunk.cancel()
+                    with contextlib.suppress(BaseException):
+                        await chunk
+                    raise httpx.ReadError("test cut: connection reset", request=self._request)
+                try:
+                    yield chunk.result()
+                except StopAsyncIteration:
+                    return
+        finally:
+            cut.cancel()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
 class CuttableTransport(httpx.AsyncBaseTransport):
     """Real HTTP to the server, but the ``/api/event`` connection can be cut on demand.
 
-    ``cut()`` shuts the live event socket down (the app sees the stream break) and, until
-    ``restore()``, refuses new event-stream connections with a connect error, so the app keeps
-    retrying while the server goes on without it. Every other request goes through untouched.
+    ``cut()`` breaks the live event stream (the app sees a read error, as on a dropped
+    connection) and, until ``restore()``, refuses new event-stream connections with a connect
+    error, so the app keeps retrying while the server goes on without it. Every other request
+    goes through untouched.
     """
 
     def __init__(self) -> None:
         self._inner = httpx.AsyncHTTPTransport()
-        self._event_sockets: list[socket.socket] = []
+        self._live: list[asyncio.Event] = []
         self.down = False
-        self.event_connects = 0  # successful /api/event responses handed to the app
+        self.event_connects = 0  # event-stream responses handed to the app
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         is_event = request.url.path == "/api/event"
         if is_event and self.down:
             raise httpx.ConnectError("test cut: connection refused", request=request)
         response = await self._inner.handle_async_request(request)
-        if is_event:
-            self.event_connects += 1
-            stream = response.extensions.get("network_stream")
-            raw = stream.get_extra_info("socket") if stream is not None else None
-            if isinstance(raw, socket.socket):
-                self._event_sockets.append(raw)
-        return response
+        if not is_event:
+            return response
+        self.event_connects += 1
+        cut = asyncio.Event()
+        self._live.append(cut)
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_CuttableStream(response.stream, request, cut),
+            extensions=response.extensions,
+            request=request,
+        )
 
     def cut(self) -> int:
-        """Drop every open event connection and refuse new ones; returns how many were cut."""
+        """Break every open event stream and refuse new ones; returns how many were open."""
         self.down = True
-        sockets, self._event_sockets = self._event_sockets, []
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        return len(sockets)
+        live, self._live = self._live, []
+        for event in live:
+            event.set()
+        return len(live)
 
     def restore(self) -> None:
         self.down = False

@@ -10,16 +10,23 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.widgets import TextArea
 
 from tui.ask_flow import AskFlow
 from tui.client.errors import OctuiError
 from tui.client.stream import StreamState
+from tui.drafts import HOME_KEY, DraftKeeper
+from tui.screens.assists import AssistedScreen
+from tui.screens.mode_confirm import ModeCommands, ModeConfirmScreen
 from tui.state import tree_nav
+from tui.state.modes import Mode, next_mode
 from tui.state.transcript import Change, SessionState
 from tui.state.tree import build_tree
 from widgets.breadcrumb import Breadcrumb
+from widgets.completion import CompletionMenu
 from widgets.composer import Composer
 from widgets.connection_banner import ConnectionBanner
+from widgets.message_view import MessageView
 from widgets.pending_inputs import PendingInputs
 from widgets.status_bar import StatusBar, StatusInfo
 from widgets.subagent_tree import SubagentTree
@@ -53,9 +60,10 @@ class AppSessionLoader:
         return self.app.store.busy_ids()
 
 
-class MainScreen(Screen[None]):
+class MainScreen(AssistedScreen, Screen[None]):
     """Shows one session at a time; everything else is a key away."""
 
+    COMMANDS = {ModeCommands}  # command palette (ctrl+p): the permission modes
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", show=True),
         Binding("ctrl+n", "new_session", "New session", show=True),
@@ -63,10 +71,20 @@ class MainScreen(Screen[None]):
         Binding("ctrl+t", "toggle_reasoning", "Thinking", show=True),
         Binding("ctrl+b", "inbox", "Inbox", show=True),
         Binding("ctrl+g", "toggle_tree", "Subagents", show=True),
+        Binding("f2", "cycle_mode", "Mode", show=True),  # permission mode (ctrl+y is the composer's redo)
         Binding("alt+up", "go('parent')", "Parent session", show=False),
         Binding("alt+down", "go('child')", "First child", show=False),
         Binding("alt+right", "go('next')", "Next sibling", show=False),
         Binding("alt+left", "go('previous')", "Previous sibling", show=False),
+        # Session actions (tui/session_actions.py). f6/f7 are priority: the composer's TextArea
+        # would take them for select-line/select-all.
+        Binding("f3", "copy_code", "Copy code block", show=False),
+        Binding("f4", "undo", "Undo", show=False),
+        Binding("f5", "copy_last_answer", "Copy answer", show=False),
+        Binding("f6", "copy_transcript", "Copy transcript", show=False, priority=True),
+        Binding("f7", "export", "Export", show=False, priority=True),
+        Binding("f8", "redo", "Redo", show=False),
+        Binding("f9", "revert_panel", "Revert", show=False),
     ]
 
     def __init__(self) -> None:
@@ -74,6 +92,9 @@ class MainScreen(Screen[None]):
         self.session_id: str | None = None
         self.reasoning_collapsed = True
         self.tree_forced: bool | None = None  # None: shown when the session has subagents
+        self.drafts = DraftKeeper()  # composer drafts, per session, kept in the state dir
+        self._draft_key: str | None = None  # the view the composer text belongs to
+        self._draft_timer = False
 
     @property
     def octui(self) -> OctuiApp:
@@ -87,6 +108,7 @@ class MainScreen(Screen[None]):
                 yield Breadcrumb(id="breadcrumb")
                 yield Transcript(id="transcript")
                 yield PendingInputs(id="pending")
+                yield CompletionMenu(id="completion")
                 yield Composer(id="composer")
             yield SubagentTree(id="tree")
         yield AskFlow()
@@ -107,11 +129,13 @@ class MainScreen(Screen[None]):
 
     def show_home(self) -> None:
         self.session_id = None
+        self._swap_draft(HOME_KEY)
         self.query_one(Transcript).show(None, HOME_TEXT)
         self.refresh_status()
 
     def show_session(self, session_id: str) -> None:
         self.session_id = session_id
+        self._swap_draft(session_id)
         state = self.octui.store.session(session_id)
         self.query_one(Transcript).show(state, "No messages yet — type a prompt below.")
         self.sub_title = state.title
@@ -145,6 +169,7 @@ class MainScreen(Screen[None]):
                 elif change.kind == "asks" and change.part_key:
                     self.flow.settled(change.part_key, change.detail)
                 elif change.kind in ("asks", "resynced"):
+                    self.flow.drop_stale()
                     self.flow.show_next(sid)
                 if change.kind == "session" and change.session_id == sid:
                     self._refresh_pending()
@@ -154,6 +179,8 @@ class MainScreen(Screen[None]):
                 self.notify(change.detail, severity=severity)  # type: ignore[arg-type]
             elif change.kind == "prompt.append" and change.detail:
                 self.query_one(Composer).insert(change.detail)
+            elif change.kind == "catalog":
+                self.catalog_changed(change.detail)
             elif change.kind == "select" and change.session_id:
                 self.open(change.session_id)
         if status:
@@ -210,7 +237,54 @@ class MainScreen(Screen[None]):
             note=(state.status_note or "") if state else "",
             tokens=state.tokens.total if state else 0, cost=state.cost if state else 0,
             context_limit=limit, context_used=state.context_tokens if state else 0,
-            asks=len(app.store.asks))
+            asks=len(app.store.asks), mode=self._mode_text())
+
+    # ------------------------------------------------------------------ permission modes
+    def _mode_text(self) -> str:
+        controller = self.octui.controller
+        if controller is None or self.session_id is None:
+            return ""
+        mode = controller.auto.mode_of(self.session_id)
+        return "" if mode is Mode.SUPERVISED else mode.short  # the default shows no indicator
+
+    def action_cycle_mode(self) -> None:
+        self.cycle_permission_mode()
+
+    def cycle_permission_mode(self) -> None:
+        """supervised → auto-accept edits → full access → supervised, for the open session's tree."""
+        controller = self.octui.controller
+        if controller is not None and self.session_id is not None:
+            self.set_permission_mode(next_mode(controller.auto.mode_of(self.session_id)))
+        else:
+            self.set_permission_mode(Mode.SUPERVISED)
+
+    def set_permission_mode(self, mode: Mode) -> None:
+        """Set the mode of the open session's root (subagents follow it); full access asks once."""
+        controller = self.octui.controller
+        sid = self.session_id
+        if controller is None or sid is None:
+            self.notify("Open a session first: the permission mode belongs to a session.",
+                        severity="warning", timeout=3)
+            return
+        auto = controller.auto
+        root = auto.book.root(self.octui.store, sid)
+
+        def apply(confirmed: bool | None = True) -> None:
+            if not confirmed:
+                return
+            if mode is Mode.FULL:
+                auto.book.confirm_full(root)
+            saved = auto.set_mode(root, mode)
+            self.refresh_status()
+            note = f"Permission mode: {mode.label} — {mode.help}."
+            self.notify(note if saved else note + " Not saved: the state dir is not writable.",
+                        severity="warning" if mode is Mode.FULL or not saved else "information",
+                        timeout=4)
+
+        if mode is Mode.FULL and not auto.book.full_confirmed(root):
+            self.app.push_screen(ModeConfirmScreen(self.octui.store.session(root).title), apply)
+        else:
+            apply()
 
     def connection_changed(self, state: StreamState) -> None:
         self.query_one(ConnectionBanner).show_state(state.phase, state.attempt, state.error)
@@ -226,6 +300,8 @@ class MainScreen(Screen[None]):
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
+        if self.local_command(event.text):
+            return
         self._send(event.text, event.delivery)
 
     @work(group="send", exit_on_error=False)
@@ -242,12 +318,13 @@ class MainScreen(Screen[None]):
         try:
             if self.session_id is None:
                 info = await controller.create_session(directory=self.octui.spec.directory)
+                self._adopt_home_draft(info.id)
                 self.show_session(info.id)
             assert self.session_id is not None
             state = self.state
             if state is not None and not state.busy:
                 delivery = "steer" if delivery == "steer" else delivery
-            await controller.prompt(self.session_id, text, delivery=delivery)
+            await self.deliver(self.session_id, text, delivery)
         except OctuiError as exc:
             self.notify(f"Not sent: {exc}. Your prompt is still in the box.", severity="error")
             return
@@ -330,7 +407,7 @@ class MainScreen(Screen[None]):
             if session_id:
                 self.open(session_id)
 
-        self.app.push_screen(SessionsScreen(AppSessionLoader(self.octui)), chosen)
+        self.app.push_screen(SessionsScreen(AppSessionLoader(self.octui), manager=self.octui.actions), chosen)
 
     def on_sessions_screen_new_session(self, event: Any) -> None:
         self.action_new_session()
@@ -344,3 +421,143 @@ class MainScreen(Screen[None]):
 
     def composer_text(self) -> Any:
         return self.query_one(Composer).text
+
+    # ------------------------------------------------------------------ session actions
+    # Glue in tui/session_actions.py; these only pick the target and start a worker.
+    def action_copy_last_answer(self) -> None:
+        self.octui.actions.copy_last_answer(self.state)
+
+    def action_copy_transcript(self) -> None:
+        self.octui.actions.copy_transcript(self.state)
+
+    def action_copy_code(self) -> None:
+        self.octui.actions.copy_code_block(self.state)
+
+    def action_export(self) -> None:
+        self.octui.actions.export(self.state)
+
+    def action_compact(self) -> None:
+        if self.session_id is None:
+            self.notify("No session open to compact.", severity="warning")
+            return
+        self._session_action("compact", self.session_id)
+
+    def action_undo(self, message_id: str | None = None) -> None:
+        from tui.session_actions import undo_target
+
+        state = self.state
+        target = state.messages.get(message_id) if state and message_id else (
+            undo_target(state) if state else None)
+        if state is None or target is None:
+            self.notify("Nothing to undo.", severity="warning")
+            return
+        self._undo(state.id, target.id, target.text)
+
+    def action_redo(self) -> None:
+        state = self.state
+        if state is None or state.info is None or state.info.revert is None:
+            self.notify("Nothing to redo.", severity="warning")
+            return
+        self._session_action("redo", state.id)
+
+    def action_revert_panel(self) -> None:
+        state = self.state
+        revert = state.info.revert if state and state.info else None
+        if state is None or revert is None:
+            self.notify("No undo is staged (f4 undoes the last prompt).", severity="warning")
+            return
+        prompt = state.messages[revert.messageID].text if revert.messageID in state.messages else ""
+        self._revert_panel(state.id, prompt, revert)
+
+    @work(group="session-action", exit_on_error=False)
+    async def _session_action(self, what: str, session_id: str) -> None:
+        actions = self.octui.actions
+        if what == "compact":
+            await actions.compact(session_id)
+        elif what == "redo":
+            await actions.revert_clear(session_id)
+        elif what == "commit":
+            await actions.revert_commit(session_id)
+
+    @work(exclusive=True, group="undo", exit_on_error=False)
+    async def _undo(self, session_id: str, message_id: str, prompt: str) -> None:
+        revert = await self.octui.actions.revert_stage(session_id, message_id)
+        if revert is not None:
+            composer = self.query_one(Composer)
+            if not composer.text.strip():
+                composer.text = prompt  # like OpenCode: the undone prompt comes back for editing
+            await self._revert_panel_wait(session_id, prompt, revert)
+
+    @work(exclusive=True, group="undo", exit_on_error=False)
+    async def _revert_panel(self, session_id: str, prompt: str, revert: Any) -> None:
+        await self._revert_panel_wait(session_id, prompt, revert)
+
+    async def _revert_panel_wait(self, session_id: str, prompt: str, revert: Any) -> None:
+        from tui.screens.revert import RevertScreen
+        from tui.session_actions import revert_files
+
+        state = self.octui.store.sessions.get(session_id)
+        hidden = sum(1 for m in state.messages.values() if m.reverted) if state else 0
+        choice = await self.app.push_screen_wait(RevertScreen(
+            prompt, revert_files(revert), reverted_messages=hidden, files_known=revert.files is not None))
+        if choice == "clear":
+            await self.octui.actions.revert_clear(session_id)
+        elif choice == "commit":
+            await self.octui.actions.revert_commit(session_id)
+
+    @on(MessageView.ActionRequested)
+    def _message_action(self, event: MessageView.ActionRequested) -> None:
+        event.stop()
+        if event.action == "copy":
+            self.octui.actions.copy_message(event.message)
+        elif event.action == "copy_code":
+            self.octui.actions.copy_message_code(event.message)
+        elif event.action == "undo":
+            self.action_undo(event.message.id)
+
+    # ------------------------------------------------------------------ drafts
+    @on(TextArea.Changed, "#composer")
+    def _composer_changed(self, event: TextArea.Changed) -> None:
+        self.drafts.note(self._draft_key or HOME_KEY, event.text_area.text)
+        self._schedule_draft_flush()
+
+    def _swap_draft(self, key: str) -> None:
+        """Keep the composer text of the view being left; show the draft of ``key``."""
+        composer = self.query_one(Composer)
+        old = self._draft_key
+        if old == key:
+            return
+        if old is not None:
+            self.drafts.note(old, composer.text)
+        self._draft_key = key
+        saved = self.drafts.load(key)
+        if old is None and composer.text.strip() and not saved.strip():
+            self.drafts.note(key, composer.text)  # typed during start-up: keep it
+        elif composer.text != saved:
+            composer.text = saved
+            composer.move_cursor(composer.document.end)
+        self._schedule_draft_flush()
+
+    def _adopt_home_draft(self, session_id: str) -> None:
+        """A prompt typed on the home screen created ``session_id``: its draft moves there."""
+        self.drafts.note(HOME_KEY, "")
+        self.drafts.note(session_id, self.query_one(Composer).text)
+        self._draft_key = session_id
+        self._schedule_draft_flush()
+
+    def _schedule_draft_flush(self) -> None:
+        if not self._draft_timer and self.drafts.dirty:
+            self._draft_timer = True
+            self.set_timer(self.drafts.delay, self._flush_drafts)
+
+    @work(group="drafts", exit_on_error=False)
+    async def _flush_drafts(self) -> None:
+        self._draft_timer = False
+        await asyncio.to_thread(self.drafts.flush)  # fsync off the event loop
+
+    def on_unmount(self) -> None:
+        """Exit: write the draft now (the debounce timer will not fire any more)."""
+        composers = self.query(Composer)
+        if composers:
+            self.drafts.note(self._draft_key or HOME_KEY, composers.first().text)
+        self.drafts.flush()

@@ -1,0 +1,393 @@
+"""Approvals and questions (issue "Approvals and questions") through the headless app.
+
+Every test opens a fresh session of the session-scoped real server in the app, sends a tagged
+prompt from the composer and answers the dialog with the keys a user would press.
+
+Rule leaks: the server config asks for ``bash`` and ``edit``. A bash ``always`` saves the exact
+command as a project-wide rule for the rest of the server's run (REAL-SERVER.md gotcha 10), so
+the ``always`` test uses a command no other test runs; no test here replies ``always`` to an
+``edit`` ask (that would save ``*`` and silence every later edit ask), so no restart is needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Label
+
+from tests.e2e.fake_llm import FakeLLM
+from tests.e2e.server import EventRecorder, RealServer
+from tests.e2e.ui_helpers import (
+    CuttableTransport,
+    running_app,
+    screen_text,
+    session_texts,
+    submit_prompt,
+    to_thread,
+    tool_call,
+    tool_row,
+    wait_for_screen,
+    wait_until,
+    widget_text,
+)
+from tui.app import OctuiApp
+from tui.protocol.models import PermissionRequest, QuestionRequest
+from tui.screens.main import MainScreen
+from tui.screens.permission import PermissionScreen
+from tui.screens.question import QuestionScreen
+from tui.state.transcript import ToolCall
+from tui.tools import exit_code
+from widgets.status_bar import StatusBar
+from widgets.tool_header import ToolHeader
+
+
+def _unique(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:8]}"
+
+
+def _bash(command: str) -> dict[str, Any]:
+    return {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}
+
+
+def _of(sid: str) -> Any:
+    return lambda data: data.get("sessionID") == sid
+
+
+async def _finished(pilot: Pilot[Any], app: OctuiApp, sid: str, name: str, index: int = 0) -> ToolCall:
+    return await wait_until(
+        pilot,
+        lambda: (call := tool_call(app, sid, name, index)) is not None and call.finished and call or None,
+        f"{name} call #{index} to finish",
+    )
+
+
+async def _permission(pilot: Pilot[Any], sid: str) -> PermissionScreen:
+    dialog = await wait_for_screen(pilot, PermissionScreen)
+    assert dialog.ask.sessionID == sid
+    return dialog
+
+
+async def _dialog_closed(pilot: Pilot[Any]) -> None:
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MainScreen), "the dialog to close")
+
+
+async def _settled(pilot: Pilot[Any], app: OctuiApp, ask_id: str) -> None:
+    await wait_until(pilot, lambda: ask_id not in app.store.asks, f"ask {ask_id} settled in the store")
+
+
+async def _idle(pilot: Pilot[Any], app: OctuiApp, sid: str, timeout: float = 8.0) -> None:
+    def idle() -> bool:
+        state = app.store.sessions.get(sid)
+        return state is not None and not state.busy
+
+    await wait_until(pilot, idle, "the app to see the session idle", timeout)
+
+
+def _pending_permissions(server: RealServer, sid: str) -> list[dict[str, Any]]:
+    with server.client() as http:
+        response = http.get(f"/api/session/{sid}/permission")
+        response.raise_for_status()
+        data: list[dict[str, Any]] = response.json()["data"]
+        return data
+
+
+# ---------------------------------------------------------------------------------- permissions
+
+
+@pytest.mark.e2e
+async def test_bash_ask_once_asks_again_next_time(
+    live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
+) -> None:
+    sid = live_server.create_session()["id"]
+    command = f"echo once-{uuid.uuid4().hex[:6]}"
+    tag = fake_llm.add_scenario(_unique("asks_once"), [_bash(command), _bash(command), {"text": "Twice."}])
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Run it twice. {tag}")
+        seen: list[str] = []
+        for index in range(2):
+            dialog = await _permission(pilot, sid)
+            assert dialog.ask.action == "bash" and dialog.ask.resources == [command]
+            assert command in screen_text(dialog)
+            assert dialog.tool is not None and dialog.tool.name == "bash"  # joined on the call id
+            ask = dialog.ask
+            assert ask.id in app.store.asks and ask.id not in seen
+            seen.append(ask.id)
+            await pilot.press("o")
+            await _dialog_closed(pilot)
+            call = await _finished(pilot, app, sid, "bash", index)
+            assert call.status == "completed" and exit_code(call) == 0
+            assert call.output_text.startswith(command.removeprefix("echo "))
+            await _settled(pilot, app, ask.id)
+        await wait_until(pilot, lambda: "Twice." in session_texts(app, sid), "the text after both tools")
+    # "once" saved nothing: the same command asked a second time.
+    replies = events.of_type("permission.v2.replied", _of(sid))
+    assert [r["data"]["reply"] for r in replies] == ["once", "once"]
+
+
+@pytest.mark.e2e
+async def test_bash_ask_always_then_runs_without_ask(
+    live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
+) -> None:
+    sid = live_server.create_session()["id"]
+    # A command unique to this test: "always" saves it for the project for the server's lifetime.
+    command = f"echo always-{uuid.uuid4().hex[:8]}"
+    steps = [_bash(command), _bash(command), {"text": "Ran twice."}]
+    tag = fake_llm.add_scenario(_unique("asks_always"), steps)
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Run it twice. {tag}")
+        dialog = await _permission(pilot, sid)
+        assert dialog.can_always and dialog.ask.save == [command]
+        assert "Allow always [a]" in screen_text(dialog)
+        await pilot.press("a")
+        await _dialog_closed(pilot)
+        first = await _finished(pilot, app, sid, "bash", 0)
+        second = await _finished(pilot, app, sid, "bash", 1)
+        await wait_until(pilot, lambda: "Ran twice." in session_texts(app, sid), "the final text")
+        assert first.status == second.status == "completed"
+        assert exit_code(second) == 0 and second.output_text.startswith(command.removeprefix("echo "))
+        # No second ask: neither a dialog nor anything pending in the app.
+        assert isinstance(app.screen, MainScreen)
+        assert not app.store.asks_for(sid)
+    asked = events.of_type("permission.v2.asked", _of(sid))
+    assert len(asked) == 1, [a["data"] for a in asked]
+    assert [r["data"]["reply"] for r in events.of_type("permission.v2.replied", _of(sid))] == ["always"]
+    with live_server.client() as http:
+        saved = http.get("/api/permission/saved")
+    assert saved.status_code == 200 and command in json.dumps(saved.json())
+
+
+@pytest.mark.e2e
+async def test_reject_with_message_fails_tool_and_turn_continues(
+    live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
+) -> None:
+    sid = live_server.create_session()["id"]
+    scenario = _unique("asks_reject_msg")
+    tag = fake_llm.add_scenario(scenario, [_bash("touch should-not-exist.txt"), {"text": "Fine, I won't."}])
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Touch it. {tag}")
+        dialog = await _permission(pilot, sid)
+        await pilot.press("m")
+        box = dialog.query_one("#reject-message", Input)
+        assert dialog.has_class("-messaging") and box.has_focus
+        await pilot.press(*"Not in this test")
+        assert box.value == "Not in this test"
+        await pilot.press("enter")
+        await _dialog_closed(pilot)
+        call = await _finished(pilot, app, sid, "bash")
+        assert call.status == "error"
+        # The loop went on to the next LLM step: its text arrives and the turn ends.
+        await wait_until(pilot, lambda: "Fine, I won't." in session_texts(app, sid), "the next step's text")
+        row = await wait_until(pilot, lambda: tool_row(app, call.id), "the bash row")
+        assert row.has_class("-error")
+        await _idle(pilot, app, sid)
+    assert not (live_server.project_dir / "should-not-exist.txt").exists()
+    (reply,) = events.of_type("permission.v2.replied", _of(sid))
+    assert reply["data"]["reply"] == "reject"
+    assert len(fake_llm.requests_for(scenario)) == 2
+
+
+@pytest.mark.e2e
+async def test_reject_without_message_ends_turn_idle(
+    live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
+) -> None:
+    sid = live_server.create_session()["id"]
+    scenario = _unique("asks_reject")
+    tag = fake_llm.add_scenario(scenario, [_bash("touch nope.txt"), {"text": "Never sent."}])
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Touch it. {tag}")
+        await _permission(pilot, sid)
+        assert app.store.session(sid).busy
+        await pilot.press("r")
+        await _dialog_closed(pilot)
+        call = await _finished(pilot, app, sid, "bash")
+        assert call.status == "error" and call.error is not None
+        assert "interrupted" in call.error.message.lower()
+        # 1.18 sends no end event here: the app must learn it from /api/session/active.
+        await _idle(pilot, app, sid)
+        await pilot.pause(0.1)
+        status = widget_text(app.screen_main().query_one(StatusBar))
+        assert "idle" in status and "busy" not in status
+    assert sid not in live_server.active_sessions()
+    (reply,) = events.of_type("permission.v2.replied", _of(sid))
+    assert reply["data"]["reply"] == "reject"
+    assert len(fake_llm.requests_for(scenario)) == 1  # no next step
+    assert "Never sent." not in json.dumps(events.snapshot())
+
+
+# ---------------------------------------------------------------------------------- questions
+
+QUESTIONS = [
+    {
+        "question": "Which color do you prefer?",
+        "header": "Color",
+        "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}],
+    },
+    {
+        "question": "What should I add?",
+        "header": "Extras",
+        "options": [
+            {"label": "Tests", "description": "unit tests"},
+            {"label": "Docs", "description": "README section"},
+        ],
+        "multiple": True,
+    },
+]
+
+
+def _ask_questions() -> dict[str, Any]:
+    return {"tool_calls": [{"name": "question", "arguments": {"questions": QUESTIONS}}]}
+
+
+@pytest.mark.e2e
+async def test_question_single_and_multi_choice(
+    live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
+) -> None:
+    sid = live_server.create_session()["id"]
+    tag = fake_llm.add_scenario(_unique("asks_question"), [_ask_questions(), {"text": "Blue it is."}])
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Ask me. {tag}")
+        dialog = await wait_for_screen(pilot, QuestionScreen)
+        assert isinstance(dialog.ask, QuestionRequest) and dialog.ask.sessionID == sid
+        text = screen_text(dialog)
+        assert "Which color do you prefer?" in text and "2 questions" in text
+        await pilot.press("2", "enter")  # Color: Blue, then on to the next question
+        await wait_until(pilot, lambda: dialog.current == 1, "the second question")
+        assert "What should I add?" in screen_text(dialog)
+        await pilot.press("1", "2", "enter")  # Extras: Tests and Docs, Enter on the last submits
+        await _dialog_closed(pilot)
+        call = await _finished(pilot, app, sid, "question")
+        assert call.status == "completed"
+        assert call.metadata.get("answers") == [["Blue"], ["Tests", "Docs"]]
+        await wait_until(pilot, lambda: "Blue it is." in session_texts(app, sid), "the text after")
+        row = await wait_until(pilot, lambda: tool_row(app, call.id), "the question row")
+        summary = row.query_one(ToolHeader).query_one(".-summary", Label)
+        assert "answered: Blue; Tests, Docs" in str(summary.render())
+    (replied,) = events.of_type("question.v2.replied", _of(sid))
+    assert replied["data"]["answers"] == [["Blue"], ["Tests", "Docs"]]
+
+
+@pytest.mark.e2e
+async def test_question_rejected_with_esc(
+    live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
+) -> None:
+    sid = live_server.create_session()["id"]
+    scenario = _unique("asks_question_reject")
+    tag = fake_llm.add_scenario(scenario, [_ask_questions(), {"text": "Never sent."}])
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Ask me. {tag}")
+        dialog = await wait_for_screen(pilot, QuestionScreen)
+        ask_id = dialog.ask.id
+        await pilot.press("escape")
+        await _dialog_closed(pilot)
+        call = await _finished(pilot, app, sid, "question")
+        assert call.status == "error"
+        await wait_until(pilot, lambda: ask_id not in app.store.asks, "the question settled")
+        row = await wait_until(pilot, lambda: tool_row(app, call.id), "the question row")
+        await pilot.pause(0.1)
+        summary = row.query_one(ToolHeader).query_one(".-summary", Label)
+        assert "rejected" in str(summary.render())
+        await _idle(pilot, app, sid)  # no end event after a question reject either
+    (rejected,) = events.of_type("question.v2.rejected", _of(sid))
+    assert rejected["data"]["requestID"] == ask_id
+    assert len(fake_llm.requests_for(scenario)) == 1
+
+
+# ---------------------------------------------------------------------------------- reconnects
+
+
+@pytest.mark.e2e
+async def test_ask_raised_while_stream_is_cut_is_shown_after_resync(
+    live_server: RealServer, fake_llm: FakeLLM
+) -> None:
+    """The ask is created while the app has no event stream: only the resync can reveal it."""
+    sid = live_server.create_session()["id"]
+    command = f"echo resync-{uuid.uuid4().hex[:6]}"
+    tag = fake_llm.add_scenario(_unique("asks_cut_before"), [_bash(command), {"text": "Back again."}])
+    transport = CuttableTransport()
+    async with running_app(live_server, sid, transport=transport) as (app, pilot):
+        assert app.controller is not None
+        # A public knob of EventStream: retry at least every second, so the test stays short.
+        app.controller.stream.backoff_max = 1.0
+        assert transport.cut() == 1
+        await wait_until(pilot, lambda: app.stream_state.phase == "reconnecting", "the app to notice the cut")
+        generation = app.stream_state.generation
+        # The prompt goes over plain HTTP (only the event stream is down).
+        await submit_prompt(pilot, f"Run it. {tag}")
+
+        def server_pending() -> list[dict[str, Any]]:
+            return _pending_permissions(live_server, sid)
+
+        pending: list[dict[str, Any]] = []
+        for _ in range(100):  # bounded: ~10 s
+            pending = await to_thread(server_pending)
+            if pending:
+                break
+            await pilot.pause(0.1)
+        assert len(pending) == 1, "the server never raised the ask"
+        ask_id = pending[0]["id"]
+        await pilot.pause(0.3)
+        assert ask_id not in app.store.asks and isinstance(app.screen, MainScreen)  # really cut off
+
+        transport.restore()
+        await wait_until(
+            pilot,
+            lambda: app.stream_state.phase == "connected" and app.stream_state.generation > generation,
+            "the stream to reconnect",
+        )
+        dialog = await _permission(pilot, sid)
+        assert dialog.ask.id == ask_id and isinstance(app.store.asks[ask_id], PermissionRequest)
+        await pilot.press("o")
+        await _dialog_closed(pilot)
+        call = await _finished(pilot, app, sid, "bash")
+        assert call.status == "completed" and exit_code(call) == 0
+        await wait_until(pilot, lambda: "Back again." in session_texts(app, sid), "the text after")
+        assert ask_id not in app.store.asks
+
+
+@pytest.mark.e2e
+async def test_open_dialog_survives_stream_cut_and_still_answers(
+    live_server: RealServer, fake_llm: FakeLLM
+) -> None:
+    sid = live_server.create_session()["id"]
+    command = f"echo survive-{uuid.uuid4().hex[:6]}"
+    tag = fake_llm.add_scenario(_unique("asks_cut_during"), [_bash(command), {"text": "Survived."}])
+    transport = CuttableTransport()
+    async with running_app(live_server, sid, transport=transport) as (app, pilot):
+        await submit_prompt(pilot, f"Run it. {tag}")
+        dialog = await _permission(pilot, sid)
+        ask_id = dialog.ask.id
+        generation = app.stream_state.generation
+        assert transport.cut() == 1
+        await wait_until(pilot, lambda: app.stream_state.phase == "reconnecting", "the app to notice the cut")
+        transport.restore()
+        await wait_until(
+            pilot,
+            lambda: app.stream_state.phase == "connected" and app.stream_state.generation > generation,
+            "the stream to reconnect",
+        )
+        await wait_until(pilot, lambda: not app.controller or not app.controller._resyncing, "the resync")
+        await pilot.pause(0.2)
+        # Still pending after the resync, the same dialog still up for it.
+        assert ask_id in app.store.asks
+        assert app.screen is dialog
+        await pilot.press("o")
+        await _dialog_closed(pilot)
+        call = await _finished(pilot, app, sid, "bash")
+        assert call.status == "completed" and exit_code(call) == 0
+        await wait_until(pilot, lambda: "Survived." in session_texts(app, sid), "the text after")
+    assert transport.event_connects >= 2
+
+
+def test_cuttable_transport_refuses_event_stream_only() -> None:
+    """The cut is what the tests above rely on: event connections refused, nothing else."""
+    transport = CuttableTransport()
+    transport.cut()
+    request = httpx.Request("GET", "http://127.0.0.1:9/api/event")
+    with pytest.raises(httpx.ConnectError):
+        asyncio.run(transport.handle_async_request(request))
