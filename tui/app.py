@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -34,6 +35,7 @@ from tui.themes import persist_theme
 
 log = logging.getLogger("octui")
 STYLES = Path(__file__).resolve().parent.parent / "styles"
+CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
 
 
@@ -132,9 +134,18 @@ class OctuiApp(App[int]):
     async def _load_models(self) -> None:
         if self.client is None:
             return
-        with contextlib.suppress(OctuiError):
-            self.models = await self.client.models()
+        # The catalog fills lazily after start (503 / empty): a GET is safe to retry, bounded.
+        for delay in (*CATALOG_RETRY_S, None):
+            try:
+                self.models = await self.client.models()
+            except OctuiError as exc:
+                if delay is None:
+                    self.notify(f"Model list unavailable: {exc}", severity="warning", timeout=8)
+                    return
+                await asyncio.sleep(delay)
+                continue
             self.screen_main().refresh_status()
+            return
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that dies must say so: silence would look like a hung client."""

@@ -21,7 +21,7 @@ from typing import Any
 from tui.client.errors import NotFound, OctuiError, Unauthorized
 from tui.client.http import OpenCodeClient
 from tui.client.local import BinaryNotFound, LocalServer, find_binary
-from tui.config import ConfigError, Connection, load_config, resolve_connection, state_dir
+from tui.config import Config, ConfigError, Connection, load_config, resolve_connection, state_dir
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
 
@@ -51,8 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     export = sub.add_parser("export", help="print a session transcript and exit")
     export.add_argument("session_id")
-    export.add_argument("--url")
-    export.add_argument("--server")
+    # SUPPRESS: a sub-parser default would overwrite a --url/--server given before "export".
+    export.add_argument("--url", default=argparse.SUPPRESS)
+    export.add_argument("--server", default=argparse.SUPPRESS)
     export.add_argument("--format", choices=["markdown", "json"], default="markdown")
     return parser
 
@@ -101,10 +102,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     directory = os.path.abspath(args.directory or os.getcwd())
     if args.command == "export":
         return _export(args, connection, directory)
-    return _run_ui(args, connection, directory)
+    return _run_ui(args, connection, directory, config)
 
 
-def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: str) -> int:
+def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: str,
+            config: Config) -> int:
     from tui.app import ConnectSpec, OctuiApp
 
     demo = None
@@ -129,7 +131,7 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
             return _fail(str(exc), EXIT_UNREACHABLE)
         spec = ConnectSpec(start_local=True, directory=directory, session_id=args.session,
                            continue_last=args.continue_last)
-    app = OctuiApp(spec, demo=demo)
+    app = OctuiApp(spec, demo=demo, config=config)
     _stop_local_server_on_signals(app)
     code = app.run()
     if app.exit_message:

@@ -1,6 +1,6 @@
 """Provides ``Breadcrumb``: ``root › child › grandchild`` with clickable ancestors.
 
-The screen feeds it ``tui.state.tree.breadcrumb(store, sid)``; a click on an ancestor posts
+The screen feeds it ``tui.state.tree_nav.breadcrumb(store, sid)``; a click on an ancestor posts
 ``Breadcrumb.Navigate(session_id)``. When the path is wider than the widget, middle segments
 fold into ``…`` (the root and the current session stay visible).
 """

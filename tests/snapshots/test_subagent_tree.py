@@ -9,7 +9,7 @@ from rich.style import Style
 
 from tests.snapshots.tree_app import NOW, Family, TreeApp, finished, mid_run, with_failures
 from tui import clock
-from tui.state import tree
+from tui.state import tree_nav
 from widgets.breadcrumb import Breadcrumb
 from widgets.subagent_tree import SubagentTree, format_cost, format_tokens
 
@@ -154,7 +154,7 @@ async def test_show_tree_before_any_store() -> None:
         await pilot.pause()
         widget = app.query_one(SubagentTree)
         assert widget.root.data is not None and widget.root.data.session_id == "ses_solo"
-        assert tree.descendants(family.store, "ses_solo") == []
+        assert tree_nav.descendants(family.store, "ses_solo") == []
         await pilot.press("enter")
         await pilot.pause()
         assert app.opened == ["ses_solo"]

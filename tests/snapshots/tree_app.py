@@ -13,7 +13,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 
 from tui.protocol.events import parse_event
-from tui.state import tree
+from tui.state import tree, tree_nav
 from tui.state.store import Store
 from tui.state.transcript import Change
 from widgets.breadcrumb import Breadcrumb
@@ -221,9 +221,9 @@ class TreeApp(App[None]):
 
     def refresh_views(self) -> None:
         store = self.family.store
-        root = self.root_id or tree.root_of(store, self.current)
+        root = self.root_id or tree_nav.root_of(store, self.current)
         self.query_one(SubagentTree).show_tree(tree.build_tree(store, root), self.current)
-        self.query_one(Breadcrumb).show_path(tree.breadcrumb(store, self.current))
+        self.query_one(Breadcrumb).show_path(tree_nav.breadcrumb(store, self.current))
 
     def on_subagent_tree_open_session(self, message: SubagentTree.OpenSession) -> None:
         self.opened.append(message.session_id)

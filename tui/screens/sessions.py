@@ -6,11 +6,14 @@ cancels an older request and stale pages never land.
 
 Keys: ↑/↓/PgUp/PgDn/Home/End move, Enter opens, ``/`` searches (server-side, 250 ms debounce),
 ``c`` toggles root sessions / all sessions, ``n`` starts a new session, ``ctrl+r`` refreshes,
-Esc leaves the search box or closes the browser.
+Esc leaves the search box or closes the browser. With a ``SessionManager``: ``r`` renames and ``d``
+deletes (after a confirm) the highlighted session, and ``n`` opens a form for a new session in a
+chosen directory with a chosen agent and model (the manager creates it; the browser opens it).
 
-Messages (bubble to the app): ``SessionsScreen.Open(session_id)`` and
-``SessionsScreen.NewSession()``. When ``dismiss_on_open`` is true and the screen was pushed on
-top of another one, it also dismisses itself with the chosen id (``None`` for new/close).
+Messages (bubble to the app): ``SessionsScreen.Open(session_id)``,
+``SessionsScreen.NewSession()`` and ``SessionsScreen.Deleted(session_id)``. When
+``dismiss_on_open`` is true and the screen was pushed on top of another one, it also dismisses
+itself with the chosen id (``None`` for new/close).
 """
 
 from __future__ import annotations
@@ -31,11 +34,15 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 import styles
-from tui.protocol.models import SessionInfo
+from tui.protocol.models import ModelRef, SessionInfo
 from tui.sanitize import one_line
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.new_session import NewSessionScreen
+from tui.screens.rename import RenameScreen
+from tui.session_actions import NewSessionRequest
 from widgets.session_list import SessionList
 
-__all__ = ["SEARCH_DEBOUNCE", "SessionLoader", "SessionsScreen"]
+__all__ = ["SEARCH_DEBOUNCE", "SessionLoader", "SessionManager", "SessionsScreen"]
 
 SEARCH_DEBOUNCE = 0.25
 """Seconds of typing quiet before a search goes to the server."""
@@ -58,6 +65,31 @@ class SessionLoader(Protocol):
         ...
 
 
+class SessionManager(Protocol):
+    """What the screen needs to change sessions (each call reports its own failure as a toast)."""
+
+    @property
+    def default_directory(self) -> str:
+        """The directory a new session starts in unless the user types another."""
+        ...
+
+    async def choices(self) -> tuple[list[str], list[ModelRef]]:
+        """Agent names and models to offer for a new session."""
+        ...
+
+    async def rename(self, session_id: str, title: str) -> bool:
+        """Rename; ``True`` on success."""
+        ...
+
+    async def delete(self, session_id: str) -> bool:
+        """Delete (children too); ``True`` on success."""
+        ...
+
+    async def create(self, request: NewSessionRequest) -> SessionInfo | None:
+        """Create a session; its info on success."""
+        ...
+
+
 class SessionsScreen(Screen[str | None]):
     """The session browser."""
 
@@ -66,6 +98,8 @@ class SessionsScreen(Screen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_session", "New"),
+        Binding("r", "rename", "Rename"),
+        Binding("d", "delete", "Delete"),
         Binding("c", "toggle_roots", "Roots/all"),
         Binding("slash", "focus_search", "Search", key_display="/"),
         Binding("ctrl+r", "reload", "Refresh"),
@@ -82,6 +116,12 @@ class SessionsScreen(Screen[str | None]):
     class NewSession(Message):
         """Start a new session."""
 
+    @dataclass
+    class Deleted(Message):
+        """This session was deleted on the server."""
+
+        session_id: str
+
     roots_only: var[bool] = var(True)
     """List only root sessions (no subagent children)."""
     search_text: var[str] = var("")
@@ -93,6 +133,7 @@ class SessionsScreen(Screen[str | None]):
         *,
         roots_only: bool = True,
         dismiss_on_open: bool = True,
+        manager: SessionManager | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -100,6 +141,7 @@ class SessionsScreen(Screen[str | None]):
         super().__init__(name=name, id=id, classes=classes)
         self.loader = loader
         self.dismiss_on_open = dismiss_on_open
+        self.manager = manager
         self.set_reactive(SessionsScreen.roots_only, roots_only)
         self._cursor: str | None = None
         self._debounce: Timer | None = None
@@ -235,8 +277,66 @@ class SessionsScreen(Screen[str | None]):
 
     # ------------------------------------------------------------------------ actions
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Rename/delete need a manager and a highlighted session."""
+        if action in ("rename", "delete"):
+            if self.manager is None:
+                return False
+            return None if self._highlighted() is None else True
+        return True
+
+    def _highlighted(self) -> SessionInfo | None:
+        if not self.is_mounted:
+            return None
+        sid = self._list.highlighted_session_id
+        return next((s for s in self._list.sessions if s.id == sid), None) if sid else None
+
     def action_new_session(self) -> None:
-        self.post_message(self.NewSession())
+        if self.manager is None:
+            self.post_message(self.NewSession())
+        else:
+            self._new_form()
+
+    @work(exclusive=True, group="session-edit", exit_on_error=False)
+    async def _new_form(self) -> None:
+        assert self.manager is not None
+        agents, models = await self.manager.choices()
+        request = await self.app.push_screen_wait(
+            NewSessionScreen(self.manager.default_directory, agents, models))
+        if request is None:
+            return
+        info = await self.manager.create(request)
+        if info is not None:
+            self.post_message(self.Open(info.id))
+
+    def action_rename(self) -> None:
+        session = self._highlighted()
+        if session is not None and self.manager is not None:
+            self._rename(session)
+
+    @work(exclusive=True, group="session-edit", exit_on_error=False)
+    async def _rename(self, session: SessionInfo) -> None:
+        assert self.manager is not None
+        title = await self.app.push_screen_wait(RenameScreen(session.title or ""))
+        if title and await self.manager.rename(session.id, title):
+            self.reload()
+
+    def action_delete(self) -> None:
+        session = self._highlighted()
+        if session is not None and self.manager is not None:
+            self._delete(session)
+
+    @work(exclusive=True, group="session-edit", exit_on_error=False)
+    async def _delete(self, session: SessionInfo) -> None:
+        assert self.manager is not None
+        title = one_line(session.title or "(untitled)", 80)
+        sure = await self.app.push_screen_wait(ConfirmScreen(
+            f"Delete “{title}”?",
+            f"{session.id} and all its subagent sessions are deleted on the server. This cannot be undone.",
+            yes="Delete", danger=True))
+        if sure and await self.manager.delete(session.id):
+            self.post_message(self.Deleted(session.id))
+            self.reload()
 
     def action_toggle_roots(self) -> None:
         self.roots_only = not self.roots_only

@@ -1,0 +1,133 @@
+"""Session actions against the real 1.18 server: rename, delete, revert stage/clear/commit, compact.
+
+The demo server has no revert or compaction routes, so these run here. Two layers: the client and
+``SessionActions`` glue (what the server really answers), then the app driven with keys (f4 undo,
+the revert panel, redo and commit).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.app_driver import running_app
+from tests.e2e.fake_llm import FakeLLM
+from tests.e2e.server import EventRecorder, RealServer
+from tui.client.errors import NotFound, Unavailable
+from tui.client.http import OpenCodeClient
+from tui.screens.revert import RevertScreen
+from tui.session_actions import SessionActions, error_text
+from tui.state.store import Store
+
+pytestmark = pytest.mark.e2e
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def _sid(session_id: str) -> Any:
+    return lambda data: data.get("sessionID") == session_id
+
+
+def two_turns(server: RealServer, fake_llm: FakeLLM, events: EventRecorder) -> tuple[str, list[str]]:
+    """A session with two finished turns; returns its id and the two user message ids."""
+    name = unique("revert")
+    tag = fake_llm.add_scenario(name, [{"text": "answer"}])
+    sid = server.create_session()["id"]
+    for n in (1, 2):
+        server.prompt(sid, f"prompt {n} {tag}")
+        events.wait_for_count("session.next.step.ended", n, _sid(sid), timeout=20)
+        server.wait_idle(sid)
+    with server.client() as http:
+        body = http.get(f"/api/session/{sid}/message", params={"order": "asc", "limit": 50}).json()
+    users = [m["id"] for m in body["data"] if m.get("type") == "user"]
+    assert len(users) == 2, body
+    return sid, users
+
+
+def client_for(server: RealServer) -> OpenCodeClient:
+    return OpenCodeClient(server.url, username=server.username, password=server.password)
+
+
+class GlueApp:
+    """Just enough app for ``SessionActions``: the real client, a store, recorded toasts."""
+
+    def __init__(self, client: OpenCodeClient) -> None:
+        self.client = client
+        self.store = Store()
+        self.toasts: list[tuple[str, str]] = []
+
+    def notify(self, text: str, *, severity: str = "information", **_: Any) -> None:
+        self.toasts.append((severity, text))
+
+    def post_message(self, message: Any) -> None:
+        pass
+
+
+async def test_rename_and_delete(live_server: RealServer) -> None:
+    sid = live_server.create_session()["id"]
+    async with client_for(live_server) as client:
+        await client.connect()
+        actions = SessionActions(GlueApp(client))  # type: ignore[arg-type]
+        assert await actions.rename(sid, "Renamed by octui") is True
+        assert (await client.get_session(sid)).title == "Renamed by octui"
+        assert await actions.delete(sid) is True
+        with pytest.raises(NotFound):
+            await client.get_session(sid)
+
+
+async def test_compact_on_1_18_says_not_available(live_server: RealServer) -> None:
+    sid = live_server.create_session()["id"]
+    async with client_for(live_server) as client:
+        await client.connect()
+        with pytest.raises(Unavailable) as caught:
+            await client.compact(sid)
+        assert error_text(caught.value, "Compaction").startswith("Compaction is not available on this server")
+        app = GlueApp(client)
+        assert await SessionActions(app).compact(sid) is False  # type: ignore[arg-type]
+        assert app.toasts[-1][0] == "warning"
+
+
+async def test_revert_stage_clear_commit(live_server: RealServer, fake_llm: FakeLLM,
+                                         events: EventRecorder) -> None:
+    sid, (first, second) = two_turns(live_server, fake_llm, events)
+    async with client_for(live_server) as client:
+        await client.connect()
+        revert = await client.revert_stage(sid, second)
+        assert revert["messageID"] == second
+        assert (await client.get_session(sid)).revert is not None
+        events.wait_for("session.next.revert.staged", _sid(sid))  # 1.18 name
+        await client.revert_clear(sid)
+        assert (await client.get_session(sid)).revert is None
+        await client.revert_stage(sid, second)
+        await client.revert_commit(sid)
+        messages, _ = await client.list_messages(sid, order="asc")
+        ids = [m["id"] for m in messages]
+        # 1.18 keeps the staged (user) message and deletes everything after it (DIALECTS.md §7).
+        assert ids[-1] == second and first in ids
+        assert (await client.get_session(sid)).revert is None
+
+
+async def test_undo_redo_and_commit_with_keys(live_server: RealServer, fake_llm: FakeLLM,
+                                              events: EventRecorder) -> None:
+    sid, (_, second) = two_turns(live_server, fake_llm, events)
+    async with running_app(live_server, session_id=sid) as driver:
+        await driver.wait_until(lambda: len(driver.state.messages) >= 4, "the history to load")
+        await driver.pilot.press("f4")
+        panel = await driver.wait_for_screen(RevertScreen)
+        assert "prompt 2" in panel.prompt
+        assert driver.state.messages[second].reverted
+        await driver.pilot.press("r")  # redo
+        await driver.wait_until(lambda: not any(m.reverted for m in driver.state.messages.values()),
+                                "redo to unmark the messages")
+        with httpx.Client(base_url=live_server.url, auth=live_server.auth) as http:
+            assert http.get(f"/api/session/{sid}").json()["data"].get("revert") is None
+        await driver.pilot.press("f4")
+        await driver.wait_for_screen(RevertScreen)
+        await driver.pilot.press("c")  # commit
+        await driver.wait_until(lambda: list(driver.state.messages)[-1] == second,
+                                "commit to drop the messages after the boundary", 15)
