@@ -81,8 +81,8 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
         repaints[0] += 1
         return original_update(self, markdown)
 
-    TextBlockView.append = counted_append  # type: ignore[method-assign]
-    TextBlockView.update = counted_update  # type: ignore[method-assign]
+    TextBlockView.append = counted_append  # type: ignore[method-assign, assignment]
+    TextBlockView.update = counted_update  # type: ignore[method-assign, assignment]
 
     text = answer_text(kib)
     pieces = split(text, deltas)

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tui.auto_approve import AutoApprover, ModeBook
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import EventStream, StreamState
@@ -39,10 +40,14 @@ SHELL_KEEP_CHARS = 1_000_000
 
 class Controller:
     def __init__(self, client: OpenCodeClient, store: Store, on_changes: ChangeSink,
-                 on_state: StateSink, *, heartbeat_timeout: float = 35.0) -> None:
+                 on_state: StateSink, *, heartbeat_timeout: float = 35.0,
+                 modes: ModeBook | None = None) -> None:
         self.client = client
         self.store = store
-        self.on_changes = on_changes
+        # Permission modes: every batch of changes passes the auto-approver before the UI sees it,
+        # so an ask the mode answers is claimed (and never opens a dialog).
+        self.auto = AutoApprover(store, self.reply_permission, self._spawn, on_changes, modes)
+        self.on_changes: ChangeSink = self._reviewed(on_changes)
         self.on_state = on_state
         self.normaliser = Normaliser()
         self.current: str | None = None
@@ -167,6 +172,11 @@ class Controller:
         finally:
             self._shells.discard((session_id, message_id, call_id))
 
+    def _reviewed(self, sink: ChangeSink) -> ChangeSink:
+        def emit(changes: list[Change]) -> None:
+            sink(changes + self.auto.review(changes))
+        return emit
+
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
@@ -263,14 +273,17 @@ class Controller:
         await self.client.prompt(session_id, text, delivery="queue" if delivery == "queue" else "steer")
 
     async def interrupt(self, session_id: str) -> None:
-        """Reject the session's pending permissions and dismiss its forms first, then stop it."""
-        for ask in self.store.asks_for(session_id):
-            with contextlib.suppress(OctuiError):
-                if isinstance(ask, PermissionRequest):
-                    await self.client.permission_reply(session_id, ask.id, "reject")
-                elif self.client.dialect is Dialect.V2 and isinstance(ask, FormInfo):
-                    await self.client.form_cancel(session_id, ask.id)
-        await self.client.interrupt(session_id)
+        """Reject the session's pending permissions and dismiss its forms first, then stop it.
+
+        Whatever the permission mode: its asks are not auto-answered while this runs."""
+        with self.auto.holding(session_id):
+            for ask in self.store.asks_for(session_id):
+                with contextlib.suppress(OctuiError):
+                    if isinstance(ask, PermissionRequest):
+                        await self.client.permission_reply(session_id, ask.id, "reject")
+                    elif self.client.dialect is Dialect.V2 and isinstance(ask, FormInfo):
+                        await self.client.form_cancel(session_id, ask.id)
+            await self.client.interrupt(session_id)
         self._spawn(self._check_active_soon())
 
     async def reply_permission(self, session_id: str, request_id: str, reply: PermissionReply,

@@ -9,6 +9,11 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui.mentions import CompletionContext, completion_context
+from widgets.completion import Completion, CompletionMenu
+
+LARGE_PASTE_LINES = 50
+
 
 class Composer(TextArea):
     """Multi-line prompt input with history."""
@@ -26,13 +31,119 @@ class Composer(TextArea):
         text: str
         delivery: str  # steer | queue
 
+    @dataclass
+    class CompletionRequested(Message):
+        """The cursor is completing ``context``; the screen answers with ``show_completions``."""
+
+        composer: Composer
+        context: CompletionContext
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          compact=True, placeholder="Ask anything… (Enter send · Alt+Enter queue)")
         self.prompt_history: list[str] = []
         self._history_index = 0
+        self.mentioned: set[str] = set()
+        """``@`` paths picked from completion; they are sent as file attachments."""
+        self._completion: CompletionContext | None = None
+
+    # ---------------------------------------------------------------- completion
+    @property
+    def menu(self) -> CompletionMenu | None:
+        found = self.screen.query(CompletionMenu) if self.is_attached else None
+        return found.first() if found else None
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if not self.text:
+            self.mentioned.clear()
+        self._update_completion()
+
+    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        self._update_completion()
+
+    def index_of(self, location: tuple[int, int]) -> int:
+        """Index into ``self.text`` of a (row, column) location."""
+        row, column = location
+        step = len(self.document.newline)
+        return sum(len(line) + step for line in self.document.lines[:row]) + column
+
+    def location_of(self, index: int) -> tuple[int, int]:
+        """(row, column) of an index into ``self.text``."""
+        step = len(self.document.newline)
+        for row, line in enumerate(self.document.lines):
+            if index <= len(line):
+                return row, index
+            index -= len(line) + step
+        return self.document.end
+
+    def _update_completion(self) -> None:
+        menu = self.menu
+        if menu is None:
+            return
+        offset = self.index_of(self.cursor_location)
+        context = completion_context(self.text, offset) if self.selection.is_empty else None
+        if context == self._completion:
+            return
+        self._completion = context
+        if context is None:
+            menu.close()
+            return
+        self.post_message(self.CompletionRequested(self, context))
+
+    def show_completions(self, context: CompletionContext, items: list[Completion]) -> None:
+        """Show ``items`` for ``context`` unless the cursor has moved on to another completion."""
+        menu = self.menu
+        if menu is None or context != self._completion:
+            return
+        menu.show_items(items, (context.kind, context.query))
+
+    def accept_completion(self, item: Completion | None = None) -> bool:
+        """Replace the token being completed with ``item`` (default: the highlighted one)."""
+        menu, context = self.menu, self._completion
+        item = item or (menu.selected if menu is not None else None)
+        if item is None or context is None:
+            return False
+        if item.kind == "mention" and not item.is_dir:
+            self.mentioned.add(item.value)
+        prefix = "/" if item.kind == "slash" else "@"
+        suffix = "" if item.is_dir else " "
+        start, end = self.location_of(context.start), self.location_of(context.end)
+        self._completion = None
+        if menu is not None:
+            menu.close()
+        self.replace(f"{prefix}{item.value}{suffix}", start, end)
+        return True
+
+    def _completion_key(self, key: str) -> bool:
+        """Keys that drive an open completion menu; ``True`` when handled."""
+        menu = self.menu
+        if menu is None or not menu.is_open:
+            return False
+        if key in ("up", "down"):
+            menu.move(-1 if key == "up" else 1)
+        elif key in ("tab", "enter"):
+            return self.accept_completion()
+        elif key == "escape":
+            menu.close()
+        else:
+            return False
+        return True
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Paste keeps line breaks but normalises them; a large paste says how much arrived."""
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        event.prevent_default()  # handled here: TextArea's own handler must not insert it again
+        event.stop()
+        await super()._on_paste(events.Paste(text))
+        lines = text.count("\n") + 1
+        if lines >= LARGE_PASTE_LINES:
+            self.notify(f"Pasted {lines:,} lines ({len(text):,} characters).", timeout=3)
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._completion_key(event.key):
+            event.prevent_default()
+            event.stop()
+            return
         if event.key == "enter":
             event.prevent_default()
             event.stop()

@@ -10,8 +10,8 @@ from textual.widgets import Button, Static
 from tui.state.transcript import SessionState
 from widgets.message_view import MessageView
 
-WINDOW = 150  # messages mounted at once; older ones are paged in on request
-PAGE = 100
+WINDOW = 40  # messages mounted at once (~8 widgets each); older ones are paged in on request
+PAGE = 40
 
 
 class Transcript(VerticalScroll):

@@ -170,16 +170,29 @@ class AppDriver:
 
     # -- acting -------------------------------------------------------------------------------
 
-    async def type_prompt(self, text: str, key: str = "enter") -> None:
-        """Type ``text`` into the composer key by key, then press ``key`` (enter / alt+enter)."""
+    async def type_prompt(self, text: str, key: str = "enter", *, by_keys: bool = False) -> None:
+        """Enter ``text`` in the composer, press ``key`` (enter / alt+enter), wait until it is sent.
+
+        ``by_keys`` types every character as a key press (about 70 ms a key under the pilot);
+        otherwise the text arrives as one bracketed paste, as a terminal delivers pasted text.
+        Sent means the composer emptied itself, which it does once the server took the prompt.
+        """
+        from textual import events
+
         from widgets.composer import Composer
 
         composer = self.main.query_one(Composer)
+        assert composer.text == "", f"composer not empty: {composer.text!r}"
         composer.focus()
         await self.pilot.pause()
-        await self.pilot.press(*text)
+        if by_keys:
+            await self.pilot.press(*text)
+        else:
+            self.app.post_message(events.Paste(text))  # as the driver does: the app forwards it
+            await self.pilot.pause()
         assert composer.text == text, f"composer holds {composer.text!r}, typed {text!r}"
         await self.pilot.press(key)
+        await self.wait_until(lambda: composer.text == "", f"the prompt {text!r} to be sent")
 
 
 @asynccontextmanager

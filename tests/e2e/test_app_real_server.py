@@ -114,7 +114,7 @@ async def test_first_prompt_creates_session_and_streams_reasoning_and_text(
 
     async with running_app(live_server) as driver:
         assert "No session open." in driver.screen_text()
-        await driver.type_prompt(prompt)
+        await driver.type_prompt(prompt, by_keys=True)
         sid = await driver.wait_for_session()
         # Streamed: at some point the store holds a strict, still-streaming prefix of the answer.
         await driver.wait_until(
@@ -146,7 +146,8 @@ async def test_first_prompt_creates_session_and_streams_reasoning_and_text(
     assert server_messages[0]["text"] == prompt
     with live_server.client() as http:
         info = http.get(f"/api/session/{sid}").json()["data"]
-    assert Path(info["directory"]).resolve() == live_server.project_dir.resolve()
+    directory = info.get("directory") or (info.get("location") or {}).get("directory")
+    assert directory and Path(directory).resolve() == live_server.project_dir.resolve(), info
     assert [r["step"] for r in fake_llm.requests_for(name)] == [0]
 
 
@@ -203,7 +204,7 @@ async def test_steered_and_queued_prompts_are_delivered_in_order(
     live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
 ) -> None:
     first, steer, queue = unique("first"), unique("steer"), unique("queue")
-    fake_llm.add_scenario(first, [{"repeat_text": ["tick ", 60, 0.05]}])
+    fake_llm.add_scenario(first, [{"repeat_text": ["tick ", 40, 0.05]}])
     fake_llm.add_scenario(steer, [{"text": f"Steered answer {steer}."}])
     fake_llm.add_scenario(queue, [{"text": f"Queued answer {queue}."}])
     prompts = [f"Start. {fake_llm.tag(first)}", f"Also this. {fake_llm.tag(steer)}",

@@ -179,7 +179,7 @@ async def test_the_mode_is_in_the_command_palette() -> None:
 
         provider = ModeCommands(app.screen_main())
         names = [hit.text for hit in [h async for h in provider.discover()]]
-        assert names == ["Permission mode: cycle (F2)", "Permission mode: Supervised",
+        assert names == ["Permission mode: cycle", "Permission mode: Supervised",
                          "Permission mode: Auto-accept edits", "Permission mode: Full access"]
         hits = [h async for h in provider.search("mode accept edits")]
         assert hits

@@ -90,7 +90,7 @@ async def palette_open(pilot: Pilot[Any]) -> None:
     await wait_connected(pilot)
     await pilot.press("ctrl+p")
     await pilot.pause(0.2)
-    await type_text(pilot, "mo")
+    await type_text(pilot, "switch agent")  # specific: new actions elsewhere must not move it
     await pilot.pause(0.3)
 
 

@@ -141,7 +141,8 @@ class EventStream:
         *,
         heartbeat_timeout: float = 35.0,
         backoff_initial: float = 0.25,
-        backoff_max: float = 5.0,
+        backoff_max: float = 1.5,  # retry at least every 1.5 s: back within ~2 s of a restart
+        open_timeout: float = 2.0,
         on_warning: WarningCallback | None = None,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         rng: random.Random | None = None,
@@ -153,6 +154,11 @@ class EventStream:
         self.heartbeat_timeout = heartbeat_timeout
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
+        # Time allowed for the response headers. A server that is still starting can accept the
+        # connection and never answer it (REAL-SERVER.md gotcha 1): give up early and retry. It
+        # doubles per unanswered attempt (slow links), up to the client/heartbeat timeout.
+        self.open_timeout = open_timeout
+        self._unanswered = 0
         self.max_frame_bytes = max_frame_bytes
         self._rng = rng or random.Random()
         self._state = StreamState("stopped")
@@ -253,10 +259,16 @@ class EventStream:
         """One connection from request to EOF/error. Never raises except on cancellation."""
         loop = asyncio.get_running_loop()
         url = self._client.display_url
+        cap = min(self._client.timeout, self.heartbeat_timeout)
+        open_for = min(cap, self.open_timeout * 2 ** min(self._unanswered, 8))
+        answered = False
         try:
-            async with asyncio.timeout(self.heartbeat_timeout) as guard:
+            async with asyncio.timeout(open_for) as guard:
                 opened = aconnect_sse(self._client.http, "GET", EVENT_PATH, timeout=self._timeouts())
                 async with opened as src:
+                    answered = True
+                    self._unanswered = 0
+                    guard.reschedule(loop.time() + self.heartbeat_timeout)
                     resp = src.response
                     if resp.status_code != 200:
                         return await self._http_error(resp)
@@ -276,6 +288,9 @@ class EventStream:
                         guard.reschedule(loop.time() + self.heartbeat_timeout)
             return _Outcome("server closed the event stream")
         except TimeoutError:
+            if not answered:
+                self._unanswered += 1
+                return _Outcome(f"{url}{EVENT_PATH} did not answer within {open_for:g} s")
             return _Outcome(f"no data from {url} for {self.heartbeat_timeout:g} s")
         except httpx.TimeoutException:
             return _Outcome(f"no data from {url} for {self.heartbeat_timeout:g} s")
@@ -298,7 +313,7 @@ class EventStream:
     async def _frame(self, payload: bytes) -> None:
         try:
             obj = json.loads(payload)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
             await self._warn(f"malformed event frame skipped ({len(payload)} bytes, not JSON)")
             return
         if not isinstance(obj, dict):

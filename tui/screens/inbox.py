@@ -34,6 +34,8 @@ class InboxChoice:
     session_id: str
 
 
+HISTORY_SHOWN = 8
+
 _KIND_MARK = {"permission": ("⚑", "$text-warning"), "question": ("?", "$text-accent"),
               "form": ("≡", "$text-accent")}
 
@@ -48,8 +50,9 @@ class InboxScreen(ModalScreen[InboxChoice | None]):
         Binding("escape", "close", "Close"),
     ]
 
-    def __init__(self, asks: list[InboxEntry]) -> None:
+    def __init__(self, asks: list[InboxEntry], history: list[str] | None = None) -> None:
         super().__init__()
+        self.history = list(history or [])[:HISTORY_SHOWN]  # auto-answered asks, newest first
         self.summaries: list[tuple[AskSummary, str]] = [
             (describe_ask(ask, tool), title) for ask, title, tool in asks
         ]
@@ -68,6 +71,12 @@ class InboxScreen(ModalScreen[InboxChoice | None]):
                 yield OptionList(*self._options(), id="inbox-list")
             else:
                 yield Static("Nothing is waiting for you.", id="inbox-empty")
+            if self.history:
+                yield Static(Content.assemble(("Auto-answered by the permission mode", "bold"),
+                                              (f" · {len(self.history)} recent", "dim")),
+                             id="inbox-history-title")
+                yield Static(Content("\n".join(one_line(line, 94) for line in self.history)).stylize("dim"),
+                             id="inbox-history")
             yield Static("enter open · g go to session · ↑↓ move · esc close", classes="dialog-hint")
 
     def _options(self) -> list[Option]:

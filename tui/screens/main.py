@@ -71,7 +71,7 @@ class MainScreen(AssistedScreen, Screen[None]):
         Binding("ctrl+t", "toggle_reasoning", "Thinking", show=True),
         Binding("ctrl+b", "inbox", "Inbox", show=True),
         Binding("ctrl+g", "toggle_tree", "Subagents", show=True),
-        Binding("f2", "cycle_mode", "Mode", show=True),  # permission mode (ctrl+y is the composer's redo)
+        Binding("f2", "cycle_mode", "Permission mode", show=True),  # ctrl+y is the composer's redo
         Binding("alt+up", "go('parent')", "Parent session", show=False),
         Binding("alt+down", "go('child')", "First child", show=False),
         Binding("alt+right", "go('next')", "Next sibling", show=False),
@@ -95,6 +95,7 @@ class MainScreen(AssistedScreen, Screen[None]):
         self.drafts = DraftKeeper()  # composer drafts, per session, kept in the state dir
         self._draft_key: str | None = None  # the view the composer text belongs to
         self._draft_timer = False
+        self._composer_widget: Composer | None = None
 
     @property
     def octui(self) -> OctuiApp:
@@ -118,6 +119,7 @@ class MainScreen(AssistedScreen, Screen[None]):
         self.query_one(PendingInputs).display = False
         self.query_one(SubagentTree).display = False
         self.query_one(Breadcrumb).display = False
+        self._composer_widget = self.query_one(Composer)
         self.query_one(Composer).focus()
 
     # ------------------------------------------------------------------ views
@@ -557,7 +559,7 @@ class MainScreen(AssistedScreen, Screen[None]):
 
     def on_unmount(self) -> None:
         """Exit: write the draft now (the debounce timer will not fire any more)."""
-        composers = self.query(Composer)
-        if composers:
-            self.drafts.note(self._draft_key or HOME_KEY, composers.first().text)
+        composer = self._composer_widget  # already out of the DOM here, but it still holds the text
+        if composer is not None:
+            self.drafts.note(self._draft_key or HOME_KEY, composer.text)
         self.drafts.flush()

@@ -1,0 +1,133 @@
+"""Smoke test of the real ``octui`` console script in a real terminal (tmux) against the real server.
+
+A detached tmux server on its own ``-L`` socket runs ``<venv>/bin/octui --url URL`` in a 120x40
+window, with ``OPENCODE_SERVER_PASSWORD`` in its environment. The test types a prompt with
+``send-keys``, polls ``capture-pane`` (bounded) for the scripted answer, quits with ctrl+q and
+checks that the process exited. The tmux server is killed by its socket in teardown.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.fake_llm import FakeLLM
+from tests.e2e.server import RealServer, in_ci
+
+pytestmark = [pytest.mark.e2e, pytest.mark.tmux]
+
+WIDTH, HEIGHT = 120, 40
+SCREEN_TIMEOUT = 20.0
+EXIT_MARK = "octui-exit-code="
+
+
+class Tmux:
+    """One private tmux server (``tmux -L <socket>``); every call is bounded."""
+
+    def __init__(self, socket_name: str, config: Path) -> None:
+        self.socket_name = socket_name
+        self.config = config
+        self.binary = shutil.which("tmux") or "tmux"
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [self.binary, "-L", self.socket_name, "-f", str(self.config), *args],
+            check=check,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def capture(self, target: str) -> str:
+        return self.run("capture-pane", "-p", "-t", target).stdout
+
+    def kill_server(self) -> None:
+        self.run("kill-server", check=False)
+
+
+def _octui_script() -> Path:
+    """The console script installed next to the running interpreter (the project's venv)."""
+    return Path(sys.executable).parent / "octui"
+
+
+def _wait(predicate: Callable[[], bool], what: str, timeout: float, screen: Callable[[], str]) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}\n--- pane ---\n{screen()}")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:
+        if in_ci():
+            pytest.fail("tmux is required under CI=true")
+        pytest.skip("tmux not installed")
+    # Our own config (never the user's): keep a dead pane for its exit status, no status line.
+    config = tmp_path / "tmux.conf"
+    config.write_text("set -g remain-on-exit on\nset -g status off\n")
+    server = Tmux(f"octui-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}", config)
+    try:
+        yield server
+    finally:
+        server.kill_server()
+
+
+def test_real_octui_in_tmux_answers_and_quits(
+    tmux: Tmux, live_server: RealServer, fake_llm: FakeLLM, tmp_path: Path
+) -> None:
+    script = _octui_script()
+    if not script.is_file():
+        if in_ci():
+            pytest.fail(f"{script} missing: install the project into its venv (pip install -e .)")
+        pytest.skip(f"{script} missing (install the project into its venv)")
+    name = f"tmux-{uuid.uuid4().hex[:8]}"
+    answer = f"Scripted tmux answer {name}"
+    tag = fake_llm.add_scenario(name, [{"text": answer}])
+
+    env_args = [
+        "-e", f"OPENCODE_SERVER_PASSWORD={live_server.password}",
+        "-e", f"OCTUI_CONFIG={tmp_path / 'no-config.toml'}",
+        "-e", f"OCTUI_STATE_DIR={tmp_path / 'state'}",
+        "-e", "TERM=xterm-256color",
+    ]
+    # The pane's shell runs octui and then prints its exit status: a reaped, real exit code
+    # (a pid poll would see the zombie tmux has not reaped yet as alive).
+    command = f"{shlex.quote(str(script))} --url {shlex.quote(live_server.url)}; echo {EXIT_MARK}$?"
+    tmux.run("new-session", "-d", "-s", "octui", "-x", str(WIDTH), "-y", str(HEIGHT),
+             "-c", str(live_server.project_dir), *env_args, command)
+    target = "octui:0.0"
+
+    def screen() -> str:
+        return tmux.capture(target)
+
+    _wait(lambda: "connected" in screen() and "No session open." in screen(), "octui to connect",
+          SCREEN_TIMEOUT, screen)
+    prompt = f"Answer me in tmux. {tag}"
+    tmux.run("send-keys", "-t", target, "-l", prompt)
+    _wait(lambda: prompt in screen(), "the typed prompt in the composer", SCREEN_TIMEOUT, screen)
+    tmux.run("send-keys", "-t", target, "Enter")
+    _wait(lambda: answer in screen(), "the scripted answer", SCREEN_TIMEOUT, screen)
+    assert len(fake_llm.requests_for(name)) == 1
+
+    tmux.run("send-keys", "-t", target, "C-q")
+
+    def history() -> str:
+        return tmux.run("capture-pane", "-p", "-S", "-200", "-t", target).stdout
+
+    _wait(lambda: EXIT_MARK in history(), "octui to exit after ctrl+q", 10.0, history)
+    after = history()
+    code = after.split(EXIT_MARK, 1)[1].split()[0]
+    assert code == "0", f"octui exited with {code}\n{after}"
+    assert "Traceback" not in after and "Error" not in after, after

@@ -1,0 +1,428 @@
+"""Composer completion, slash commands, mentions, pickers, palette, help, editor and themes.
+
+Pilot tests of the real ``OctuiApp`` over the in-process demo server; requests are recorded at
+the httpx transport, so the tests check what went over the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+
+from tests.snapshots.main_app import MainApp, make_demo, settle, wait_connected
+from tui.client.commands import Catalog, run_command, switchable_agents
+from tui.client.http import OpenCodeClient
+from tui.commands import palette_actions
+from tui.config import StateStore, load_config
+from tui.demo import DemoServer, assistant, text, user
+from tui.protocol.models import AgentInfo, ModelInfo, ModelRef
+from tui.screens.agent_picker import AgentPicker
+from tui.screens.assists import edit_text, editor_command
+from tui.screens.help import HelpScreen
+from tui.screens.model_picker import ModelPicker, model_entries
+from widgets.completion import CompletionMenu
+from widgets.composer import Composer
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Config and state files in a temp dir: tests never touch the user's files."""
+    monkeypatch.setenv("OCTUI_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("OCTUI_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path
+
+
+class Recorder(httpx.AsyncBaseTransport):
+    """Passes requests to the demo server and keeps (method, path, json body) of each."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.requests: list[tuple[str, str, Any]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content) if request.content else None
+        self.requests.append((request.method, request.url.path, body))
+        return await self.inner.handle_async_request(request)
+
+    def posts(self, suffix: str) -> list[Any]:
+        return [b for m, p, b in self.requests if m == "POST" and p.endswith(suffix)]
+
+
+def recorded_app(demo: DemoServer | None = None, session_id: str | None = None) -> tuple[MainApp, Recorder]:
+    app = MainApp(demo, session_id=session_id)
+    recorder = Recorder(app.server.transport)
+    app.spec.transport = recorder
+    return app, recorder
+
+
+@contextmanager
+def seeded() -> Iterator[tuple[DemoServer, str]]:
+    """A demo server with one finished session, opened by the app."""
+    demo = make_demo()
+    info = demo.seed_session("Work", [user("hi"), assistant(text("hello"))])
+    yield demo, info["id"]
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    for ch in text:
+        await pilot.press("space" if ch == " " else ch)
+    await pilot.pause(0.15)
+    await pilot.pause()
+
+
+def composer(app: MainApp) -> Composer:
+    return app.screen_main().query_one(Composer)
+
+
+def menu_labels(app: MainApp) -> list[str]:
+    menu = app.screen_main().query_one(CompletionMenu)
+    return [item.value for item in menu.items] if menu.display else []
+
+
+# ---------------------------------------------------------------------------- slash commands
+
+async def test_slash_completion_lists_server_and_local_commands_then_runs_the_command() -> None:
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            await type_text(pilot, "/")
+            labels = menu_labels(app)
+            assert labels[:2] == ["init", "review"]
+            assert {"model", "agent", "help"} <= set(labels)
+            await type_text(pilot, "rev")
+            assert menu_labels(app)[0] == "review"
+            await pilot.press("tab")
+            assert composer(app).text == "/review "
+            assert menu_labels(app) == []
+            await type_text(pilot, "src")
+            await pilot.press("enter")
+            await settle(pilot)
+    assert recorder.posts("/command") == [{"command": "review", "arguments": "src", "delivery": "steer"}]
+    assert recorder.posts("/prompt") == []
+    admitted = [e for e in demo.emitted if e["type"] == "session.inbox.enqueued"]
+    assert admitted[-1]["data"]["item"]["payload"]["text"] == "Review the current changes. src"
+
+
+async def test_escape_closes_the_menu_without_interrupting_and_unknown_slash_is_a_prompt() -> None:
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            await type_text(pilot, "/in")
+            assert menu_labels(app)[0] == "init"
+            await pilot.press("escape")
+            assert menu_labels(app) == []
+            assert composer(app).text == "/in"
+            composer(app).text = ""
+            await type_text(pilot, "/nosuch")
+            assert menu_labels(app) == []
+            await pilot.press("enter")
+            await settle(pilot)
+    assert recorder.posts("/command") == []
+    assert [b["text"] for b in recorder.posts("/prompt")] == ["/nosuch"]
+    assert recorder.posts("/interrupt") == []
+
+
+async def test_local_slash_command_opens_the_help_screen() -> None:
+    app, _ = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        await type_text(pilot, "/help")
+        await pilot.press("escape")  # close the menu, keep the text
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, HelpScreen)
+        assert composer(app).text == ""
+
+
+async def test_run_command_on_preview_server_sends_a_slash_prompt() -> None:
+    sent: list[tuple[str, Any]] = []
+
+    class Fake(OpenCodeClient):
+        async def prompt(self, session_id: str, text: str, delivery: Any = "steer", files: Any = None,
+                         agents: Any = None, message_id: str | None = None) -> dict[str, Any]:
+            sent.append((text, files))
+            return {}
+
+    from tui.protocol.dialect import Dialect
+
+    client = Fake("http://x.invalid")
+    client.dialect = Dialect.PREVIEW
+    await run_command(client, "ses_1", "review", "src")
+    await run_command(client, "ses_1", "init")
+    assert sent == [("/review src", None), ("/init", None)]
+    await client.aclose()
+
+
+# ---------------------------------------------------------------------------- @ mentions
+
+async def test_mention_completion_attaches_the_file_with_its_span() -> None:
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            await type_text(pilot, "look at @gre")
+            assert menu_labels(app) == ["src/greet.py", "tests/test_greet.py"]
+            await pilot.press("enter")  # accepts the highlighted file, does not send
+            assert composer(app).text == "look at @src/greet.py "
+            await type_text(pilot, "and @someone")
+            assert menu_labels(app) == []
+            await pilot.press("enter")
+            await settle(pilot)
+    finds = [p for m, p, _ in recorder.requests if p == "/api/fs/find"]
+    assert finds
+    body = recorder.posts("/prompt")[-1]
+    assert body["text"] == "look at @src/greet.py and @someone"
+    assert body["files"] == [{"uri": "file:///home/demo/project/src/greet.py", "name": "src/greet.py",
+                              "mention": {"start": 8, "end": 21, "text": "@src/greet.py"}}]
+
+
+async def test_accepting_a_directory_keeps_completing_below_it() -> None:
+    app, _ = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        await type_text(pilot, "@sr")
+        assert menu_labels(app)[0] == "src"
+        await pilot.press("tab")
+        await pilot.pause(0.2)
+        assert composer(app).text == "@src"
+        assert composer(app).mentioned == set()
+        assert "src/greet.py" in menu_labels(app)
+
+
+async def test_large_paste_arrives_whole_with_normalised_line_breaks() -> None:
+    from textual import events
+
+    app, _ = recorded_app()
+    text = "\r\n".join(f"line {i}" for i in range(3000))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        box = composer(app)
+        box.post_message(events.Paste(text))
+        await pilot.pause(0.2)
+        assert box.text == text.replace("\r\n", "\n")
+        assert box.document.line_count == 3000
+
+
+# ---------------------------------------------------------------------------- pickers
+
+async def test_model_picker_switches_only_when_changed_and_remembers_recent() -> None:
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            await pilot.press("ctrl+k")
+            await pilot.pause(0.2)
+            picker = app.screen
+            assert isinstance(picker, ModelPicker)
+            assert [e.value.id for e in picker.shown] == ["scripted", "scripted-mini"]
+            assert picker.shown[0].current  # the session's model
+            await pilot.press("enter")  # the current one: nothing to send
+            await pilot.pause(0.2)
+            assert recorder.posts("/model") == []
+            await pilot.press("ctrl+k")
+            await pilot.pause(0.2)
+            await type_text(pilot, "mini")
+            await pilot.press("enter")
+            await settle(pilot)
+            info = app.store.session(sid).info
+            assert info is not None and info.model is not None and info.model.id == "scripted-mini"
+    assert recorder.posts("/model") == [{"model": {"id": "scripted-mini", "providerID": "demo"}}]
+    assert [m.id for m in StateStore().recent_models()] == ["scripted-mini", "scripted"]
+
+
+async def test_agent_picker_offers_primary_agents_and_switches() -> None:
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            await pilot.press("ctrl+l")
+            await pilot.pause(0.2)
+            picker = app.screen
+            assert isinstance(picker, AgentPicker)
+            assert [e.value for e in picker.shown] == ["build", "plan"]
+            await pilot.press("down", "enter")
+            await settle(pilot)
+    assert recorder.posts("/agent") == [{"agent": "plan"}]
+
+
+async def test_model_chosen_on_home_applies_to_the_next_session() -> None:
+    app, recorder = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        await pilot.press("ctrl+k")
+        await pilot.pause(0.2)
+        await type_text(pilot, "mini")
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert recorder.posts("/model") == []
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await settle(pilot)
+    assert recorder.posts("/model") == [{"model": {"id": "scripted-mini", "providerID": "demo"}}]
+    order = [p for m, p, _ in recorder.requests if m == "POST"]
+    assert order.index(next(p for p in order if p.endswith("/model"))) < \
+        order.index(next(p for p in order if p.endswith("/prompt")))
+
+
+def test_model_entries_recent_first_variants_and_disabled() -> None:
+    models = [ModelInfo(id="a", providerID="p", name="A", variants=[{"id": "high"}, {"id": "default"}]),
+              ModelInfo(id="b", providerID="p", name="B", enabled=False),
+              ModelInfo(id="c", providerID="q", name="C")]
+    rows = model_entries(models, [ModelRef(id="c", providerID="q"), ModelRef(id="gone", providerID="p")],
+                         current=ModelRef(id="a", providerID="p", variant="high"))
+    assert [(r.group, r.label) for r in rows] == [("Recent", "C"), ("All models", "A"),
+                                                  ("All models", "A · high"), ("All models", "C")]
+    assert [r.current for r in rows] == [False, False, True, False]
+
+
+def test_switchable_agents() -> None:
+    agents = [AgentInfo(id="a", mode="primary"), AgentInfo(id="b", mode="subagent"),
+              AgentInfo(id="c", mode="all"), AgentInfo(id="d", mode="primary", hidden=True)]
+    assert [a.id for a in switchable_agents(agents)] == ["a", "c"]
+    assert [a.id for a in switchable_agents(agents, include_subagents=True)] == ["a", "b", "c"]
+
+
+class SlowCatalogClient:
+    """Answers an empty model list until ``ready`` is set."""
+
+    def __init__(self) -> None:
+        self.ready = False
+        self.calls = 0
+
+    async def models(self, directory: str | None = None) -> list[ModelInfo]:
+        self.calls += 1
+        return [ModelInfo(id="m")] if self.ready else []
+
+
+async def test_catalog_waits_while_empty_and_refetches_at_once_on_an_event() -> None:
+    import asyncio
+
+    fake = SlowCatalogClient()
+    catalog = Catalog(fake, wait_s=20, poll_s=5)  # type: ignore[arg-type]
+    waiter = asyncio.create_task(catalog.wait_models())
+    await asyncio.sleep(0.05)
+    assert not waiter.done() and fake.calls == 1
+    fake.ready = True
+    catalog.changed("catalog.updated")
+    models = await asyncio.wait_for(waiter, 1)  # far sooner than the 5 s poll
+    assert [m.id for m in models] == ["m"]
+    assert await catalog.get("models") == models and fake.calls == 2  # cached
+    assert catalog.changed("agent.updated") == {"agents"}
+    await catalog.get("models")
+    assert fake.calls == 2
+    catalog.changed("catalog.updated")
+    await catalog.get("models")
+    assert fake.calls == 3
+
+
+async def test_catalog_gives_up_after_the_wait() -> None:
+    fake = SlowCatalogClient()
+    catalog = Catalog(fake, wait_s=0.2, poll_s=0.05)  # type: ignore[arg-type]
+    assert await catalog.wait_models() == []
+    assert fake.calls >= 3
+
+
+# ---------------------------------------------------------------------------- palette and help
+
+async def test_palette_lists_every_bound_action_and_runs_one() -> None:
+    app, _ = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        main = app.screen_main()
+        actions = {a.action for a in palette_actions([main, app])}
+        bound = {b.action for _, b in main._bindings}
+        assert bound <= actions
+        assert {"pick_model", "pick_agent", "help", "edit_in_editor", "new_session", "sessions",
+                "inbox", "toggle_reasoning", "toggle_tree", "interrupt", "slash_commands"} <= actions
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await type_text(pilot, "Agent")
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, AgentPicker)
+
+
+async def test_help_screen_lists_every_binding_of_the_screen_and_composer() -> None:
+    app, _ = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        main = app.screen_main()
+        await pilot.press("f1")
+        await pilot.pause(0.1)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        actions = {(r.section, r.action) for r in help_screen.rows}
+        for _, binding in main._bindings:
+            assert ("Session screen", binding.action) in actions
+        for _, binding in composer(app)._bindings:
+            assert ("Composer", binding.action) in actions
+        keys = {r.action: r.keys for r in help_screen.rows if r.section == "Session screen"}
+        assert keys["pick_model"] == "^k"
+        assert keys["pick_agent"] == "^l"
+        await pilot.press("escape")
+        assert app.screen is main
+
+
+# ---------------------------------------------------------------------------- editor and themes
+
+def fake_editor(tmp_path: Path, body: str) -> list[str]:
+    script = tmp_path / "editor.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        path = sys.argv[1]
+        old = open(path, encoding="utf-8").read()
+        open(path, "w", encoding="utf-8").write(old + {body!r})
+    """))
+    return [sys.executable, str(script)]
+
+
+def test_edit_text_round_trip_and_failure(tmp_path: Path) -> None:
+    assert edit_text("draft", fake_editor(tmp_path, " edited\n")) == "draft edited\n"
+    with pytest.raises(RuntimeError):
+        edit_text("x", [sys.executable, "-c", "raise SystemExit(3)"])
+    assert editor_command({"EDITOR": "code --wait"}) == ["code", "--wait"]
+    assert editor_command({"VISUAL": "nvim", "EDITOR": "nano"}) == ["nvim"]
+    assert editor_command({}) == ["vi"]
+
+
+async def test_ctrl_e_edits_the_draft_in_the_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    command = fake_editor(tmp_path, " from the editor\n")
+    monkeypatch.setenv("VISUAL", " ".join(command))
+    suspended: list[bool] = []
+
+    @contextmanager
+    def suspend(self: Any) -> Iterator[None]:  # headless tests have no terminal to hand over
+        suspended.append(True)
+        yield
+
+    monkeypatch.setattr(MainApp, "suspend", suspend)
+    app, _ = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        composer(app).text = "hello"
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert composer(app).text == "hello from the editor"
+    assert suspended == [True]
+
+
+async def test_theme_change_is_saved_to_the_config_file(isolated: Path) -> None:
+    (isolated / "config.toml").write_text('theme = "nord"\n')
+    app, _ = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        assert app.theme == "nord"
+        app.theme = "gruvbox"
+        await pilot.pause()
+    assert load_config(isolated / "config.toml").theme == "gruvbox"

@@ -1,0 +1,331 @@
+"""``AssistedScreen``: the main screen's composer assists, pickers, help and editor.
+
+``MainScreen`` inherits it; it keeps the daily-driver keys and their handlers out of main.py:
+
+* slash-command and ``@`` file completion for the ``Composer`` (the widget asks with
+  ``Composer.CompletionRequested``; HTTP happens here, in workers);
+* ``deliver``: a draft goes out as ``/command`` or as a prompt with file mentions;
+* model and agent pickers from the live catalog (switching only when the choice changed, recent
+  models remembered in the state store);
+* the help screen (generated from the bindings) and ``$EDITOR`` for the draft.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import SuspendNotSupported
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from tui.client.commands import Catalog, send_input
+from tui.client.errors import OctuiError
+from tui.config import StateStore
+from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
+from tui.protocol.models import ModelRef
+from widgets.completion import Completion
+from widgets.composer import Composer
+
+if TYPE_CHECKING:
+    from tui.app import OctuiApp
+    from tui.state.transcript import SessionState
+
+__all__ = ["LOCAL_COMMANDS", "AssistedScreen", "edit_text", "editor_command"]
+
+LOCAL_COMMANDS: dict[str, tuple[str, str]] = {
+    "model": ("pick_model", "switch the model"),
+    "agent": ("pick_agent", "switch the agent"),
+    "new": ("new_session", "start a new session"),
+    "sessions": ("sessions", "browse sessions"),
+    "help": ("help", "list every key"),
+    "editor": ("edit_in_editor", "edit the draft in $EDITOR"),
+    "themes": ("app.change_theme", "change the colour theme"),
+    "quit": ("app.quit", "quit octui"),
+    "compact": ("compact", "summarise the session to free context"),
+    "undo": ("undo", "undo the last prompt (revert)"),
+    "redo": ("redo", "bring back what undo reverted"),
+    "export": ("export", "export the transcript as Markdown"),
+    "copy": ("copy_last_answer", "copy the last answer"),
+}
+"""octui's own ``/commands`` (name -> (action, description)); a server command of the same name wins."""
+
+MENTION_DEBOUNCE_S = 0.08
+MENTION_LIMIT = 20
+
+
+def editor_command(env: dict[str, str] | None = None) -> list[str]:
+    """``$VISUAL``, else ``$EDITOR``, else ``vi``, split like a shell would."""
+    env = dict(os.environ) if env is None else env
+    return shlex.split(env.get("VISUAL") or env.get("EDITOR") or "vi")
+
+
+def edit_text(text: str, command: list[str]) -> str:
+    """Open ``text`` in an editor (``command`` + a temp ``.md`` file) and return what was saved.
+
+    Raises ``OSError`` when the editor cannot start and ``RuntimeError`` when it exits non-zero.
+    """
+    fd, name = tempfile.mkstemp(prefix="octui-draft-", suffix=".md")
+    path = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        done = subprocess.run([*command, str(path)], check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{command[0]} exited with code {done.returncode}")
+        return path.read_text(encoding="utf-8")
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+class AssistedScreen(Screen[None]):
+    """Base of ``MainScreen``; expects ``session_id``, ``state``, ``octui`` and ``refresh_status``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+k", "pick_model", "Switch model", priority=True),  # over the composer's kill-line
+        Binding("ctrl+l", "pick_agent", "Switch agent"),
+        Binding("f1", "help", "Keys (help)"),
+        Binding("ctrl+e", "edit_in_editor", "Edit in $EDITOR", priority=True),
+    ]
+
+    session_id: str | None
+    pending_model: ModelRef | None = None
+    """Model chosen before a session exists: applied to the next new session."""
+    pending_agent: str | None = None
+
+    if TYPE_CHECKING:
+        @property
+        def octui(self) -> OctuiApp: ...
+
+        @property
+        def state(self) -> SessionState | None: ...
+
+        def refresh_status(self) -> None: ...
+
+    # ------------------------------------------------------------------ catalog
+    _catalog: Catalog | None = None
+
+    @property
+    def catalog(self) -> Catalog | None:
+        client = self.octui.client
+        if client is None:
+            return None
+        if self._catalog is None or self._catalog.client is not client:
+            self._catalog = Catalog(client, self.octui.spec.directory)
+        return self._catalog
+
+    def catalog_changed(self, event_type: str | None) -> None:
+        """A ``catalog.updated``/``agent.updated``/… event: drop the cache, reload the models."""
+        catalog = self.catalog
+        if catalog is not None and "models" in catalog.changed(event_type):
+            self._reload_models()
+
+    @work(exclusive=True, group="catalog-models", exit_on_error=False)
+    async def _reload_models(self) -> None:
+        catalog = self.catalog
+        if catalog is not None:
+            self.octui.models = await catalog.load("models")
+            self.refresh_status()
+
+    # ------------------------------------------------------------------ completion
+    @on(Composer.CompletionRequested)
+    def _completion_requested(self, event: Composer.CompletionRequested) -> None:
+        if event.context.kind == "slash":
+            self._complete_slash(event.composer, event.context)
+        else:
+            self._complete_mention(event.composer, event.context)
+
+    @work(exclusive=True, group="complete", exit_on_error=False)
+    async def _complete_slash(self, composer: Composer, context: CompletionContext) -> None:
+        catalog = self.catalog
+        commands = await catalog.get("commands") if catalog is not None else []
+        items = [Completion("slash", c.name, c.name, c.description or one_line_template(c.template))
+                 for c in commands]
+        server = {c.name for c in commands}
+        items += [Completion("slash", name, name, f"octui: {text}")
+                  for name, (_, text) in LOCAL_COMMANDS.items() if name not in server]
+        composer.show_completions(context, fuzzy_filter(context.query, items, key=lambda c: c.value))
+
+    @work(exclusive=True, group="complete", exit_on_error=False)
+    async def _complete_mention(self, composer: Composer, context: CompletionContext) -> None:
+        client = self.octui.client
+        if client is None:
+            return
+        await asyncio.sleep(MENTION_DEBOUNCE_S)  # a newer keystroke cancels this worker
+        try:
+            found = await client.fs_find(context.query, limit=MENTION_LIMIT,
+                                         directory=self.octui.spec.directory)
+        except OctuiError:
+            found = []
+        items = [Completion("mention", str(f["path"]), str(f["path"]),
+                            is_dir=f.get("type") == "directory")
+                 for f in found if isinstance(f.get("path"), str) and f["path"]]
+        composer.show_completions(context, items)
+
+    # ------------------------------------------------------------------ sending
+    def local_command(self, text: str) -> bool:
+        """Run an octui ``/command`` (``/model``, ``/help`` …); ``True`` when ``text`` was one."""
+        slash = parse_slash(text, set(LOCAL_COMMANDS))
+        catalog = self._catalog
+        if slash is None or slash.arguments or (
+                catalog is not None and any(c.name == slash.name for c in catalog.commands)):
+            return False
+        self.query_one(Composer).text = ""
+        self.call_later(self.run_action, LOCAL_COMMANDS[slash.name][0])
+        return True
+
+    async def deliver(self, session_id: str, text: str, delivery: str) -> None:
+        """Send a draft: first the model/agent picked before the session existed, then the input."""
+        client = self.octui.client
+        catalog = self.catalog
+        assert client is not None and catalog is not None
+        if self.pending_model is not None:
+            await client.set_model(session_id, self.pending_model)
+            self.pending_model = None
+        if self.pending_agent is not None:
+            await client.set_agent(session_id, self.pending_agent)
+            self.pending_agent = None
+        commands = [c.name for c in await catalog.get("commands")] if text.startswith("/") else []
+        await send_input(client, session_id, text, directory=self.octui.spec.directory,
+                         delivery="queue" if delivery == "queue" else "steer", commands=commands,
+                         mentioned=set(self.query_one(Composer).mentioned))
+
+    # ------------------------------------------------------------------ model and agent
+    def current_model(self) -> ModelRef | None:
+        state = self.state
+        if state is None:
+            return self.pending_model
+        if state.info is not None and state.info.model is not None:
+            return state.info.model
+        last = next((m for m in reversed(state.messages.values()) if m.role == "assistant"), None)
+        return last.model if last is not None else None
+
+    def current_agent(self) -> str | None:
+        state = self.state
+        if state is None:
+            return self.pending_agent
+        if state.info is not None and state.info.agent:
+            return state.info.agent
+        last = next((m for m in reversed(state.messages.values()) if m.role == "assistant"), None)
+        return last.agent if last is not None and last.agent else None
+
+    def action_pick_model(self) -> None:
+        self._open_model_picker()
+
+    @work(exclusive=True, group="picker", exit_on_error=False)
+    async def _open_model_picker(self) -> None:
+        from tui.screens.model_picker import ModelPicker
+
+        catalog = self.catalog
+        if catalog is None:
+            self.notify("Not connected yet.", severity="warning")
+            return
+        models = await catalog.get("models")
+        if not models:
+            self.notify("Waiting for the server's model catalog…", timeout=3)
+            models = await catalog.wait_models()
+        self.octui.models = models
+        recent = StateStore().recent_models()
+        self.app.push_screen(ModelPicker(models, recent, self.current_model()), self._model_chosen)
+
+    def _model_chosen(self, ref: ModelRef | None) -> None:
+        if ref is not None:
+            self._switch_model(ref)
+
+    @work(group="switch", exit_on_error=False)
+    async def _switch_model(self, ref: ModelRef) -> None:
+        current = self.current_model()
+        with contextlib.suppress(OSError):
+            StateStore().push_recent_model(ref)
+        if current is not None and current.label == ref.label:
+            return
+        client, sid = self.octui.client, self.session_id
+        if client is None:
+            return
+        if sid is None:
+            self.pending_model = ref
+            self.notify(f"The next session will use {ref.label}.", timeout=3)
+            return
+        try:
+            await client.set_model(sid, ref)
+        except OctuiError as exc:
+            self.notify(f"Model not switched: {exc}", severity="error")
+
+    def action_pick_agent(self) -> None:
+        self._open_agent_picker()
+
+    @work(exclusive=True, group="picker", exit_on_error=False)
+    async def _open_agent_picker(self) -> None:
+        from tui.screens.agent_picker import AgentPicker
+
+        catalog = self.catalog
+        if catalog is None:
+            self.notify("Not connected yet.", severity="warning")
+            return
+        agents = await catalog.wait_agents()
+        self.app.push_screen(AgentPicker(agents, self.current_agent()), self._agent_chosen)
+
+    def _agent_chosen(self, agent: str | None) -> None:
+        if agent is not None and agent != self.current_agent():
+            self._switch_agent(agent)
+
+    @work(group="switch", exit_on_error=False)
+    async def _switch_agent(self, agent: str) -> None:
+        client, sid = self.octui.client, self.session_id
+        if client is None:
+            return
+        if sid is None:
+            self.pending_agent = agent
+            self.notify(f"The next session will use the {agent} agent.", timeout=3)
+            return
+        try:
+            await client.set_agent(sid, agent)
+        except OctuiError as exc:
+            self.notify(f"Agent not switched: {exc}", severity="error")
+
+    # ------------------------------------------------------------------ help, editor, inserts
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen, binding_rows, help_sections
+
+        self.app.push_screen(HelpScreen(binding_rows(help_sections(self), self.app)))
+
+    def action_edit_in_editor(self) -> None:
+        composer = self.query_one(Composer)
+        command = editor_command()
+        try:
+            with self.app.suspend():
+                text = edit_text(composer.text, command)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand over to an editor.", severity="warning")
+            return
+        except (OSError, RuntimeError) as exc:
+            self.notify(f"Editor failed: {exc}. The draft is unchanged.", severity="error")
+            return
+        composer.text = text.rstrip("\n")
+        composer.move_cursor(composer.document.end)
+        composer.focus()
+
+    def action_slash_commands(self) -> None:
+        composer = self.query_one(Composer)
+        composer.focus()
+        if not composer.text:
+            composer.insert("/")
+
+    def action_mention_file(self) -> None:
+        composer = self.query_one(Composer)
+        composer.focus()
+        before = composer.index_of(composer.cursor_location)
+        composer.insert("@" if before == 0 or composer.text[before - 1].isspace() else " @")
+
+
+def one_line_template(template: str) -> str:
+    """A command without a description is described by the start of its template."""
+    return " ".join(template.split())[:60]
