@@ -1,0 +1,25 @@
+"""The ``octui`` console script: answers ``--version`` before importing anything heavy."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"octui {version('octui')}")
+        except PackageNotFoundError:
+            print("octui 0+unknown")
+        return 0
+    from tui.cli import main as cli_main
+
+    return cli_main(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
