@@ -67,9 +67,16 @@ class ModeBook:
     @staticmethod
     def root(store: Store, session_id: str) -> str:
         """The topmost ancestor of ``session_id`` (by ``parentID`` or the spawning tool call)."""
-        current, seen = session_id, {session_id}
+        current = store.root_of(session_id)  # parentID chain: cheap, and almost always enough
+        seen = {session_id, current}
         for _ in range(MAX_DEPTH):
-            parent = tree_nav.parent_of(store, current)
+            # A child whose session.created has not arrived yet is known only by its tool link.
+            state = store.sessions.get(current)
+            if state is not None and state.parent_id:
+                parent: str | None = state.parent_id
+            else:
+                parent = tree_nav.parent_of(store, current) if current not in store.sessions or \
+                    store.sessions[current].info is None else None
             if parent is None or parent in seen:
                 break
             seen.add(parent)

@@ -20,7 +20,7 @@ from tui.screens.assists import AssistedScreen
 from tui.screens.mode_confirm import ModeCommands, ModeConfirmScreen
 from tui.state import tree_nav
 from tui.state.modes import Mode, next_mode
-from tui.state.transcript import Change, SessionState
+from tui.state.transcript import Change, SessionState, ToolCall
 from tui.state.tree import build_tree
 from widgets.breadcrumb import Breadcrumb
 from widgets.completion import CompletionMenu
@@ -189,6 +189,13 @@ class MainScreen(AssistedScreen, Screen[None]):
             self.refresh_status()
             self._refresh_tree()
 
+    def _may_have_children(self, root: str) -> bool:
+        store = self.octui.store
+        if store.children(root) or store.session(root).parent_id:
+            return True
+        return any(isinstance(part, ToolCall) and part.child_session_id
+                   for message in store.session(root).messages.values() for part in message.parts)
+
     def _refresh_tree(self) -> None:
         tree = self.query_one(SubagentTree)
         crumbs = self.query_one(Breadcrumb)
@@ -198,12 +205,16 @@ class MainScreen(AssistedScreen, Screen[None]):
             crumbs.display = False
             return
         store = self.octui.store
-        root = tree_nav.root_of(store, sid)
-        node = build_tree(store, root)
-        show = bool(node.children) if self.tree_forced is None else self.tree_forced
-        tree.display = show
-        if show:
-            tree.show_tree(node, sid)
+        root = store.root_of(sid)
+        if self.tree_forced is None and not self._may_have_children(root):
+            tree.display = False  # the common case: no subagents, no tree to build
+        else:
+            root = tree_nav.root_of(store, sid)
+            node = build_tree(store, root)
+            show = bool(node.children) if self.tree_forced is None else self.tree_forced
+            tree.display = show
+            if show:
+                tree.show_tree(node, sid)
         path = tree_nav.breadcrumb(store, sid)
         crumbs.display = len(path) > 1
         if len(path) > 1:
