@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -56,7 +57,11 @@ class MarkdownChunk(Widget):
         options = console.options.update(width=width, max_width=width, height=None)
         markdown = RichMarkdown(clean_text(text), code_theme="monokai", hyperlinks=False)
         lines = console.render_lines(markdown, options, pad=False, new_lines=False)
-        strips = [Strip(Segment.adjust_line_length(line, width)) for line in lines]
+        # Every segment gets a real style: Textual's filters (opacity, dim) expect one.
+        null = Style.null()
+        strips = [Strip([Segment(text, style or null, control)
+                         for text, style, control in Segment.adjust_line_length(line, width)])
+                  for line in lines]
         return ([Strip.blank(width)] if gap and strips else []) + strips
 
     def _lines(self, width: int) -> list[Strip]:

@@ -73,8 +73,13 @@ async def _permission(pilot: Pilot[Any], sid: str) -> PermissionScreen:
     return dialog
 
 
-async def _dialog_closed(pilot: Pilot[Any]) -> None:
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, MainScreen), "the dialog to close")
+async def _dialog_closed(pilot: Pilot[Any], dialog: Any = None) -> None:
+    """The dialog is gone (the next ask may already have opened its own dialog)."""
+    def closed() -> bool:
+        screen = pilot.app.screen
+        return isinstance(screen, MainScreen) or (dialog is not None and screen is not dialog)
+
+    await wait_until(pilot, closed, "the dialog to close")
 
 
 async def _settled(pilot: Pilot[Any], app: OctuiApp, ask_id: str) -> None:
@@ -119,7 +124,7 @@ async def test_bash_ask_once_asks_again_next_time(
             assert ask.id in app.store.asks and ask.id not in seen
             seen.append(ask.id)
             await pilot.press("o")
-            await _dialog_closed(pilot)
+            await _dialog_closed(pilot, dialog)
             call = await _finished(pilot, app, sid, "bash", index)
             assert call.status == "completed" and exit_code(call) == 0
             assert call.output_text.startswith(command.removeprefix("echo "))
