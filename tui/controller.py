@@ -33,6 +33,7 @@ StateSink = Callable[[StreamState], None]
 HISTORY_PAGE = 100
 HISTORY_MAX = 2000  # messages kept per session on open; older ones are paged in on demand
 ACTIVE_POLL_S = 4.0  # busy sessions with a silent stream are re-checked this often
+SUBTREE_DEPTH = 4  # subagent levels re-read after a reconnect
 SHELL_POLL_S = 0.5  # live output of a running v2 shell is fetched this often
 SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
 SHELL_KEEP_CHARS = 1_000_000
@@ -224,6 +225,45 @@ class Controller:
                 break
         newest_first.reverse()
         changes += self.store.load_history(session_id, newest_first)
+        changes += await self._load_ancestors(info)
+        changes += await self._load_subtree(self.store.root_of(session_id))
+        return changes
+
+    async def _load_ancestors(self, info: SessionInfo) -> list[Change]:
+        """A child opened directly still gets its breadcrumb: fetch the parents we lack."""
+        changes: list[Change] = []
+        parent = info.parentID
+        for _ in range(SUBTREE_DEPTH):
+            if not parent or (parent in self.store.sessions and self.store.sessions[parent].info):
+                break
+            try:
+                parent_info = await self.client.get_session(parent)
+            except OctuiError:
+                break
+            changes += self.store.upsert_info(parent_info)
+            parent = parent_info.parentID
+        return changes
+
+    async def _load_subtree(self, root_id: str) -> list[Change]:
+        """Rebuild the subagent tree after a gap: child sessions of the root, a few levels down."""
+        if self.client.dialect is not Dialect.V2:
+            return []  # the 1.18 /api loop runs no subagents and cannot filter by parent
+        changes: list[Change] = []
+        level = [root_id]
+        for _ in range(SUBTREE_DEPTH):
+            found: list[str] = []
+            for parent in level:
+                try:
+                    children, _ = await self.client.list_sessions(limit=200, parent_id=parent)
+                except OctuiError:
+                    return changes
+                for info in children:
+                    if info.parentID == parent:
+                        changes += self.store.upsert_info(info)
+                        found.append(info.id)
+            if not found:
+                break
+            level = found
         return changes
 
     async def _fetch_message(self, session_id: str, message_id: str) -> None:
