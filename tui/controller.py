@@ -225,6 +225,8 @@ class Controller:
                 break
         newest_first.reverse()
         changes += self.store.load_history(session_id, newest_first)
+        if self.client.dialect is Dialect.V2:
+            changes += self.store.set_inbox(session_id, await self.client.inbox(session_id))
         changes += await self._load_ancestors(info)
         changes += await self._load_subtree(self.store.root_of(session_id))
         return changes
@@ -325,6 +327,13 @@ class Controller:
                         await self.client.form_cancel(session_id, ask.id)
             await self.client.interrupt(session_id)
         self._spawn(self._check_active_soon())
+
+    async def cancel_pending(self, session_id: str, inbox_id: str) -> None:
+        await self.client.inbox_cancel(session_id, inbox_id)
+
+    async def set_pending_delivery(self, session_id: str, inbox_id: str, delivery: str) -> None:
+        await self.client.inbox_delivery(session_id, inbox_id,
+                                         "queue" if delivery == "queue" else "steer")
 
     async def reply_permission(self, session_id: str, request_id: str, reply: PermissionReply,
                                message: str | None = None) -> None:

@@ -1,20 +1,72 @@
-"""Prompts admitted to the session but not yet delivered (steered or queued)."""
+"""Prompts admitted to the session but not yet delivered (steered or queued).
+
+Focus the list (Tab) to manage them: ``x`` cancels one, ``s`` switches it between steer (joins
+the running turn) and queue (runs after it). The screen sends the change; the server's events
+update the list.
+"""
 
 from __future__ import annotations
 
-from textual.widgets import Static
+from dataclasses import dataclass
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
 
 from tui.sanitize import one_line
 from tui.state.transcript import PendingInput
 
 
-class PendingInputs(Static):
-    """One line per pending prompt, hidden when there are none."""
+class PendingInputs(OptionList):
+    """One row per pending prompt, hidden when there are none."""
 
     DEFAULT_CLASSES = "pending-inputs"
+    BINDINGS = [
+        Binding("x,delete", "cancel_item", "Cancel prompt"),
+        Binding("s", "toggle_delivery", "Steer/queue"),
+    ]
+
+    @dataclass
+    class Cancel(Message):
+        inbox_id: str
+
+    @dataclass
+    class ChangeDelivery(Message):
+        inbox_id: str
+        delivery: str
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, compact=True)
+        self._items: list[PendingInput] = []
 
     def show_items(self, items: list[PendingInput]) -> None:
         self.display = bool(items)
-        lines = [f"{'⇥ steer' if p.delivery == 'steer' else '⏸ queued'}  {one_line(p.text, 100)}"
-                 for p in items]
-        self.update("\n".join(lines))
+        if [(p.id, p.delivery, p.text) for p in items] == \
+                [(p.id, p.delivery, p.text) for p in self._items]:
+            return
+        highlighted = self.highlighted
+        self._items = list(items)
+        self.clear_options()
+        self.add_options([Option(self._label(p), id=p.id) for p in items])
+        if items:
+            self.highlighted = min(highlighted or 0, len(items) - 1)
+
+    @staticmethod
+    def _label(item: PendingInput) -> str:
+        mark = "⇥ steer " if item.delivery == "steer" else "⏸ queued"
+        return f"{mark}  {one_line(item.text, 100)}"
+
+    def _current(self) -> PendingInput | None:
+        index = self.highlighted
+        return self._items[index] if index is not None and 0 <= index < len(self._items) else None
+
+    def action_cancel_item(self) -> None:
+        item = self._current()
+        if item is not None:
+            self.post_message(self.Cancel(item.id))
+
+    def action_toggle_delivery(self) -> None:
+        item = self._current()
+        if item is not None:
+            self.post_message(self.ChangeDelivery(item.id, "queue" if item.delivery == "steer" else "steer"))

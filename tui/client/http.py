@@ -270,6 +270,11 @@ class OpenCodeClient(ClientCore):
         self._v2_only("cancelling a queued prompt")
         await self.request("DELETE", f"/api/session/{seg(session_id)}/inbox/{seg(inbox_id)}")
 
+    async def inbox_delivery(self, session_id: str, inbox_id: str, delivery: Delivery) -> None:
+        """v2: switch a pending prompt between steer and queue."""
+        self._v2_only("changing how a queued prompt is delivered")
+        await self.post(f"/api/session/{seg(session_id)}/inbox/{seg(inbox_id)}/{delivery}")
+
     async def shell_output(self, shell_id: str, cursor: int | None = None) -> dict[str, Any]:
         """v2: ``{output, cursor, size, truncated}`` of a shell from byte ``cursor``."""
         self._v2_only("live shell output")

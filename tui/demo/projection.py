@@ -125,6 +125,11 @@ class Projection:
         items = self.inbox.get(d["sessionID"], [])
         items[:] = [i for i in items if i["id"] != d["inboxID"]]
 
+    def _on_session_inbox_delivery_changed(self, d: Json, at: float) -> None:
+        for item in self.inbox.get(d["sessionID"], []):
+            if item["id"] == d["inboxID"]:
+                item["delivery"] = d["delivery"]
+
     def _on_session_execution_started(self, d: Json, at: float) -> None:
         self.active.add(d["sessionID"])
 

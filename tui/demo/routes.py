@@ -422,6 +422,16 @@ async def cancel_inbox(s: DemoServer, r: httpx.Request, sid: str, iid: str) -> R
     return 204, None
 
 
+@_on("POST", "/api/session/{sid}/inbox/{iid}/{delivery}")
+async def inbox_delivery(s: DemoServer, r: httpx.Request, sid: str, iid: str, delivery: str) -> Result:
+    if delivery not in ("steer", "queue"):
+        raise invalid(f"unknown delivery {delivery!r}")
+    if not any(i["id"] == iid for i in s.state.inbox.get(sid, [])):
+        raise ApiError(409, "ConflictError", f"Inbox item not pending: {iid}", resource="inbox")
+    s.emit("session.inbox.delivery.changed", {"sessionID": sid, "inboxID": iid, "delivery": delivery})
+    return 204, None
+
+
 @_on("GET", "/api/shell/{shell_id}/output")
 async def shell_output(s: DemoServer, r: httpx.Request, shell_id: str) -> Result:
     if shell_id not in s.shells:

@@ -369,6 +369,27 @@ class MainScreen(AssistedScreen, Screen[None]):
         except OctuiError as exc:
             self.notify(f"Interrupt failed: {exc}", severity="error")
 
+    @on(PendingInputs.Cancel)
+    def _cancel_pending(self, event: PendingInputs.Cancel) -> None:
+        self._pending_action(event.inbox_id, None)
+
+    @on(PendingInputs.ChangeDelivery)
+    def _pending_delivery(self, event: PendingInputs.ChangeDelivery) -> None:
+        self._pending_action(event.inbox_id, event.delivery)
+
+    @work(group="pending", exit_on_error=False)
+    async def _pending_action(self, inbox_id: str, delivery: str | None) -> None:
+        controller = self.octui.controller
+        if controller is None or self.session_id is None:
+            return
+        try:
+            if delivery is None:
+                await controller.cancel_pending(self.session_id, inbox_id)
+            else:
+                await controller.set_pending_delivery(self.session_id, inbox_id, delivery)
+        except OctuiError as exc:
+            self.notify(f"Could not change the pending prompt: {exc}", severity="warning")
+
     @on(SubagentTree.OpenSession)
     def _tree_open(self, event: SubagentTree.OpenSession) -> None:
         if event.session_id != self.session_id:

@@ -24,7 +24,7 @@ from tui.protocol.models import (
 )
 from tui.state import session_events
 from tui.state.history import message_from_wire
-from tui.state.transcript import Ask, Change, Message, SessionState
+from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
 
@@ -129,6 +129,26 @@ class Store:
         state.inbox.pop(msg.id, None)
         session_events.recount_usage(state)
         return [Change("message", session_id, msg.id), Change("session", session_id)]
+
+    def set_inbox(self, session_id: str, items: Iterable[dict[str, Any]]) -> list[Change]:
+        """v2 ``GET …/inbox``: the pending prompts, replacing what the stream told us."""
+        state = self.session(session_id)
+        fresh: dict[str, PendingInput] = {}
+        for item in items:
+            inbox_id = item.get("id")
+            payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
+            if not isinstance(inbox_id, str) or inbox_id in state.messages:
+                continue
+            text = payload.get("text") if isinstance(payload, dict) else None
+            fresh[inbox_id] = PendingInput(
+                id=inbox_id, text=text if isinstance(text, str) else "",
+                delivery=str(item.get("delivery") or "steer"), kind=str(item.get("type") or "user"))
+        if [(p.id, p.delivery) for p in fresh.values()] == \
+                [(p.id, p.delivery) for p in state.inbox.values()]:
+            return []
+        state.inbox = fresh
+        state.version += 1
+        return [Change("session", session_id)]
 
     def set_active(self, active: dict[str, Any], known_only: bool = False) -> list[Change]:
         """``GET /api/session/active`` is the truth for busy state (1.18 has no idle event)."""
