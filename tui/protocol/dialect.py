@@ -173,24 +173,23 @@ def session_info(info: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def permission_request(data: dict[str, Any]) -> dict[str, Any]:
+def _call_id_to_id(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """1.18 names the tool call ``callID`` inside ``source``/``tool``; v2 names it ``id``."""
     out = dict(data)
-    source = out.get("source")
-    if isinstance(source, dict) and "callID" in source:
-        source = dict(source)
-        source["id"] = source.pop("callID")
-        out["source"] = source
+    ref = out.get(key)
+    if isinstance(ref, dict) and "callID" in ref:
+        ref = dict(ref)
+        ref["id"] = ref.pop("callID")
+        out[key] = ref
     return out
+
+
+def permission_request(data: dict[str, Any]) -> dict[str, Any]:
+    return _call_id_to_id(data, "source")
 
 
 def question_request(data: dict[str, Any]) -> dict[str, Any]:
-    out = dict(data)
-    tool = out.get("tool")
-    if isinstance(tool, dict) and "callID" in tool:
-        tool = dict(tool)
-        tool["id"] = tool.pop("callID")
-        out["tool"] = tool
-    return out
+    return _call_id_to_id(data, "tool")
 
 
 def message(info: dict[str, Any]) -> dict[str, Any]:
