@@ -17,20 +17,19 @@ from tui.client.errors import OctuiError
 from tui.client.stream import StreamState
 from tui.drafts import HOME_KEY, DraftKeeper
 from tui.screens.assists import AssistedScreen
-from tui.screens.mode_confirm import ModeCommands, ModeConfirmScreen
+from tui.screens.main_actions import SessionActionKeys
+from tui.screens.main_modes import PermissionModeActions
+from tui.screens.main_tree import SubagentNavigation
+from tui.screens.mode_confirm import ModeCommands
 from tui.state import tree_nav
-from tui.state.modes import Mode, next_mode
-from tui.state.transcript import Change, SessionState, ToolCall
-from tui.state.tree import build_tree
+from tui.state.transcript import Change, SessionState
 from widgets.breadcrumb import Breadcrumb
 from widgets.completion import CompletionMenu
 from widgets.composer import Composer
 from widgets.connection_banner import ConnectionBanner
-from widgets.message_view import MessageView
 from widgets.pending_inputs import PendingInputs
 from widgets.status_bar import StatusBar, StatusInfo
 from widgets.subagent_tree import SubagentTree
-from widgets.tool_row import ToolRow
 from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -60,7 +59,8 @@ class AppSessionLoader:
         return self.app.store.busy_ids()
 
 
-class MainScreen(AssistedScreen, Screen[None]):
+class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, SubagentNavigation,
+                 Screen[None]):
     """Shows one session at a time; everything else is a key away."""
 
     COMMANDS = {ModeCommands}  # command palette (ctrl+p): the permission modes
@@ -91,7 +91,6 @@ class MainScreen(AssistedScreen, Screen[None]):
         super().__init__()
         self.session_id: str | None = None
         self.reasoning_collapsed = True
-        self.tree_forced: bool | None = None  # None: shown when the session has subagents
         self.drafts = DraftKeeper()  # composer drafts, per session, kept in the state dir
         self._draft_key: str | None = None  # the view the composer text belongs to
         self._draft_timer = False
@@ -189,37 +188,6 @@ class MainScreen(AssistedScreen, Screen[None]):
             self.refresh_status()
             self._refresh_tree()
 
-    def _may_have_children(self, root: str) -> bool:
-        store = self.octui.store
-        if store.children(root) or store.session(root).parent_id:
-            return True
-        return any(isinstance(part, ToolCall) and part.child_session_id
-                   for message in store.session(root).messages.values() for part in message.parts)
-
-    def _refresh_tree(self) -> None:
-        tree = self.query_one(SubagentTree)
-        crumbs = self.query_one(Breadcrumb)
-        sid = self.session_id
-        if sid is None:
-            tree.display = False
-            crumbs.display = False
-            return
-        store = self.octui.store
-        root = store.root_of(sid)
-        if self.tree_forced is None and not self._may_have_children(root):
-            tree.display = False  # the common case: no subagents, no tree to build
-        else:
-            root = tree_nav.root_of(store, sid)
-            node = build_tree(store, root)
-            show = bool(node.children) if self.tree_forced is None else self.tree_forced
-            tree.display = show
-            if show:
-                tree.show_tree(node, sid)
-        path = tree_nav.breadcrumb(store, sid)
-        crumbs.display = len(path) > 1
-        if len(path) > 1:
-            crumbs.show_path(path)
-
     def _refresh_pending(self) -> None:
         state = self.state
         self.query_one(PendingInputs).show_items(list(state.inbox.values()) if state else [])
@@ -251,53 +219,6 @@ class MainScreen(AssistedScreen, Screen[None]):
             tokens=state.tokens.total if state else 0, cost=state.cost if state else 0,
             context_limit=limit, context_used=state.context_tokens if state else 0,
             asks=len(app.store.asks), mode=self._mode_text())
-
-    # ------------------------------------------------------------------ permission modes
-    def _mode_text(self) -> str:
-        controller = self.octui.controller
-        if controller is None or self.session_id is None:
-            return ""
-        mode = controller.auto.mode_of(self.session_id)
-        return "" if mode is Mode.SUPERVISED else mode.short  # the default shows no indicator
-
-    def action_cycle_mode(self) -> None:
-        self.cycle_permission_mode()
-
-    def cycle_permission_mode(self) -> None:
-        """supervised → auto-accept edits → full access → supervised, for the open session's tree."""
-        controller = self.octui.controller
-        if controller is not None and self.session_id is not None:
-            self.set_permission_mode(next_mode(controller.auto.mode_of(self.session_id)))
-        else:
-            self.set_permission_mode(Mode.SUPERVISED)
-
-    def set_permission_mode(self, mode: Mode) -> None:
-        """Set the mode of the open session's root (subagents follow it); full access asks once."""
-        controller = self.octui.controller
-        sid = self.session_id
-        if controller is None or sid is None:
-            self.notify("Open a session first: the permission mode belongs to a session.",
-                        severity="warning", timeout=3)
-            return
-        auto = controller.auto
-        root = auto.book.root(self.octui.store, sid)
-
-        def apply(confirmed: bool | None = True) -> None:
-            if not confirmed:
-                return
-            if mode is Mode.FULL:
-                auto.book.confirm_full(root)
-            saved = auto.set_mode(root, mode)
-            self.refresh_status()
-            note = f"Permission mode: {mode.label} — {mode.help}."
-            self.notify(note if saved else note + " Not saved: the state dir is not writable.",
-                        severity="warning" if mode is Mode.FULL or not saved else "information",
-                        timeout=4)
-
-        if mode is Mode.FULL and not auto.book.full_confirmed(root):
-            self.app.push_screen(ModeConfirmScreen(self.octui.store.session(root).title), apply)
-        else:
-            apply()
 
     def connection_changed(self, state: StreamState) -> None:
         self.query_one(ConnectionBanner).show_state(state.phase, state.attempt, state.error)
@@ -390,38 +311,6 @@ class MainScreen(AssistedScreen, Screen[None]):
         except OctuiError as exc:
             self.notify(f"Could not change the pending prompt: {exc}", severity="warning")
 
-    @on(SubagentTree.OpenSession)
-    def _tree_open(self, event: SubagentTree.OpenSession) -> None:
-        if event.session_id != self.session_id:
-            self.open(event.session_id)
-
-    @on(SubagentTree.StopSession)
-    def _tree_stop(self, event: SubagentTree.StopSession) -> None:
-        self._interrupt(event.session_id)
-
-    @on(Breadcrumb.Navigate)
-    def _crumb(self, event: Breadcrumb.Navigate) -> None:
-        self.open(event.session_id)
-
-    @on(ToolRow.OpenChild)
-    def _open_child(self, event: ToolRow.OpenChild) -> None:
-        self.open(event.session_id)
-
-    def action_toggle_tree(self) -> None:
-        tree = self.query_one(SubagentTree)
-        self.tree_forced = not tree.display
-        self._refresh_tree()
-
-    def action_go(self, where: str) -> None:
-        sid = self.session_id
-        if sid is None:
-            return
-        store = self.octui.store
-        target = {"parent": tree_nav.parent_of, "child": tree_nav.first_child,
-                  "next": tree_nav.next_sibling, "previous": tree_nav.previous_sibling}[where](store, sid)
-        if target:
-            self.open(target)
-
     def action_new_session(self) -> None:
         self.show_home()
         self.query_one(Composer).focus()
@@ -455,99 +344,6 @@ class MainScreen(AssistedScreen, Screen[None]):
 
     def composer_text(self) -> Any:
         return self.query_one(Composer).text
-
-    # ------------------------------------------------------------------ session actions
-    # Glue in tui/session_actions.py; these only pick the target and start a worker.
-    def action_copy_last_answer(self) -> None:
-        self.octui.actions.copy_last_answer(self.state)
-
-    def action_copy_transcript(self) -> None:
-        self.octui.actions.copy_transcript(self.state)
-
-    def action_copy_code(self) -> None:
-        self.octui.actions.copy_code_block(self.state)
-
-    def action_export(self) -> None:
-        self.octui.actions.export(self.state)
-
-    def action_compact(self) -> None:
-        if self.session_id is None:
-            self.notify("No session open to compact.", severity="warning")
-            return
-        self._session_action("compact", self.session_id)
-
-    def action_undo(self, message_id: str | None = None) -> None:
-        from tui.session_actions import undo_target
-
-        state = self.state
-        target = state.messages.get(message_id) if state and message_id else (
-            undo_target(state) if state else None)
-        if state is None or target is None:
-            self.notify("Nothing to undo.", severity="warning")
-            return
-        self._undo(state.id, target.id, target.text)
-
-    def action_redo(self) -> None:
-        state = self.state
-        if state is None or state.info is None or state.info.revert is None:
-            self.notify("Nothing to redo.", severity="warning")
-            return
-        self._session_action("redo", state.id)
-
-    def action_revert_panel(self) -> None:
-        state = self.state
-        revert = state.info.revert if state and state.info else None
-        if state is None or revert is None:
-            self.notify("No undo is staged (f4 undoes the last prompt).", severity="warning")
-            return
-        prompt = state.messages[revert.messageID].text if revert.messageID in state.messages else ""
-        self._revert_panel(state.id, prompt, revert)
-
-    @work(group="session-action", exit_on_error=False)
-    async def _session_action(self, what: str, session_id: str) -> None:
-        actions = self.octui.actions
-        if what == "compact":
-            await actions.compact(session_id)
-        elif what == "redo":
-            await actions.revert_clear(session_id)
-        elif what == "commit":
-            await actions.revert_commit(session_id)
-
-    @work(exclusive=True, group="undo", exit_on_error=False)
-    async def _undo(self, session_id: str, message_id: str, prompt: str) -> None:
-        revert = await self.octui.actions.revert_stage(session_id, message_id)
-        if revert is not None:
-            composer = self.query_one(Composer)
-            if not composer.text.strip():
-                composer.text = prompt  # like OpenCode: the undone prompt comes back for editing
-            await self._revert_panel_wait(session_id, prompt, revert)
-
-    @work(exclusive=True, group="undo", exit_on_error=False)
-    async def _revert_panel(self, session_id: str, prompt: str, revert: Any) -> None:
-        await self._revert_panel_wait(session_id, prompt, revert)
-
-    async def _revert_panel_wait(self, session_id: str, prompt: str, revert: Any) -> None:
-        from tui.screens.revert import RevertScreen
-        from tui.session_actions import revert_files
-
-        state = self.octui.store.sessions.get(session_id)
-        hidden = sum(1 for m in state.messages.values() if m.reverted) if state else 0
-        choice = await self.app.push_screen_wait(RevertScreen(
-            prompt, revert_files(revert), reverted_messages=hidden, files_known=revert.files is not None))
-        if choice == "clear":
-            await self.octui.actions.revert_clear(session_id)
-        elif choice == "commit":
-            await self.octui.actions.revert_commit(session_id)
-
-    @on(MessageView.ActionRequested)
-    def _message_action(self, event: MessageView.ActionRequested) -> None:
-        event.stop()
-        if event.action == "copy":
-            self.octui.actions.copy_message(event.message)
-        elif event.action == "copy_code":
-            self.octui.actions.copy_message_code(event.message)
-        elif event.action == "undo":
-            self.action_undo(event.message.id)
 
     # ------------------------------------------------------------------ drafts
     @on(TextArea.Changed, "#composer")
