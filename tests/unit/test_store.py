@@ -248,3 +248,22 @@ def test_set_asks_replaces_pending_asks() -> None:
     assert store.set_asks([ask], [], None) == []
     store.set_asks([], [], [])
     assert store.asks == {}
+
+
+def test_deleted_session_is_not_brought_back_by_late_events() -> None:
+    from tui.protocol.events import parse_event as parse
+
+    store = Store()
+    events = trace_events("01_text.jsonl")
+    for event in events:
+        store.apply(event)
+    sid = next(s.id for s in store.sessions.values() if s.messages)
+    store.apply(parse({"id": "evt_del", "type": "session.deleted", "data": {"sessionID": sid}}))
+    assert sid not in store.sessions
+    late = [e for e in events if e.session_id == sid]
+    for event in late:
+        assert store.apply(event) == []
+    assert sid not in store.sessions
+    store.apply(parse({"id": "evt_ask", "type": "permission.asked", "data": {
+        "id": "per_late", "sessionID": sid, "action": "bash", "resources": ["ls"]}}))
+    assert "per_late" not in store.asks

@@ -37,6 +37,7 @@ class Store:
         self.asks: dict[str, Ask] = {}
         self.warnings: deque[str] = deque(maxlen=200)
         self._warned_types: set[str] = set()
+        self.deleted: set[str] = set()
 
     # ----------------------------------------------------------------- lookups
     def session(self, session_id: str) -> SessionState:
@@ -81,8 +82,8 @@ class Store:
         if handler is not None:
             return handler(self, event)
         sid = getattr(payload, "sessionID", None)
-        if not isinstance(sid, str) or not sid:
-            return []
+        if not isinstance(sid, str) or not sid or sid in self.deleted:
+            return []  # a late or replayed event must not bring a deleted session back
         state = self.session(sid)
         if event.durable is not None and event.durable.aggregateID == sid:
             if event.durable.seq <= state.last_seq:
@@ -95,6 +96,7 @@ class Store:
 
     # ----------------------------------------------------------- snapshots
     def upsert_info(self, info: SessionInfo) -> list[Change]:
+        self.deleted.discard(info.id)  # the server says it exists: trust it over an old event
         state = self.session(info.id)
         state.info = info
         if info.cost and info.cost > state.cost:
@@ -201,6 +203,8 @@ def _on_session_created(store: Store, event: Event) -> list[Change]:
         info = SessionInfo.model_validate(data)
     except ValidationError:
         info = SessionInfo(id=payload.sessionID, parentID=payload.parentID, title=payload.title)
+    if payload.sessionID in store.deleted:
+        return []
     state = store.session(payload.sessionID)
     if event.durable is not None and event.durable.aggregateID == payload.sessionID:
         if event.durable.seq <= state.last_seq:
@@ -217,6 +221,7 @@ def _on_session_deleted(store: Store, event: Event) -> list[Change]:
     payload = event.payload
     assert isinstance(payload, ev.SessionDeleted)
     store.sessions.pop(payload.sessionID, None)
+    store.deleted.add(payload.sessionID)
     for ask_id in [a.id for a in store.asks.values() if a.sessionID == payload.sessionID]:
         del store.asks[ask_id]
     return [Change("sessions"), Change("asks"), Change("session", payload.sessionID)]
@@ -232,6 +237,8 @@ def _on_ask(store: Store, event: Event) -> list[Change]:
     elif isinstance(payload, ev.FormCreated):
         ask = FormInfo.model_validate(payload.form.model_dump())
     else:
+        return []
+    if ask.sessionID in store.deleted:
         return []
     store.asks[ask.id] = ask
     store.session(ask.sessionID)
