@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual import on
 from textual.containers import VerticalScroll
 from textual.message import Message as TextualMessage
@@ -19,6 +21,12 @@ class Transcript(VerticalScroll):
 
     DEFAULT_CLASSES = "transcript"
 
+    @dataclass
+    class Unseen(TextualMessage):
+        """Parts changed below the reader's scroll position (0: they caught up)."""
+
+        count: int
+
     class LoadOlder(TextualMessage):
         """The reader asked for older messages than the window holds."""
 
@@ -31,6 +39,7 @@ class Transcript(VerticalScroll):
         self._older = Button("↑ show older messages", classes="load-older", compact=True)
         self._empty = Static("", classes="transcript-empty")
         self._showing_empty = True
+        self._unseen: set[tuple[str, str]] = set()
 
     def on_mount(self) -> None:
         self.anchor()
@@ -61,6 +70,7 @@ class Transcript(VerticalScroll):
         return view
 
     def message_changed(self, message_id: str) -> None:
+        self._note_activity(message_id, "")
         state = self.state
         if state is None or message_id not in state.messages:
             view = self._views.pop(message_id, None)
@@ -86,7 +96,30 @@ class Transcript(VerticalScroll):
             self.mount(new_view)
         self._trim()
 
+    def _note_activity(self, message_id: str, part_key: str) -> None:
+        """Count what changed while the reader is scrolled up, instead of yanking them down."""
+        if not self._anchor_released or self.scroll_y >= self.max_scroll_y:
+            return
+        before = len(self._unseen)
+        self._unseen.add((message_id, part_key))
+        if len(self._unseen) != before:
+            self.post_message(self.Unseen(len(self._unseen)))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._unseen and new_value >= self.max_scroll_y:
+            self._unseen.clear()
+            self.post_message(self.Unseen(0))
+
+    def jump_to_end(self) -> None:
+        self.scroll_end(animate=False, immediate=True)
+        self.anchor()
+        if self._unseen:
+            self._unseen.clear()
+            self.post_message(self.Unseen(0))
+
     def part_changed(self, message_id: str, part_key: str) -> None:
+        self._note_activity(message_id, part_key)
         if self.state is None:
             return
         view = self._views.get(message_id)

@@ -150,3 +150,34 @@ async def test_long_session_is_windowed_and_pages_older_in() -> None:
         assert first.message.id == ids[500 - WINDOW - PAGE]  # the oldest mounted, in order
 
         assert older.display  # 250 of 500: more to page in
+
+
+async def test_reader_scrolled_up_is_not_yanked_and_gets_a_new_activity_chip() -> None:
+    demo_clock = ManualClock()
+    demo = make_demo(demo_clock)
+    info = demo.seed_session("Reading history", history_fixture(60))
+    sid = info["id"]
+    app = MainApp(demo, session_id=sid, demo_clock=demo_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        screen = main_screen(app)
+        transcript = screen.query_one(Transcript)
+        chip = screen.query_one("#new-activity", Button)
+        transcript.scroll_home(animate=False, immediate=True)
+        transcript.release_anchor()
+        await settle(pilot)
+        assert transcript.scroll_y < transcript.max_scroll_y
+        assert not chip.display
+        base = {"sessionID": sid, "assistantMessageID": "msg_live_chip"}
+        demo.emit("session.step.started", base | {"agent": "build",
+                                                  "model": {"id": "scripted", "providerID": "demo"}})
+        demo.emit("session.text.started", base | {"ordinal": 0})
+        demo.emit("session.text.delta", base | {"ordinal": 0, "delta": "news below"})
+        await wait_until(pilot, lambda: chip.display)
+        assert transcript.scroll_y < transcript.max_scroll_y  # not yanked to the bottom
+        assert "new below" in str(chip.label)
+
+        chip.press()
+        await settle(pilot)
+        assert transcript.scroll_y >= transcript.max_scroll_y - 1
+        assert not chip.display

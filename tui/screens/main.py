@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import TextArea
+from textual.widgets import Button, TextArea
 
 from tui.ask_flow import AskFlow
 from tui.client.errors import OctuiError
@@ -107,6 +107,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
                 yield ConnectionBanner(id="banner")
                 yield Breadcrumb(id="breadcrumb")
                 yield Transcript(id="transcript")
+                yield Button("", id="new-activity", classes="new-activity", compact=True)
                 yield PendingInputs(id="pending")
                 yield CompletionMenu(id="completion")
                 yield Composer(id="composer")
@@ -116,6 +117,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
     def on_mount(self) -> None:
         self.query_one(ConnectionBanner).show_state("connecting")
         self.query_one(PendingInputs).display = False
+        self.query_one("#new-activity", Button).display = False
         self.query_one(SubagentTree).display = False
         self.query_one(Breadcrumb).display = False
         self._composer_widget = self.query_one(Composer)
@@ -289,6 +291,17 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
                         f"Interrupted {len(targets)} sessions.", timeout=2)
         except OctuiError as exc:
             self.notify(f"Interrupt failed: {exc}", severity="error")
+
+    @on(Transcript.Unseen)
+    def _unseen(self, event: Transcript.Unseen) -> None:
+        chip = self.query_one("#new-activity", Button)
+        chip.display = event.count > 0
+        chip.label = f"↓ {event.count} new below — click to follow"
+
+    @on(Button.Pressed, "#new-activity")
+    def _follow(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.query_one(Transcript).jump_to_end()
 
     @on(PendingInputs.Cancel)
     def _cancel_pending(self, event: PendingInputs.Cancel) -> None:
