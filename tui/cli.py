@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+from urllib.parse import urlsplit
 
 from tui.client.errors import NotFound, OctuiError, Unauthorized
 from tui.client.http import OpenCodeClient
@@ -41,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
                "default opencode).")
     parser.add_argument("--version", action="version", version=f"octui {_version()}")
     parser.add_argument("--url", help="attach to a running server, e.g. http://127.0.0.1:4096")
+    parser.add_argument("--password-file", metavar="PATH",
+                        help="read the server password from this file (instead of OPENCODE_SERVER_PASSWORD)")
     parser.add_argument("--server", help="attach with a server profile from the config file")
     parser.add_argument("--session", metavar="ID", help="open this session at once")
     parser.add_argument("--continue", dest="continue_last", action="store_true",
@@ -54,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     # SUPPRESS: a sub-parser default would overwrite a --url/--server given before "export".
     export.add_argument("--url", default=argparse.SUPPRESS)
     export.add_argument("--server", default=argparse.SUPPRESS)
+    export.add_argument("--password-file", metavar="PATH", default=argparse.SUPPRESS)
     export.add_argument("--format", choices=["markdown", "json"], default="markdown")
     return parser
 
@@ -78,15 +82,35 @@ def _log_to_file() -> None:
         return
     try:
         directory = state_dir()
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         handler = logging.handlers.RotatingFileHandler(
             directory / "octui.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8")
+        os.chmod(directory / "octui.log", 0o600)  # user-only, like every state file
     except OSError:
         return
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     root.propagate = False
+
+
+def _read_password_file(path: str) -> str:
+    """The password from a file (first line), so it never shows in ``ps`` as an argument."""
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as handle:
+            return handle.readline().rstrip("\r\n")
+    except OSError as exc:
+        raise ConfigError(f"cannot read --password-file {path}: {exc.strerror}") from None
+
+
+def _warn_if_cleartext(url: str) -> None:
+    """Basic auth over plain http to another machine sends the password in the clear: say so once."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    loopback = host in ("localhost", "::1") or host.startswith("127.")
+    if parts.scheme == "http" and host and not loopback:
+        print(f"octui: warning: {parts.scheme}://{host} is not encrypted; the password crosses the "
+              "network in the clear (use https or an SSH tunnel)", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -97,8 +121,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for warning in config.warnings:
             print(f"octui: config: {warning}", file=sys.stderr)
         connection = resolve_connection(args.url, args.server, os.environ, config)
+        if connection is not None and args.password_file:
+            connection = connection._replace(password=_read_password_file(args.password_file))
     except ConfigError as exc:
         return _fail(str(exc), EXIT_USAGE)
+    if connection is not None:
+        _warn_if_cleartext(connection.url)
     directory = os.path.abspath(args.directory or os.getcwd())
     if args.command == "export":
         return _export(args, connection, directory)

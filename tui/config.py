@@ -253,7 +253,7 @@ def save_config(config: Config, path: str | os.PathLike[str] | None = None) -> P
 
 def atomic_write(target: Path, payload: bytes) -> None:
     """Write ``payload`` to ``target`` so readers see the old or the new file, never half."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # user-only, like the files
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

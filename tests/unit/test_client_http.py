@@ -133,7 +133,9 @@ async def test_wrong_password_is_typed_and_secret_free(router: respx.MockRouter)
     with pytest.raises(Unauthorized) as info:
         await client.connect()
     err = info.value
-    assert str(err) == f"wrong password for {BASE} (401 Unauthorized)"
+    assert str(err).startswith(f"wrong password for {BASE} as user 'opencode' (401 Unauthorized)")
+    assert "OPENCODE_SERVER_PASSWORD" in str(err)  # says how to set it
+    assert "\n" not in str(err)
     assert err.status == 401 and err.tag == "UnauthorizedError" and err.is_tag("UnauthorizedError")
     assert isinstance(err, ApiError)
     for text in (str(err), repr(err), repr(client), client.display_url, str(err.args)):

@@ -162,7 +162,8 @@ class ClientCore:
             except ValueError:
                 body = text
         return api_error(
-            status, body, url=self._base_url, method=method, path=path, password_sent=self._has_password
+            status, body, url=self._base_url, method=method, path=path, password_sent=self._has_password,
+            username=self._username,
         )
 
     # Envelope helpers ----------------------------------------------------------------------

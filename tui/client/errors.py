@@ -97,14 +97,19 @@ class BadRequest(ApiError):
 class Unauthorized(ApiError):
     """401: missing or wrong credentials."""
 
-    def __init__(self, *args: Any, password_sent: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, password_sent: bool = False, username: str | None = None,
+                 **kwargs: Any) -> None:
         self.password_sent = password_sent
+        self.username = username
         super().__init__(*args, **kwargs)
 
     def _line(self) -> str:
+        who = f" as user {self.username!r}" if self.username else ""
+        hint = ("set OPENCODE_SERVER_PASSWORD (or --password-file; the user is "
+                "OPENCODE_SERVER_USERNAME, default 'opencode')")
         if self.password_sent:
-            return f"wrong password for {self.url} ({self.status} Unauthorized)"
-        return f"{self.url} needs a password ({self.status} Unauthorized)"
+            return f"wrong password for {self.url}{who} ({self.status} Unauthorized): {hint}"
+        return f"{self.url} needs a password ({self.status} Unauthorized): {hint}"
 
 
 class NotFound(ApiError):
@@ -135,6 +140,7 @@ def api_error(
     method: str,
     path: str,
     password_sent: bool = False,
+    username: str | None = None,
 ) -> ApiError:
     """Build the typed error for a non-2xx answer from its (maybe JSON) body."""
     tag = f"HTTP{status}"
@@ -150,7 +156,8 @@ def api_error(
         message = body.strip().splitlines()[0][:200] if body.strip() else ""
     if status == 401:
         return Unauthorized(
-            status, tag, message, body, url=url, method=method, path=path, password_sent=password_sent
+            status, tag, message, body, url=url, method=method, path=path, password_sent=password_sent,
+            username=username,
         )
     cls = _BY_STATUS.get(status, ApiError)
     return cls(status, tag, message, body, url=url, method=method, path=path)
