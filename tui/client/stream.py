@@ -141,8 +141,8 @@ class EventStream:
         *,
         heartbeat_timeout: float = 35.0,
         backoff_initial: float = 0.25,
-        backoff_max: float = 1.5,  # retry at least every 1.5 s: back within ~2 s of a restart
-        open_timeout: float = 2.0,
+        backoff_max: float = 1.0,  # retry at least every second: back within ~2 s of a restart
+        open_timeout: float = 1.0,  # a request sent while the server starts can hang: retry soon
         on_warning: WarningCallback | None = None,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         rng: random.Random | None = None,
