@@ -195,3 +195,35 @@ async def test_harness_is_deterministic() -> None:
     first = await run()
     assert first == await run()
     assert [role for _, role, _ in first] == ["user", "assistant", "assistant", "assistant"]
+
+
+async def subagent_asks_while_parent_open(pilot: Pilot[Any]) -> None:
+    """The subagents script: one child waits on a permission; the user leaves it in the inbox."""
+    await wait_connected(pilot)
+    await type_prompt(pilot, "Run the subagents please.")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, PermissionScreen)  # a child's ask, in view of its parent
+    await pilot.press("escape")
+    await settle(pilot)
+    assert not isinstance(pilot.app.screen, PermissionScreen)
+    pilot.app.clear_notifications()  # toasts time out: keep them out of the frame
+    await pilot.pause()
+
+
+async def child_opened_from_tree(pilot: Pilot[Any]) -> None:
+    await subagent_asks_while_parent_open(pilot)
+    await pilot.press("alt+down")  # first child
+    await settle(pilot)
+    screen = main_screen(pilot.app)
+    state = screen.state
+    assert state is not None and state.parent_id is not None
+    pilot.app.clear_notifications()
+    await pilot.pause()
+
+
+def test_subagent_tree_with_a_waiting_child_and_inbox_badge(snap_compare: SnapCompare) -> None:
+    assert snap_compare(MainApp(), terminal_size=(140, 36), run_before=subagent_asks_while_parent_open)
+
+
+def test_child_transcript_with_breadcrumb(snap_compare: SnapCompare) -> None:
+    assert snap_compare(MainApp(), terminal_size=(140, 36), run_before=child_opened_from_tree)
