@@ -227,7 +227,7 @@ def test_tool_structured_becomes_metadata() -> None:
     assert isinstance(payload, ToolProgress) and payload.metadata == {"output": "partial"}
 
     success = norm(tool("success", structured={"exit": 0}, content=[{"type": "text", "text": "ok"}],
-                        outputPaths=["/tmp/x"], provider={"executed": False}, result={"raw": 1}))
+                        outputPaths=["/srv/out/x"], provider={"executed": False}, result={"raw": 1}))
     done = parse_event(success).payload
     assert isinstance(done, ToolSuccess)
     assert done.metadata == {"exit": 0} and done.content[0].text == "ok" and done.executed is False

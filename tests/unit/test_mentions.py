@@ -75,7 +75,7 @@ def test_mention_spans_count_utf16_units() -> None:
 def test_file_uri() -> None:
     assert file_uri(DIR, "src/a b.py") == "file:///home/demo/project/src/a%20b.py"
     assert file_uri(DIR, "/etc/hosts") == "file:///etc/hosts"
-    assert file_uri("C:\\work", "src\\a.py") == "file:///C:/work/src/a.py"
+    assert file_uri("C:\\proj", "src\\a.py") == "file:///C:/proj/src/a.py"
 
 
 @pytest.mark.parametrize(("text", "cursor", "expected"), [
