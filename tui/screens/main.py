@@ -21,6 +21,7 @@ from tui.screens.main_actions import SessionActionKeys
 from tui.screens.main_modes import PermissionModeActions
 from tui.screens.main_tree import SubagentNavigation
 from tui.screens.mode_confirm import ModeCommands
+from tui.screens.session_loader import AppSessionLoader
 from tui.state import tree_nav
 from tui.state.transcript import Change, SessionState
 from widgets.breadcrumb import Breadcrumb
@@ -37,26 +38,6 @@ if TYPE_CHECKING:
 
 HOME_TEXT = ("No session open.\n\nType a prompt below to start a new session in this directory,\n"
              "or press Ctrl+S to browse sessions.")
-
-
-class AppSessionLoader:
-    """The session browser's view of the server: sessions of this directory, newest first."""
-
-    def __init__(self, app: OctuiApp) -> None:
-        self.app = app
-
-    async def load(self, cursor: str | None, search: str | None,
-                   roots_only: bool) -> tuple[list[Any], str | None]:
-        assert self.app.client is not None
-        sessions, nxt = await self.app.client.list_sessions(
-            limit=50, cursor=cursor, search=search, directory=self.app.spec.directory,
-            roots_only=roots_only)
-        for info in sessions:
-            self.app.store.upsert_info(info)
-        return sessions, nxt
-
-    def busy_ids(self) -> set[str]:
-        return self.app.store.busy_ids()
 
 
 class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, SubagentNavigation,

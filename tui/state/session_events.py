@@ -17,7 +17,6 @@ from tui.state.transcript import (
     Change,
     Message,
     MessageRole,
-    PendingInput,
     SessionState,
     TextBlock,
     ToolCall,
@@ -324,62 +323,6 @@ def _tool_failed(state: SessionState, event: Event) -> list[Change]:
     return changes
 
 
-# ------------------------------------------------------------------ inbox
-@handles(ev.InboxEnqueued)
-def _inbox_enqueued(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.InboxEnqueued)
-    if payload.inboxID in state.messages:
-        return []
-    item = payload.item
-    text = item.payload.get("text")
-    state.inbox[payload.inboxID] = PendingInput(
-        id=payload.inboxID, text=text if isinstance(text, str) else "", delivery=item.delivery,
-        kind=item.type)
-    return [_touch(state)]
-
-
-@handles(ev.InboxDelivered)
-def _inbox_delivered(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.InboxDelivered)
-    pending = state.inbox.pop(payload.inboxID, None)
-    changes = [_touch(state)]
-    if payload.inboxID in state.messages:
-        return changes
-    if pending is None:
-        prompt = event.data.get("prompt")  # 1.18 repeats the prompt on delivery
-        if isinstance(prompt, dict) and isinstance(prompt.get("text"), str):
-            pending = PendingInput(id=payload.inboxID, text=prompt["text"])
-    if pending is not None and pending.kind in ("user", "synthetic"):
-        role: MessageRole = "user" if pending.kind == "user" else "synthetic"
-        state.messages[payload.inboxID] = Message(
-            id=payload.inboxID, role=role, session_id=state.id, text=pending.text,
-            time_created=event.created)
-        changes.append(Change("message", state.id, payload.inboxID))
-    elif pending is None:
-        changes.append(Change("need_message", state.id, payload.inboxID))
-    return changes
-
-
-@handles(ev.InboxCancelled)
-def _inbox_cancelled(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.InboxCancelled)
-    return [_touch(state)] if state.inbox.pop(payload.inboxID, None) else []
-
-
-@handles(ev.InboxDeliveryChanged)
-def _inbox_delivery(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.InboxDeliveryChanged)
-    pending = state.inbox.get(payload.inboxID)
-    if pending is None or pending.delivery == payload.delivery:
-        return []
-    pending.delivery = payload.delivery
-    return [_touch(state)]
-
-
 # ------------------------------------------------------------------ other entries
 def _notice(state: SessionState, event: Event, text: str, *, role: MessageRole = "notice",
             error: StructuredError | None = None, key: str | None = None) -> list[Change]:
@@ -389,127 +332,6 @@ def _notice(state: SessionState, event: Event, text: str, *, role: MessageRole =
     state.messages[mid] = Message(id=mid, role=role, session_id=state.id, text=text,
                                   time_created=event.created, error=error)
     return [Change("message", state.id, mid)]
-
-
-@handles(ev.Synthetic)
-def _synthetic(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.Synthetic)
-    changes = _notice(state, event, payload.text, role="synthetic")
-    msg = state.messages.get(f"evt:{event.id or len(state.messages) - 1}")
-    if msg is not None:
-        msg.description = payload.description
-        msg.metadata = payload.metadata or {}
-    return changes
-
-
-@handles(ev.SkillActivated)
-def _skill(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.SkillActivated)
-    return _notice(state, event, payload.name, role="skill")
-
-
-@handles(ev.AgentSelected)
-def _agent(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.AgentSelected)
-    if state.info is not None:
-        state.info.agent = payload.agent
-    return [_touch(state)] + _notice(state, event, payload.agent, role="agent-switched")
-
-
-@handles(ev.ModelSelected)
-def _model(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.ModelSelected)
-    if state.info is not None:
-        state.info.model = payload.model
-    return [_touch(state)] + _notice(state, event, payload.model.label, role="model-switched")
-
-
-@handles(ev.SessionRenamed)
-def _renamed(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.SessionRenamed)
-    if state.info is not None:
-        state.info.title = payload.title
-    return [_touch(state), Change("sessions")]
-
-
-@handles(ev.SessionMoved)
-def _moved(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, ev.SessionMoved)
-    if state.info is not None and payload.location is not None:
-        state.info.location = payload.location
-    return [_touch(state)]
-
-
-@handles(ev.ShellStarted, ev.ShellEnded)
-def _shell(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    assert isinstance(payload, (ev.ShellStarted, ev.ShellEnded))
-    shell = payload.shell
-    mid = shell.id or f"evt:{event.id}"
-    msg = state.messages.get(mid)
-    if msg is None:
-        msg = state.messages[mid] = Message(id=mid, role="shell", session_id=state.id,
-                                            text=shell.command, time_created=event.created)
-    if shell.command:
-        msg.text = shell.command
-    if isinstance(payload, ev.ShellEnded):
-        msg.metadata = {"output": payload.output.output, "exit": shell.exit,
-                        "truncated": payload.output.truncated}
-        msg.time_completed = event.created or 0.0
-    msg.version += 1
-    return [Change("message", state.id, mid)]
-
-
-@handles(ev.CompactionStarted, ev.CompactionDelta, ev.CompactionEnded, ev.CompactionFailed)
-def _compaction(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    open_id = next((m.id for m in reversed(state.messages.values())
-                    if m.role == "compaction" and m.time_completed is None), None)
-    if open_id is None:
-        if isinstance(payload, ev.CompactionDelta):
-            return []
-        open_id = f"evt:{event.id}"
-        state.messages[open_id] = Message(id=open_id, role="compaction", session_id=state.id,
-                                          time_created=event.created)
-    msg = state.messages[open_id]
-    if isinstance(payload, ev.CompactionDelta):
-        msg.text += payload.text
-    elif isinstance(payload, ev.CompactionEnded):
-        msg.text = payload.text
-        msg.time_completed = event.created or 0.0
-    elif isinstance(payload, ev.CompactionFailed):
-        msg.error = payload.error
-        msg.time_completed = event.created or 0.0
-    msg.version += 1
-    return [Change("message", state.id, msg.id)]
-
-
-@handles(ev.RevertStaged, ev.RevertCleared, ev.RevertCommitted)
-def _revert(state: SessionState, event: Event) -> list[Change]:
-    payload = event.payload
-    if isinstance(payload, ev.RevertStaged):
-        if state.info is not None:
-            state.info.revert = payload.revert
-        apply_revert_marks(state, payload.revert.messageID)
-    elif isinstance(payload, ev.RevertCleared):
-        if state.info is not None:
-            state.info.revert = None
-        apply_revert_marks(state, "")
-    elif isinstance(payload, ev.RevertCommitted):
-        ids = list(state.messages)
-        if payload.to in ids:
-            for mid in ids[ids.index(payload.to) + 1:]:
-                del state.messages[mid]
-        if state.info is not None:
-            state.info.revert = None
-        apply_revert_marks(state, "")
-    return [Change("transcript", state.id), _touch(state)]
 
 
 # ------------------------------------------------------------------ helpers

@@ -22,11 +22,12 @@ from tui.protocol.models import (
     SessionInfo,
     StructuredError,
 )
-from tui.state import session_events
+from tui.state import session_entries, session_events
 from tui.state.history import message_from_wire
 from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
+_REGISTERED = session_entries  # importing it registers the inbox/notice/shell/revert reducers
 
 
 class Store:

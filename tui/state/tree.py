@@ -396,6 +396,4 @@ def one_line(text: str) -> str:
     return " ".join(clean_text(text).split())
 
 
-__all__ = [
-    "MAX_DEPTH", "NodeStatus", "SUBAGENT_TOOLS", "ToolLink", "TreeNode", "build_tree", "one_line",
-]
+__all__ = ["MAX_DEPTH", "NodeStatus", "SUBAGENT_TOOLS", "ToolLink", "TreeNode", "build_tree", "one_line"]
