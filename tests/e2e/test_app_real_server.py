@@ -109,7 +109,10 @@ async def test_first_prompt_creates_session_and_streams_reasoning_and_text(
     name = unique("stream")
     reasoning = "Considering how best to greet this particular user politely."
     answer = f"Hello from the scripted model, streamed in several small pieces ({name})."
-    tag = fake_llm.add_scenario(name, [{"reasoning": reasoning, "text": answer, "chunk_delay": 0.05}])
+    # Word-sized chunks well apart: the partial state must stay observable on a loaded machine.
+    words = answer.split(" ")
+    chunks = [word + (" " if i < len(words) - 1 else "") for i, word in enumerate(words)]
+    tag = fake_llm.add_scenario(name, [{"reasoning": reasoning, "chunks": chunks, "chunk_delay": 0.2}])
     prompt = f"Greet me. {tag}"
 
     async with running_app(live_server) as driver:
