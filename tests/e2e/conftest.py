@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,49 +21,27 @@ from typing import Any
 import pytest
 
 from tests.e2e.fake_llm import FakeLLM
-from tests.e2e.server import EventRecorder, RealServer, find_opencode_bin, in_ci, make_workspace
-
-
-def _missing(reason: str) -> None:
-    if in_ci():
-        pytest.fail(f"{reason} (CI=true: e2e prerequisites must be installed; run scripts/setup.sh)")
-    pytest.skip(reason)
+from tests.e2e.fixtures import require_opencode_bin, running_fake_llm, started_server
+from tests.e2e.server import EventRecorder, RealServer
 
 
 @pytest.fixture(scope="session")
 def opencode_bin() -> Path:
-    binary = find_opencode_bin()
-    if binary is None:
-        _missing("opencode binary not found: set OPENCODE_BIN or run scripts/setup.sh")
-    if shutil.which("git") is None:
-        _missing("git is needed for the e2e project directory")
-    assert binary is not None
-    return binary
+    return require_opencode_bin()
 
 
 @pytest.fixture(scope="session")
 def fake_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeLLM]:
-    llm = FakeLLM()
-    llm.log_path = tmp_path_factory.mktemp("fake-llm") / "requests.jsonl"
-    llm.start()
-    try:
+    with running_fake_llm(tmp_path_factory, "fake-llm") as llm:
         yield llm
-    finally:
-        llm.stop()
 
 
 @pytest.fixture(scope="session")
 def real_server(
     opencode_bin: Path, fake_llm: FakeLLM, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RealServer]:
-    root = tmp_path_factory.mktemp("opencode-e2e")
-    project, env = make_workspace(root, fake_llm.base_url)
-    server = RealServer(opencode_bin, project, env, root / "opencode.log")
-    server.start()
-    try:
+    with started_server(opencode_bin, fake_llm, tmp_path_factory.mktemp("opencode-e2e")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.app_driver import SIZE, AppDriver, session_text
 from tests.e2e.fake_llm import FakeLLM
-from tests.e2e.server import RealServer, find_opencode_bin, in_ci, make_workspace
+from tests.e2e.fixtures import free_port, require_opencode_bin, running_fake_llm, started_server
+from tests.e2e.server import RealServer
 from tests.faults.proxy import FaultProxy
 from tui.app import ConnectSpec, OctuiApp
 from tui.cli import _export_text
@@ -29,47 +27,18 @@ from tui.config import Connection
 from tui.export import export_json
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _missing(reason: str) -> None:
-    if in_ci():
-        pytest.fail(f"{reason} (CI=true: e2e prerequisites must be installed; run scripts/setup.sh)")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def fault_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeLLM]:
-    llm = FakeLLM()
-    llm.log_path = tmp_path_factory.mktemp("fault-llm") / "requests.jsonl"
-    llm.start()
-    try:
+    with running_fake_llm(tmp_path_factory, "fault-llm") as llm:
         yield llm
-    finally:
-        llm.stop()
 
 
 @pytest.fixture(scope="module")
 def fault_server(fault_llm: FakeLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer]:
-    binary = find_opencode_bin()
-    if binary is None:
-        _missing("opencode binary not found: set OPENCODE_BIN or run scripts/setup.sh")
-    if shutil.which("git") is None:
-        _missing("git is needed for the e2e project directory")
-    assert binary is not None
-    root: Path = tmp_path_factory.mktemp("opencode-faults")
-    project, env = make_workspace(root, fault_llm.base_url)
-    server = RealServer(binary, project, env, root / "opencode.log")
-    server.port = free_port()
-    server.start(ready_timeout=60.0, model_timeout=60.0)
-    try:
+    binary = require_opencode_bin()
+    root = tmp_path_factory.mktemp("opencode-faults")
+    with started_server(binary, fault_llm, root, port=free_port(), timeout=60.0) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
