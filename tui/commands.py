@@ -23,6 +23,8 @@ SYSTEM_ACTIONS = {"quit", "change_theme", "command_palette", "screenshot", "help
 UNBOUND: list[tuple[str, str, str]] = [
     ("slash_commands", "Slash commands", "Insert / in the composer to list the server's commands"),
     ("mention_file", "Mention a file", "Insert @ in the composer to attach a file"),
+    ("attach_file", "Attach a local file", "Type /attach PATH: an image, PDF or text file from this machine"),
+    ("detach_all", "Remove attachments", "Drop every file attached to the next prompt"),
 ]
 """``(action, name, help)`` of main-screen actions without a default key."""
 

@@ -11,6 +11,7 @@ Example ``config.toml``::
     server = "work"               # default profile; omit to start a local server
     reasoning_collapsed = true
     notify = true
+    notify_method = "auto"        # auto | osc777 | osc9 | bell (see tui/notify.py)
 
     [servers.work]
     url = "https://opencode.example.com"
@@ -55,6 +56,7 @@ ENV_CONFIG = "OCTUI_CONFIG"
 ENV_STATE_DIR = "OCTUI_STATE_DIR"
 ENV_PASSWORD = "OPENCODE_SERVER_PASSWORD"
 ENV_USERNAME = "OPENCODE_SERVER_USERNAME"
+NOTIFY_METHODS = ("auto", "osc777", "osc9", "bell")  # kept in step with tui.notify.METHODS
 
 
 class ConfigError(ValueError):
@@ -93,6 +95,8 @@ class Config:
     """Show reasoning blocks collapsed by default."""
     notify: bool = True
     """Send terminal notifications when a session needs attention."""
+    notify_method: str = "auto"
+    """How: ``osc777``/``osc9`` desktop notifications, the ``bell``, or ``auto`` (by terminal)."""
     warnings: list[str] = field(default_factory=list, compare=False)
     """Problems met while loading (not saved)."""
 
@@ -168,6 +172,11 @@ def _apply(config: Config, data: dict[str, Any], warnings: list[str]) -> None:
                 setattr(config, key, value)
             else:
                 warnings.append(f"{key}: expected true or false")
+        elif key == "notify_method":
+            if value in NOTIFY_METHODS:
+                config.notify_method = value
+            else:
+                warnings.append(f"notify_method: expected one of {', '.join(NOTIFY_METHODS)}")
         elif key == "servers":
             config.servers = _servers(value, warnings)
         elif key == "keys":
@@ -235,6 +244,7 @@ def save_config(config: Config, path: str | os.PathLike[str] | None = None) -> P
         "theme": config.theme,
         "reasoning_collapsed": config.reasoning_collapsed,
         "notify": config.notify,
+        "notify_method": config.notify_method,
     }
     if config.server is not None:
         data["server"] = config.server

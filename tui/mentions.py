@@ -30,6 +30,7 @@ __all__ = [
 _MENTION = re.compile(r"(?<!\S)@([^\s@]+)")
 _SLASH = re.compile(r"/([A-Za-z0-9][\w.:-]*)(?:[ \t]+(.*))?\Z", re.S)
 _TRAILING_PUNCT = ".,;:!?)]}'\""
+_ATTACH_ARG = re.compile(r"/attach[ \t]+(?=[^\n]*\Z)")
 
 
 @dataclass(frozen=True)
@@ -55,12 +56,13 @@ class Mention:
 
 @dataclass(frozen=True)
 class CompletionContext:
-    """What the cursor is completing: a slash command name or an ``@`` path.
+    """What the cursor is completing: a slash command name, an ``@`` path or a local file path.
 
-    ``start`` is the index of the ``/`` or ``@``, ``end`` the cursor; ``query`` is the text between.
+    ``start`` is the index of the ``/`` or ``@`` (for ``path``: of the path's first character),
+    ``end`` the cursor; ``query`` is the text between.
     """
 
-    kind: Literal["slash", "mention"]
+    kind: Literal["slash", "mention", "path"]
     query: str
     start: int
     end: int
@@ -139,10 +141,14 @@ def completion_context(text: str, cursor: int) -> CompletionContext | None:
     """The completion the cursor is in, if any.
 
     * ``slash``: the draft starts with ``/`` and the cursor is still inside the first word.
+    * ``path``: the cursor is in the argument of an ``/attach`` on the first line (local files).
     * ``mention``: the cursor ends an ``@partial`` token that starts the text or follows whitespace.
     """
     cursor = max(0, min(cursor, len(text)))
     head = text[:cursor]
+    attach = _ATTACH_ARG.match(head)
+    if attach is not None:
+        return CompletionContext("path", head[attach.end():], attach.end(), cursor)
     if head.startswith("/") and not any(ch.isspace() for ch in head):
         return CompletionContext("slash", head[1:], 0, cursor)
     at = head.rfind("@")

@@ -5,12 +5,26 @@ from the terminal's FocusIn/FocusOut. While the app is focused nothing is sent (
 shows it). While it is in the background each alert is:
 
 * an in-app toast (``App.notify``), still on screen when the user comes back, and
-* the terminal bell (``App.bell``), which most terminals and multiplexers turn into an urgency hint
-  or a desktop notification.
+* a terminal signal chosen by ``notify_method`` in the config (``terminal_signal``):
 
-Textual 8.2.8 has no API for OSC 9 / OSC 777 desktop notifications, and writing escapes past
-Textual's driver could interleave with a frame being written, so octui does not send them: the bell
-is the one signal it can send safely. ``notify = false`` in the config turns all of this off.
+  - ``osc777``: ``ESC ] 777 ; notify ; TITLE ; BODY ST``, a desktop notification with a title
+    (rxvt-unicode, foot, WezTerm, recent Windows Terminal);
+  - ``osc9``: ``ESC ] 9 ; TITLE: BODY ST``, a desktop notification (iTerm2, kitty, Ghostty, WezTerm);
+  - ``bell``: BEL, which most terminals and multiplexers turn into an urgency hint;
+  - ``auto`` (default): ``detect_method`` picks one of those from ``TERM_PROGRAM``/``TERM`` and the
+    variables terminals export (``KITTY_WINDOW_ID``, ``WEZTERM_PANE``, …); unknown terminals (and
+    Konsole, GNOME Terminal/VTE, Alacritty, Terminal.app, whose support is missing or unconfirmed)
+    get the bell.
+
+  Inside tmux (``$TMUX``) an OSC is wrapped in tmux's DCS passthrough (``ESC P tmux; … ESC \\``,
+  every ESC doubled), which reaches the outer terminal only with ``set -g allow-passthrough on``
+  (tmux 3.3+); the bell is sent too, since tmux drops the passthrough otherwise and turns the bell
+  into its own window alert. GNU screen gets the bell only.
+
+The title and body are server text (session titles): ``notification_field`` strips escape
+sequences and control characters (BEL, ESC, C1 ST included) with ``tui.sanitize`` and replaces
+``;``, so nothing in them can end the sequence early or smuggle another one in. ``notify = false``
+in the config turns all of this off.
 
 Alerts are deduplicated: one per ask id, one per ended turn; a turn that ends in a subagent session
 only alerts when it is the session being viewed (its parent's turn end covers the rest).
@@ -18,14 +32,86 @@ only alerts when it is the session being viewed (its parent's turn end covers th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from tui.sanitize import one_line
 from tui.state.store import Store
 from tui.state.transcript import Change
 
-__all__ = ["Alert", "Notifier", "alerts_for"]
+__all__ = [
+    "METHODS",
+    "Alert",
+    "NotifyMethod",
+    "Notifier",
+    "alerts_for",
+    "detect_method",
+    "notification_field",
+    "notification_sequence",
+    "terminal_signal",
+    "tmux_passthrough",
+]
+
+NotifyMethod = Literal["auto", "osc777", "osc9", "bell"]
+METHODS: tuple[str, ...] = ("auto", "osc777", "osc9", "bell")
+BEL = "\a"
+ST = "\x1b\\"
+FIELD_LIMIT = 200
+
+
+def notification_field(text: str, limit: int = FIELD_LIMIT) -> str:
+    """Server text made safe inside an OSC: one clean line, no controls/escapes, no ``;``."""
+    return one_line(text, limit).replace(";", ",")
+
+
+def notification_sequence(method: str, title: str, body: str) -> str:
+    """The raw OSC for ``method`` (``osc777`` or ``osc9``); both fields are sanitised here."""
+    title, body = notification_field(title, 80), notification_field(body)
+    if method == "osc777":
+        return f"\x1b]777;notify;{title};{body}{ST}"
+    if method == "osc9":
+        return f"\x1b]9;{title}: {body}{ST}" if title else f"\x1b]9;{body}{ST}"
+    raise ValueError(f"not an OSC notification method: {method!r}")
+
+
+def tmux_passthrough(sequence: str) -> str:
+    """Wrap an escape sequence in tmux's DCS passthrough (inner ESCs doubled)."""
+    return "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + ST
+
+
+def detect_method(env: Mapping[str, str]) -> str:
+    """``osc777``, ``osc9`` or ``bell`` for the terminal described by ``env``.
+
+    Markers a terminal exports are checked before ``TERM_PROGRAM`` because inside tmux that names
+    tmux, while variables such as ``KITTY_WINDOW_ID`` survive from the outer terminal.
+    """
+    program = env.get("TERM_PROGRAM", "").lower()
+    term = env.get("TERM", "").lower()
+    if "KITTY_WINDOW_ID" in env or term == "xterm-kitty" or program == "kitty":
+        return "osc9"
+    if "GHOSTTY_RESOURCES_DIR" in env or term == "xterm-ghostty" or program == "ghostty":
+        return "osc9"
+    if "ITERM_SESSION_ID" in env or env.get("LC_TERMINAL") == "iTerm2" or program == "iterm.app":
+        return "osc9"
+    if "WEZTERM_PANE" in env or program == "wezterm":
+        return "osc777"
+    if term.startswith(("foot", "rxvt-unicode")):
+        return "osc777"
+    if "WT_SESSION" in env:
+        return "osc777"  # Windows Terminal: OSC 9 is ConEmu's progress/cwd channel there
+    return "bell"
+
+
+def terminal_signal(method: str, title: str, body: str, env: Mapping[str, str]) -> str:
+    """What to write to the terminal for one alert (``method`` may be ``auto``)."""
+    chosen = detect_method(env) if method == "auto" else method
+    if chosen not in ("osc777", "osc9") or "STY" in env and "TMUX" not in env:
+        return BEL  # the bell, or GNU screen (which has no passthrough octui uses)
+    sequence = notification_sequence(chosen, title, body)
+    if "TMUX" in env:
+        return tmux_passthrough(sequence) + BEL
+    return sequence
 
 
 @dataclass(frozen=True)

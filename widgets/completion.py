@@ -1,4 +1,4 @@
-"""The composer's completion dropdown: slash commands and ``@`` file paths.
+"""The composer's completion dropdown: slash commands and skills, ``@`` file paths, local paths.
 
 A plain ``OptionList`` that never takes focus: the ``Composer`` keeps the cursor and drives it
 (↑/↓ move, Tab/Enter accept, Esc closes). It does no I/O; the screen fills it with ``Completion``
@@ -23,14 +23,16 @@ MAX_ITEMS = 50
 
 @dataclass(frozen=True)
 class Completion:
-    """One choice. ``value`` replaces the token being completed (``/name`` or ``@path``)."""
+    """One choice. ``value`` replaces the token being completed (``/name``, ``@path`` or a path)."""
 
-    kind: Literal["slash", "mention"]
+    kind: Literal["slash", "mention", "path"]
     value: str
     label: str
     description: str = ""
     is_dir: bool = False
     """A directory: accepting it keeps completing below it instead of attaching it."""
+    tag: str = ""
+    """A short badge shown after the label (``skill`` marks a server skill among the commands)."""
 
 
 class CompletionMenu(OptionList, can_focus=False):
@@ -93,8 +95,9 @@ class CompletionMenu(OptionList, can_focus=False):
     @staticmethod
     def _render_item(item: Completion) -> Content:
         label = one_line(item.label)
-        if item.is_dir:
+        if item.is_dir and not label.endswith("/"):
             label += "/"
+        tag: list[str | tuple[str, str]] = ["  ", (item.tag, "italic $text-accent")] if item.tag else []
         if not item.description:
-            return Content(label)
-        return Content.assemble((label, "bold"), "  ", (one_line(item.description), "$text-muted"))
+            return Content.assemble(label, *tag)
+        return Content.assemble((label, "bold"), *tag, "  ", (one_line(item.description), "$text-muted"))

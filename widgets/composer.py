@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui.attachments import pasted_path
 from tui.mentions import CompletionContext, completion_context
 from widgets.completion import Completion, CompletionMenu
 
@@ -37,6 +38,14 @@ class Composer(TextArea):
 
         composer: Composer
         context: CompletionContext
+
+    @dataclass
+    class AttachRequested(Message):
+        """A paste that is just an image/PDF path: the screen attaches it, or inserts ``text``."""
+
+        composer: Composer
+        path: str
+        text: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
@@ -105,8 +114,8 @@ class Composer(TextArea):
             return False
         if item.kind == "mention" and not item.is_dir:
             self.mentioned.add(item.value)
-        prefix = "/" if item.kind == "slash" else "@"
-        suffix = "" if item.is_dir else " "
+        prefix = {"slash": "/", "mention": "@"}.get(item.kind, "")
+        suffix = "" if item.is_dir or item.kind == "path" else " "  # Enter then attaches the path
         start, end = self.location_of(context.start), self.location_of(context.end)
         self._completion = None
         if menu is not None:
@@ -134,6 +143,10 @@ class Composer(TextArea):
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
         event.prevent_default()  # handled here: TextArea's own handler must not insert it again
         event.stop()
+        path = pasted_path(text)
+        if path is not None:  # a dragged/pasted image: attach it instead of typing its path
+            self.post_message(self.AttachRequested(self, path, text))
+            return
         await super()._on_paste(events.Paste(text))
         lines = text.count("\n") + 1
         if lines >= LARGE_PASTE_LINES:

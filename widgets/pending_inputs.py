@@ -55,7 +55,8 @@ class PendingInputs(OptionList):
     @staticmethod
     def _label(item: PendingInput) -> str:
         mark = "⇥ steer " if item.delivery == "steer" else "⏸ queued"
-        return f"{mark}  {one_line(item.text, 100)}"
+        text = item.text or ("⇣ compaction (summarise the session)" if item.kind == "compaction" else "")
+        return f"{mark}  {one_line(text, 100)}"
 
     def _current(self) -> PendingInput | None:
         index = self.highlighted

@@ -217,3 +217,60 @@ async def test_other_rest_answers_match_the_spec() -> None:
     finally:
         await driver.http.aclose()
         await server.aclose()
+
+
+PNG_1PX = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")
+
+
+async def test_skill_compaction_and_attachment_answers_match_the_spec() -> None:
+    """The routes and events behind skills, ``/compact`` and inline file attachments."""
+    server = DemoServer(speed=0, clock=lambda: 1_700_000_000.0)
+    driver = Driver(server)
+    try:
+        skills = (await driver.call("GET", "/api/skill"))["data"]
+        assert {k["id"] for k in skills} >= {"changelog", "style-guide"}
+        sid = (await driver.call("POST", "/api/session", json={}))["data"]["id"]
+        # Nothing to summarise yet: the compaction fails (and says why).
+        item = await driver.call("POST", "/api/session/{sessionID}/compact", json={}, sessionID=sid)
+        assert item["data"]["type"] == "compaction"
+        await server.idle()
+        # A bare skill activation runs a turn; a prompt may carry a skill and an inline image.
+        await driver.call("POST", "/api/session/{sessionID}/skill", json={"skill": "changelog"},
+                          sessionID=sid)
+        await server.idle()
+        body = {"text": "/release-notes for v2 look", "skills": [
+            {"id": "release-notes", "mention": {"start": 0, "end": 14, "text": "/release-notes"}}],
+            "files": [{"uri": f"data:image/png;base64,{PNG_1PX}", "name": "dot.png"},
+                      {"uri": "file:///home/demo/project/README.md", "name": "README.md"}]}
+        admitted = await driver.call("POST", "/api/session/{sessionID}/prompt", json=body, sessionID=sid)
+        payload = admitted["data"]["payload"]
+        assert payload["skills"][0]["name"] == "release-notes" and payload["skills"][0]["text"]
+        assert payload["files"][0] == {"data": PNG_1PX, "mime": "image/png", "source": {"type": "inline"},
+                                       "name": "dot.png"}
+        assert payload["files"][1]["source"] == {"type": "uri", "uri": "file:///home/demo/project/README.md"}
+        await driver.answer_everything()
+        await driver.call("POST", "/api/session/{sessionID}/compact", json={"delivery": "queue"},
+                          sessionID=sid)
+        await server.idle()
+        await driver.check_reads()
+        kinds = [m["type"] for m in server.state.messages[sid]]
+        assert kinds.count("compaction") == 2 and "skill" in kinds
+        failed, done = [m for m in server.state.messages[sid] if m["type"] == "compaction"]
+        assert failed["status"] == "failed" and done["status"] == "completed" and done["summary"]
+        # Errors: unknown skill (route and prompt), bad data URL.
+        await driver.call("POST", "/api/session/{sessionID}/skill", json={"skill": "nope"}, sessionID=sid)
+        await driver.call("POST", "/api/session/{sessionID}/prompt", sessionID=sid,
+                          json={"text": "x", "skills": [{"id": "nope"}]})
+        await driver.call("POST", "/api/session/{sessionID}/prompt", sessionID=sid,
+                          json={"text": "x", "files": [{"uri": "data:image/png;base64,@@"}]})
+        await driver.call("POST", "/api/session/{sessionID}/compact", json={"id": "bad"}, sessionID=sid)
+        types = [e["type"] for e in server.emitted]
+        for name in ("session.skill.activated", "session.compaction.started", "session.compaction.delta",
+                     "session.compaction.ended", "session.compaction.failed"):
+            assert name in types
+        for event in server.emitted:
+            check_schema(event["type"], event)
+            assert not parse_event(event).is_unknown
+    finally:
+        await driver.http.aclose()
+        await server.aclose()

@@ -20,6 +20,7 @@ import respx
 from jsonschema import Draft202012Validator
 
 from tui.client import OpenCodeClient
+from tui.client.commands import run_skill, send_input
 from tui.protocol.models import ModelRef
 
 REPO = Path(__file__).resolve().parents[2]
@@ -114,6 +115,7 @@ async def preview(router: respx.MockRouter) -> AsyncIterator[OpenCodeClient]:
 
 
 MENTION = {"start": 0, "end": 5, "text": "@a.py"}
+DATA_URI = "data:image/png;base64,iVBORw0KGgo="
 Call = Callable[[OpenCodeClient], Awaitable[object]]
 
 V2_CALLS: dict[str, Call] = {
@@ -149,6 +151,14 @@ V2_CALLS: dict[str, Call] = {
     "revert clear": lambda c: c.revert_clear(SID),
     "revert commit": lambda c: c.revert_commit(SID),
     "inbox cancel": lambda c: c.inbox_cancel(SID, "msg_9"),
+    "skill bare": lambda c: run_skill(c, SID, "changelog", "changelog"),
+    "skill with arguments and a file": lambda c: run_skill(
+        c, SID, "changelog", "changelog", "for v2", files=[{"uri": DATA_URI, "name": "dot.png"}]),
+    "send_input with attachment": lambda c: send_input(
+        c, SID, "look @a.py", directory="/proj", attachments=[{"uri": DATA_URI, "name": "dot.png"}]),
+    "send_input command with attachment": lambda c: send_input(
+        c, SID, "/review now", directory="/proj", commands=["review"],
+        attachments=[{"uri": DATA_URI, "name": "dot.png"}]),
 }
 
 V2_READS: dict[str, Call] = {
@@ -163,6 +173,7 @@ V2_READS: dict[str, Call] = {
     "pending_forms": lambda c: c.pending_forms(directory="/p"),
     "models": lambda c: c.models(directory="/p"),
     "fs_find": lambda c: c.fs_find("a", limit=5, directory="/p", kind="file"),
+    "skills": lambda c: c.skills(directory="/p"),
     "shell_output": lambda c: c.shell_output("sh_1", cursor=10),
 }
 
@@ -203,6 +214,8 @@ PREVIEW_CALLS: dict[str, Call] = {
     "delete (legacy route)": V2_CALLS["delete"],
     "history": lambda c: c.history(SID, after=4, limit=100),
     "list_sessions": V2_READS["list_sessions"],
+    "skill (sent as text; 1.18 has no skill route)": V2_CALLS["skill with arguments and a file"],
+    "send_input with attachment": V2_CALLS["send_input with attachment"],
 }
 
 

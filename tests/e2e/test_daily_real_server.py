@@ -256,6 +256,7 @@ async def test_slash_completion_lists_server_and_local_commands_and_new_goes_hom
 ) -> None:
     sid = live_server.create_session()["id"]
     server_commands = [c["name"] for c in await _get(live_server, "/api/command")]
+    skills = [s["name"] for s in await _get(live_server, "/api/skill") if s["name"] not in server_commands]
 
     async with running_app(live_server, session_id=sid) as driver:
         composer = driver.main.query_one(Composer)
@@ -263,8 +264,9 @@ async def test_slash_completion_lists_server_and_local_commands_and_new_goes_hom
         await driver.pilot.press("/")
         values = await driver.wait_until(lambda: _menu_values(driver, ("slash", "")), "the / menu")
         assert values[: len(server_commands)] == server_commands  # server commands first
-        local = [n for n in LOCAL_COMMANDS if n not in server_commands]
-        assert values[len(server_commands):] == local
+        assert values[len(server_commands): len(server_commands) + len(skills)] == skills  # then skills
+        local = [n for n in LOCAL_COMMANDS if n not in server_commands and n not in skills]
+        assert values[len(server_commands) + len(skills):] == local
         assert {"model", "new", "agent"} <= set(values)
 
         await driver.pilot.press(*"new")

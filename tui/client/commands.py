@@ -1,9 +1,11 @@
-"""Slash commands, prompt delivery with mentions, and the live catalog (models, agents, commands).
+"""Slash commands, skills, prompt delivery with mentions, and the live catalog.
 
 No Textual here. ``send_input`` is what the composer's Enter ends in: a ``/command args`` draft
 whose name the server knows runs the command (v2: ``POST /api/session/{id}/command``; 1.18 has no
-such route, so the text goes as a prompt starting with ``/command``); anything else is a prompt
-whose ``@path`` mentions become file attachments with mention spans (PROTOCOL.md §4.4).
+such route, so the text goes as a prompt starting with ``/command``); a ``/skill args`` draft
+naming a skill activates it (``run_skill``); anything else is a prompt whose ``@path`` mentions
+become file attachments with mention spans (PROTOCOL.md §4.4). Local files attached by path
+(``tui.attachments``) ride along as extra ``files`` entries in every case.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from typing import Any
 from tui.client.core import seg
 from tui.client.errors import OctuiError
 from tui.client.http import Delivery, OpenCodeClient
-from tui.mentions import parse_slash, prompt_files
-from tui.protocol.models import AgentInfo, CommandInfo, ModelInfo
+from tui.mentions import parse_slash, prompt_files, utf16_offset
+from tui.protocol.models import AgentInfo, CommandInfo, ModelInfo, SkillInfo
 
-__all__ = ["CATALOG_WAIT_S", "Catalog", "run_command", "send_input", "switchable_agents"]
+__all__ = ["CATALOG_WAIT_S", "Catalog", "run_command", "run_skill", "send_input", "slash_skills",
+           "switchable_agents"]
 
 CATALOG_WAIT_S = 20.0
 """How long to wait for an empty catalog right after the server started."""
@@ -49,6 +52,40 @@ async def run_command(
     return data if isinstance(data, dict) else {}
 
 
+async def run_skill(
+    client: OpenCodeClient,
+    session_id: str,
+    skill_id: str,
+    name: str,
+    arguments: str = "",
+    *,
+    files: Iterable[Mapping[str, Any]] | None = None,
+    delivery: Delivery = "steer",
+) -> dict[str, Any]:
+    """Invoke skill ``skill_id`` (typed as ``/name arguments``) in a session.
+
+    v2: a bare ``/name`` activates it with ``POST /api/session/{id}/skill`` (the server appends a
+    skill message and resumes); with arguments or files it is a prompt whose ``skills`` carry the
+    skill with the ``/name`` span as its mention. 1.18 has neither the route nor ``skills`` on a
+    prompt: the text goes as typed and the model may load the skill with its ``skill`` tool.
+    """
+    text = f"/{name} {arguments}".rstrip()
+    file_list = [dict(f) for f in files or ()]
+    if not client.is_v2:
+        return await client.prompt(session_id, text, delivery=delivery, files=file_list or None)
+    if not arguments and not file_list:
+        await client.post(f"/api/session/{seg(session_id)}/skill", {"skill": skill_id})
+        return {}
+    mention = {"start": 0, "end": utf16_offset(text, len(name) + 1), "text": f"/{name}"}
+    return await client.prompt(session_id, text, delivery=delivery, files=file_list or None,
+                               skills=[{"id": skill_id, "mention": mention}])
+
+
+def slash_skills(skills: Iterable[SkillInfo]) -> list[SkillInfo]:
+    """Skills a user may type as ``/name``: named, and not marked ``slash: false``."""
+    return [s for s in skills if s.name and s.slash is not False]
+
+
 async def send_input(
     client: OpenCodeClient,
     session_id: str,
@@ -57,18 +94,27 @@ async def send_input(
     directory: str,
     delivery: Delivery = "steer",
     commands: Iterable[str] = (),
+    skills: Mapping[str, str] | None = None,
     mentioned: Iterable[str] | None = None,
+    attachments: Iterable[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """Send a composer draft: a known ``/command`` runs it, anything else is a prompt.
+    """Send a composer draft: a known ``/command`` runs it, a ``/skill`` invokes it, else a prompt.
 
-    ``mentioned`` are the ``@`` paths picked from completion (``None``: every ``@token``).
+    ``skills`` maps a skill's name to its id (a server command of the same name wins);
+    ``mentioned`` are the ``@`` paths picked from completion (``None``: every ``@token``);
+    ``attachments`` are extra ``files`` entries (local files attached by path).
     """
+    extra = [dict(a) for a in attachments]
     slash = parse_slash(text, set(commands))
     if slash is not None:
-        files = prompt_files(slash.arguments, directory, mentioned)
+        files = prompt_files(slash.arguments, directory, mentioned) + extra
         return await run_command(client, session_id, slash.name, slash.arguments, files=files,
                                  delivery=delivery)
-    files = prompt_files(text, directory, mentioned)
+    skill = parse_slash(text, set(skills or {}))
+    files = prompt_files(text, directory, mentioned) + extra
+    if skill is not None and skills is not None:
+        return await run_skill(client, session_id, skills[skill.name], skill.name, skill.arguments,
+                               files=files, delivery=delivery)
     return await client.prompt(session_id, text, delivery=delivery, files=files or None)
 
 
@@ -77,8 +123,14 @@ def switchable_agents(agents: Iterable[AgentInfo], *, include_subagents: bool = 
     return [a for a in agents if not a.hidden and (include_subagents or a.mode in ("primary", "all"))]
 
 
+KINDS = ("models", "agents", "commands", "skills")
+"""The catalog lists; each is fetched by the client method of the same name."""
+REFETCH = {"agent.updated": {"agents"}, "command.updated": {"commands"}, "skill.updated": {"skills"}}
+"""What each catalog event invalidates; any other (``catalog.updated`` …) invalidates everything."""
+
+
 class Catalog:
-    """Cached ``/api/model``, ``/api/agent`` and ``/api/command`` answers for one directory.
+    """Cached ``/api/model``, ``/api/agent``, ``/api/command`` and ``/api/skill`` answers.
 
     ``wait_models``/``wait_agents`` keep asking while the list is empty (a freshly started server
     may still be loading its catalog), up to ``CATALOG_WAIT_S``, and ask again at once when
@@ -94,20 +146,20 @@ class Catalog:
         self.models: list[ModelInfo] = []
         self.agents: list[AgentInfo] = []
         self.commands: list[CommandInfo] = []
+        self.skills: list[SkillInfo] = []
         self._loaded: set[str] = set()
         self._nudge = asyncio.Event()
 
     def changed(self, event_type: str | None = None) -> set[str]:
         """Forget what ``event_type`` invalidates; returns the kinds to refetch."""
-        kinds = {"agent.updated": {"agents"}, "command.updated": {"commands"},
-                 "skill.updated": {"commands"}}.get(event_type or "", {"models", "agents", "commands"})
+        kinds = set(REFETCH.get(event_type or "", KINDS))
         self._loaded -= kinds
         self._nudge.set()
         return kinds
 
     async def load(self, kind: str) -> list[Any]:
-        """Fetch one list now (``models``, ``agents`` or ``commands``); errors leave it as it was."""
-        if kind not in ("models", "agents", "commands"):
+        """Fetch one list now (one of ``KINDS``); errors leave it as it was."""
+        if kind not in KINDS:
             raise ValueError(f"unknown catalog list {kind!r}")
         fetch = getattr(self.client, kind)
         with contextlib.suppress(OctuiError):

@@ -28,6 +28,7 @@ from tui.protocol.models import (
     PermissionRequest,
     QuestionRequest,
     SessionInfo,
+    SkillInfo,
 )
 
 Delivery = Literal["steer", "queue"]
@@ -221,6 +222,7 @@ class OpenCodeClient(ClientCore):
         files: Iterable[Mapping[str, Any]] | None = None,
         agents: Iterable[Mapping[str, Any]] | None = None,
         message_id: str | None = None,
+        skills: Iterable[Mapping[str, Any]] | None = None,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"text": text, "delivery": delivery}
         if message_id:
@@ -229,6 +231,8 @@ class OpenCodeClient(ClientCore):
             body["files"] = [dict(f) for f in files]
         if agents:
             body["agents"] = [dict(a) for a in agents]
+        if skills:  # v2 only: the 1.18 prompt body has no skills (dialect.prompt_body drops them)
+            body["skills"] = [dict(k) for k in skills]
         return body
 
     async def prompt(
@@ -239,9 +243,10 @@ class OpenCodeClient(ClientCore):
         files: Iterable[Mapping[str, Any]] | None = None,
         agents: Iterable[Mapping[str, Any]] | None = None,
         message_id: str | None = None,
+        skills: Iterable[Mapping[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Admit a user prompt; returns the admitted inbox item (v2) or ``SessionInputAdmitted`` (1.18)."""
-        v2_body = self.prompt_v2_body(text, delivery, files, agents, message_id)
+        v2_body = self.prompt_v2_body(text, delivery, files, agents, message_id, skills)
         path = f"/api/session/{seg(session_id)}/prompt"
         data = self.data(await self.post(path, dia.prompt_body(self.dialect, v2_body)), "POST", path)
         return data if isinstance(data, dict) else {}
@@ -374,6 +379,10 @@ class OpenCodeClient(ClientCore):
     async def commands(self, directory: str | None = None) -> list[CommandInfo]:
         items = await self.get_list("/api/command", location_query(directory))
         return [CommandInfo.model_validate(i) for i in items if isinstance(i, dict)]
+
+    async def skills(self, directory: str | None = None) -> list[SkillInfo]:
+        items = await self.get_list("/api/skill", location_query(directory))
+        return [SkillInfo.model_validate(i) for i in items if isinstance(i, dict)]
 
     async def fs_find(
         self,

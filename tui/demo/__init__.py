@@ -27,6 +27,9 @@ Public API (kept stable):
 * ``.reply_permission(sid, rid, reply)``, ``.reply_question(sid, qid, answers | None)``,
   ``.reply_form(sid, fid, answer | None)`` — what the reply/reject/cancel routes do.
 * ``await .interrupt(sid)`` — what ``POST …/interrupt`` does.
+* ``.compact(sid)`` — what ``POST …/compact`` does: a compaction item the runner turns into
+  ``session.compaction.*`` events (``failed`` when there is nothing to summarise).
+* ``.activate_skill(sid, skill)`` — what ``POST …/skill`` does (skills: ``catalog.SKILLS``).
 * ``await .idle()`` / ``await .wait_until_settled()`` — every script finished or waiting for an
   answer. ``.drop_connections()`` ends all event streams. ``await .aclose()``.
 * ``.state`` — the projection (sessions, messages, inbox, pending asks, active set).

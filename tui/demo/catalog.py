@@ -1,4 +1,4 @@
-"""Static catalog answers of the demo server: models, agents, commands."""
+"""Static catalog answers of the demo server: models, agents, commands, skills."""
 
 from __future__ import annotations
 
@@ -49,3 +49,19 @@ COMMANDS: list[Json] = [
     {"name": "review", "template": "Review the current changes. $ARGUMENTS",
      "description": "review changes", "agent": "plan"},
 ]
+
+SKILLS: list[Json] = [
+    {"id": "changelog", "name": "changelog", "slash": True,
+     "description": "write a changelog entry for the current changes",
+     "location": "/home/demo/project/.opencode/skill/changelog/SKILL.md",
+     "content": "# Changelog\n\nSummarise the staged changes as one Keep-a-Changelog entry."},
+    {"id": "release-notes", "name": "release-notes", "slash": True,
+     "description": "draft release notes from the git log",
+     "location": "/home/demo/project/.opencode/skill/release-notes/SKILL.md",
+     "content": "# Release notes\n\nGroup the commits since the last tag into Added, Changed, Fixed."},
+    {"id": "style-guide", "name": "style-guide", "slash": False, "autoinvoke": True,
+     "description": "the project's code style (loaded by the model when it needs it)",
+     "location": "/home/demo/project/.opencode/skill/style-guide/SKILL.md",
+     "content": "# Style\n\nFour-space indents, type hints everywhere."},
+]
+"""``Skill.Info`` items; ``style-guide`` has ``slash: false`` so it is not offered as ``/style-guide``."""

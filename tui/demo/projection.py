@@ -39,6 +39,7 @@ class Projection:
         self.active: set[str] = set()
         self._blocks: dict[tuple[str, str, int], Json] = {}
         self._tools: dict[tuple[str, str], Json] = {}
+        self._compactions: dict[str, Json] = {}  # session id -> its running compaction message
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -138,6 +139,42 @@ class Projection:
 
     _on_session_execution_failed = _on_session_execution_succeeded
     _on_session_execution_interrupted = _on_session_execution_succeeded
+
+    def _on_session_skill_activated(self, d: Json, at: float) -> None:
+        msg: Json = {"id": self._new_message_id(), "time": {"created": at}, "type": "skill",
+                     "skill": d["id"], "name": d["name"], "text": d["text"]}
+        self.add_message(d["sessionID"], msg)
+
+    # -- compaction: one message per run, keyed by the compaction's inbox id ---------------------
+
+    def _compaction(self, d: Json, at: float) -> Json:
+        open_run = self._compactions.get(d["sessionID"])
+        if open_run is None:
+            open_run = {"id": d.get("inputID") or self._new_message_id(), "time": {"created": at},
+                        "type": "compaction", "status": "running", "reason": d.get("reason", "manual"),
+                        "summary": "", "recent": ""}
+            self._compactions[d["sessionID"]] = open_run
+            self.add_message(d["sessionID"], open_run)
+        return open_run
+
+    def _on_session_compaction_started(self, d: Json, at: float) -> None:
+        self._compaction(d, at)["recent"] = d["recent"]
+
+    def _on_session_compaction_delta(self, d: Json, at: float) -> None:
+        if d["sessionID"] in self._compactions:
+            self._compactions[d["sessionID"]]["summary"] += d["text"]
+
+    def _on_session_compaction_ended(self, d: Json, at: float) -> None:
+        msg = self._compaction(d, at)
+        msg.update(status="completed", summary=d["text"], recent=d["recent"])
+        del self._compactions[d["sessionID"]]
+
+    def _on_session_compaction_failed(self, d: Json, at: float) -> None:
+        msg = self._compaction(d, at)
+        for key in ("summary", "recent"):  # the failed variant has neither
+            msg.pop(key, None)
+        msg.update(status="failed", error=copy.deepcopy(d["error"]))
+        del self._compactions[d["sessionID"]]
 
     def _on_session_synthetic(self, d: Json, at: float) -> None:
         msg: Json = {"id": self._new_message_id(), "time": {"created": at}, "type": "synthetic"}

@@ -54,12 +54,21 @@ class Runner:
         last: Turn | None = None
         while items := self.s.state.inbox.get(session_id):
             item = items[0]
+            if item["type"] == "compaction":
+                await self.run_compaction(session_id, item["id"])
+                continue
             last = await self.run_turn(session_id, item["id"], self.s.script_for(item))
         return last
 
-    async def run_turn(self, session_id: str, inbox_id: str, script: Script) -> Turn:
+    async def run_resumed(self, session_id: str, script: Script) -> Turn | None:
+        """A turn with no inbox item (a skill activated on an idle session), then the inbox."""
+        turn = await self.run_turn(session_id, None, script)
+        return await self.run_session(session_id) or turn
+
+    async def run_turn(self, session_id: str, inbox_id: str | None, script: Script) -> Turn:
         emit, sid = self.s.emit, {"sessionID": session_id}
-        emit("session.inbox.delivered", sid | {"inboxID": inbox_id})
+        if inbox_id is not None:
+            emit("session.inbox.delivered", sid | {"inboxID": inbox_id})
         emit("session.execution.started", sid)
         emit("session.status", sid | {"status": {"type": "busy"}})
         turn = Turn(session_id)
@@ -77,6 +86,36 @@ class Runner:
             emit("session.execution.succeeded", sid)
         self._settle(session_id)
         return turn
+
+    async def run_compaction(self, session_id: str, inbox_id: str) -> None:
+        """Summarise the session: ``compaction.started``, summary deltas, ``compaction.ended``.
+
+        A session with nothing to summarise gets ``compaction.failed`` instead.
+        """
+        emit, sid = self.s.emit, {"sessionID": session_id}
+        emit("session.inbox.delivered", sid | {"inboxID": inbox_id})
+        emit("session.status", sid | {"status": {"type": "busy"}})
+        history = self.s.state.messages.get(session_id, [])
+        messages = [m for m in history if m["type"] in ("user", "assistant")]
+        base = sid | {"reason": "manual"}
+        if not messages:
+            emit("session.compaction.failed", base | {"inputID": inbox_id, "error": {
+                "type": "compaction", "message": "Nothing to compact yet."}})
+            self._settle(session_id)
+            return
+        recent = next((m["id"] for m in reversed(messages) if m["type"] == "user"), messages[-1]["id"])
+        emit("session.compaction.started", base | {"recent": recent, "inputID": inbox_id})
+        summary = compaction_summary(messages)
+        try:
+            for delta in chunks(summary, words=4):
+                await self.s.pause(DELTA_MS)
+                emit("session.compaction.delta", sid | {"text": delta})
+        except asyncio.CancelledError:
+            emit("session.compaction.failed", base | {"inputID": inbox_id, "error": INTERRUPTED})
+            self._settle(session_id)
+            raise
+        emit("session.compaction.ended", base | {"text": summary, "recent": recent})
+        self._settle(session_id)
 
     def _settle(self, session_id: str) -> None:
         self.s.emit("session.status", {"sessionID": session_id, "status": {"type": "idle"}})
@@ -254,6 +293,21 @@ class Runner:
         text = f'<subagent sessionID="{child}" state="completed">\n{result.final_text}\n</subagent>'
         self._succeed(turn, base, [{"type": "text", "text": text}],
                       {"sessionID": child, "status": "completed"})
+
+
+def compaction_summary(messages: list[Json]) -> str:
+    """A deterministic stand-in for the model's summary of ``messages`` (user/assistant only)."""
+    users = [m.get("text", "") for m in messages if m["type"] == "user"]
+    tools = sum(1 for m in messages if m["type"] == "assistant"
+                for part in m.get("content", []) if part.get("type") == "tool")
+    first = " ".join(users[0].split())[:80] if users else "nothing yet"
+    return (f"Summary of {len(messages)} earlier messages: the user asked “{first}”; "
+            f"{_count(len(users), 'prompt')} and {_count(tools, 'tool call')} so far. Older turns "
+            "are folded into this summary to free context; the latest prompt is kept as it was.")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def question_form(form_id: str, session_id: str, questions: Any, tool_ref: Json) -> Json:

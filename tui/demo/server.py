@@ -13,7 +13,7 @@ from tui import clock as _clock
 from tui.demo.ids import DURABLE_VERSIONS, IdGenerator
 from tui.demo.projection import Json, Projection, add_tokens, zero_tokens
 from tui.demo.runner import Runner, Turn
-from tui.demo.scripts import SCRIPTS, Script, pick_script
+from tui.demo.scripts import SCRIPTS, Script, Step, pick_script
 
 DEFAULT_MODEL: Json = {"id": "scripted", "providerID": "demo"}
 PROJECT_ID = "prj_demo"
@@ -181,6 +181,26 @@ class DemoServer:
         item = next(i for i in self.state.inbox[session_id] if i["id"] == iid)
         self.runner_task(session_id)
         return copy.deepcopy(item)
+
+    def compact(self, session_id: str, *, delivery: str = "steer", inbox_id: str | None = None) -> Json:
+        """Admit a manual compaction (``POST …/compact``); the runner summarises when it is its turn."""
+        iid = inbox_id or self.ids("msg")
+        self.emit("session.inbox.enqueued", {"sessionID": session_id, "inboxID": iid, "item": {
+            "type": "compaction", "payload": {}, "delivery": delivery}})
+        item = next(i for i in self.state.inbox[session_id] if i["id"] == iid)
+        self.runner_task(session_id)
+        return copy.deepcopy(item)
+
+    def activate_skill(self, session_id: str, skill: Json, *, resume: bool = True) -> None:
+        """``POST …/skill``: append the skill message; an idle session then runs a turn with it."""
+        self.emit("session.skill.activated", {"sessionID": session_id, "id": skill["id"],
+                                              "name": skill["name"], "text": skill["content"]})
+        task = self._tasks.get(session_id)
+        if resume and (task is None or task.done()):
+            text = f"Using the **{skill['name']}** skill: {skill.get('description', '')}."
+            script = Script("skill", "", (Step(text=text),))
+            self._tasks[session_id] = asyncio.get_running_loop().create_task(
+                self.runner.run_resumed(session_id, script))
 
     def run_script(self, session_id: str, name: str) -> Json:
         """Prompt ``session_id`` with script ``name``'s own prompt text; returns the inbox item."""

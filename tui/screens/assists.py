@@ -2,9 +2,11 @@
 
 ``MainScreen`` inherits it; it keeps the daily-driver keys and their handlers out of main.py:
 
-* slash-command and ``@`` file completion for the ``Composer`` (the widget asks with
-  ``Composer.CompletionRequested``; HTTP happens here, in workers);
-* ``deliver``: a draft goes out as ``/command`` or as a prompt with file mentions;
+* slash-command, skill and ``@`` file completion for the ``Composer`` (the widget asks with
+  ``Composer.CompletionRequested``; HTTP happens here, in workers), and local path completion
+  after ``/attach``;
+* ``deliver``: a draft goes out as ``/command``, as a skill, or as a prompt with file mentions,
+  carrying the files attached by path (``tui/screens/main_attach.py``);
 * model and agent pickers from the live catalog (switching only when the choice changed, recent
   models remembered in the state store);
 * the help screen (generated from the bindings) and ``$EDITOR`` for the draft.
@@ -24,13 +26,14 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import SuspendNotSupported
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 
-from tui.client.commands import Catalog, send_input
+from tui.attachments import path_completions
+from tui.client.commands import Catalog, send_input, slash_skills
 from tui.client.errors import OctuiError
 from tui.config import StateStore
 from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.protocol.models import ModelRef
+from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
 from widgets.completion import Completion
 from widgets.composer import Composer
 
@@ -54,8 +57,11 @@ LOCAL_COMMANDS: dict[str, tuple[str, str]] = {
     "redo": ("redo", "bring back what undo reverted"),
     "export": ("export", "export the transcript as Markdown"),
     "copy": ("copy_last_answer", "copy the last answer"),
+    "attach": ("attach_file", "attach a local file or image: /attach PATH"),
+    "detach": ("detach_all", "remove every attached file"),
 }
-"""octui's own ``/commands`` (name -> (action, description)); a server command of the same name wins."""
+"""octui's own ``/commands`` (name -> (action, description)); a server command or skill of the same
+name wins."""
 
 MENTION_DEBOUNCE_S = 0.08
 MENTION_LIMIT = 20
@@ -86,7 +92,7 @@ def edit_text(text: str, command: list[str]) -> str:
             path.unlink()
 
 
-class AssistedScreen(Screen[None]):
+class AssistedScreen(AttachmentActions):
     """Base of ``MainScreen``; expects ``session_id``, ``state``, ``octui`` and ``refresh_status``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -140,19 +146,42 @@ class AssistedScreen(Screen[None]):
     def _completion_requested(self, event: Composer.CompletionRequested) -> None:
         if event.context.kind == "slash":
             self._complete_slash(event.composer, event.context)
+        elif event.context.kind == "path":
+            self._complete_path(event.composer, event.context)
         else:
             self._complete_mention(event.composer, event.context)
+
+    async def _server_slashes(self) -> tuple[list[str], dict[str, str]]:
+        """Server command names and ``{skill name: skill id}`` (a command hides a same-named skill)."""
+        catalog = self.catalog
+        if catalog is None:
+            return [], {}
+        commands = [c.name for c in await catalog.get("commands")]
+        skills = {k.name: k.key for k in slash_skills(await catalog.get("skills"))
+                  if k.name not in commands}
+        return commands, skills
 
     @work(exclusive=True, group="complete", exit_on_error=False)
     async def _complete_slash(self, composer: Composer, context: CompletionContext) -> None:
         catalog = self.catalog
         commands = await catalog.get("commands") if catalog is not None else []
+        skills = await catalog.get("skills") if catalog is not None else []
         items = [Completion("slash", c.name, c.name, c.description or one_line_template(c.template))
                  for c in commands]
         server = {c.name for c in commands}
+        items += [Completion("slash", k.name, k.name, k.description or "", tag="skill")
+                  for k in slash_skills(skills) if k.name not in server]
+        server |= {k.name for k in skills}
         items += [Completion("slash", name, name, f"octui: {text}")
                   for name, (_, text) in LOCAL_COMMANDS.items() if name not in server]
         composer.show_completions(context, fuzzy_filter(context.query, items, key=lambda c: c.value))
+
+    @work(exclusive=True, group="complete", exit_on_error=False)
+    async def _complete_path(self, composer: Composer, context: CompletionContext) -> None:
+        found = await asyncio.to_thread(path_completions, context.query, self.attachment_base())
+        items = [Completion("path", value, value.rstrip("/").rsplit("/", 1)[-1] or value, is_dir=is_dir)
+                 for value, is_dir in found]
+        composer.show_completions(context, items)
 
     @work(exclusive=True, group="complete", exit_on_error=False)
     async def _complete_mention(self, composer: Composer, context: CompletionContext) -> None:
@@ -175,12 +204,24 @@ class AssistedScreen(Screen[None]):
         """Run an octui ``/command`` (``/model``, ``/help`` …); ``True`` when ``text`` was one."""
         slash = parse_slash(text, set(LOCAL_COMMANDS))
         catalog = self._catalog
-        if slash is None or slash.arguments or (
-                catalog is not None and any(c.name == slash.name for c in catalog.commands)):
+        if slash is None or (catalog is not None and slash.name in {
+                *(c.name for c in catalog.commands), *(k.name for k in catalog.skills)}):
+            return False
+        if slash.name == "attach" and slash.arguments:
+            return self.attach_command(text)
+        if slash.arguments:
             return False
         self.query_one(Composer).text = ""
         self.call_later(self.run_action, LOCAL_COMMANDS[slash.name][0])
         return True
+
+    def action_attach_file(self) -> None:
+        composer = self.query_one(Composer)
+        composer.focus()
+        if composer.text.strip():
+            self.notify(ATTACH_USAGE, timeout=5)
+            return
+        composer.insert("/attach ")  # opens the path completion at once
 
     async def deliver(self, session_id: str, text: str, delivery: str) -> None:
         """Send a draft: first the model/agent picked before the session existed, then the input."""
@@ -193,10 +234,17 @@ class AssistedScreen(Screen[None]):
         if self.pending_agent is not None:
             await client.set_agent(session_id, self.pending_agent)
             self.pending_agent = None
-        commands = [c.name for c in await catalog.get("commands")] if text.startswith("/") else []
+        commands, skills = await self._server_slashes() if text.startswith("/") else ([], {})
+        attached = list(self.attachments)
         await send_input(client, session_id, text, directory=self.octui.spec.directory,
                          delivery="queue" if delivery == "queue" else "steer", commands=commands,
-                         mentioned=set(self.query_one(Composer).mentioned))
+                         skills=skills, mentioned=set(self.query_one(Composer).mentioned),
+                         attachments=[a.file_part() for a in attached])
+        if attached:  # the chips go; say what went, since the transcript row shows only the text
+            self.forget_attachments(attached)
+            names = ", ".join(a.name for a in attached)
+            self.notify(f"Sent with {len(attached)} attachment{'s' if len(attached) > 1 else ''}: {names}",
+                        timeout=3)
 
     # ------------------------------------------------------------------ model and agent
     def current_model(self) -> ModelRef | None:
