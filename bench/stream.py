@@ -8,16 +8,21 @@ and a key is sent to the composer every 50 ms (round trip: key event → charact
 
     python -m bench.stream [--deltas 50000] [--kib 1024]
 
-Figures: seconds until the end marker is on screen, repaints of the text widget (markdown
-appends/updates) overall and per second of streaming, max/p99 loop stall, keypress p99.
+Figures: seconds until the end marker is on screen, repaints of the text widget (syncs that
+changed it) overall and per second of streaming, max/p99 loop stall, keypress p99, and the CPU
+time of each event-loop callback while streaming (p99/max): wall-clock stalls grow with whatever
+else the machine runs, a callback's own CPU time does not.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import asyncio.events
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from bench.common import emit, ensure_repo_on_path, peak_rss_mb, percentile
@@ -55,6 +60,24 @@ def answer_text(kib: int) -> str:
 def split(text: str, parts: int) -> list[str]:
     step = max(1, -(-len(text) // parts))
     return [text[i:i + step] for i in range(0, len(text), step)]
+
+
+@contextmanager
+def callback_cpu(into: list[float]) -> Iterator[None]:
+    """Record the thread CPU time (ms) of every event-loop callback run inside the block."""
+    handle = asyncio.events.Handle
+    original = handle._run
+
+    def timed(self: asyncio.events.Handle) -> None:
+        started = time.thread_time()
+        original(self)
+        into.append((time.thread_time() - started) * 1000)
+
+    handle._run = timed  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        handle._run = original  # type: ignore[method-assign]
 
 
 def screen_text(app: Any) -> str:
@@ -100,6 +123,7 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
                 frames.append(b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n")
 
             stalls: list[float] = []
+            callbacks: list[float] = []
             keys: list[float] = []
             streaming = True
 
@@ -132,11 +156,12 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
             queues = list(server._subscribers)
             start = time.perf_counter()
             cpu_start = time.process_time()
-            for index in range(0, len(frames), BATCH):
-                for frame in frames[index:index + BATCH]:
-                    for queue in queues:
-                        queue.put_nowait(frame)
-                await asyncio.sleep(0)
+            with callback_cpu(callbacks):  # while deltas arrive (not the end-marker polling after)
+                for index in range(0, len(frames), BATCH):
+                    for frame in frames[index:index + BATCH]:
+                        for queue in queues:
+                            queue.put_nowait(frame)
+                    await asyncio.sleep(0)
             pushed = time.perf_counter() - start
             server.emit("session.text.ended", base | {"ordinal": 0, "text": text})
             last_sent = time.perf_counter()
@@ -162,6 +187,8 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
                 "loop_stall_max_ms": max(stalls, default=0.0) * 1000,
                 "loop_stall_p99_ms": percentile(stalls, 99) * 1000,
                 "loop_probes": len(stalls),
+                "callback_cpu_p99_ms": percentile(callbacks, 99),
+                "callback_cpu_max_ms": max(callbacks, default=0.0),
                 "keypress_p99_ms": percentile(keys, 99) * 1000,
                 "keypress_max_ms": max(keys, default=0.0) * 1000,
                 "keypresses": len(keys),

@@ -1,81 +1,143 @@
-"""Markdown rendered once per width into cached strips, growing by whole pieces.
+"""Rendering one markdown piece to Textual strips, and guessing its height without rendering.
 
-Textual re-renders a ``Static`` holding a Rich renderable whenever layout or scrolling asks,
-which for markdown means re-parsing it every time. This widget renders each piece of its text
-once for a given width (Rich's markdown renderer) and serves cached lines. Appending a piece
-renders only that piece, so a long streamed answer costs one widget and no re-parsing of what
-is already on screen; only a resize renders everything again.
+Rich's markdown renderer is the expensive part of showing an answer (≈ 1 ms/KB for prose,
+20–35 ms/KB for code and tables), so each piece is rendered once per width, and only when it is
+on screen or about to be (see ``TextBlockView``). Rich builds a new markdown-it parser for every
+``Markdown`` (≈ 0.5 ms, as much as rendering a short piece); here one parser is shared.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import CodeBlock, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
-from textual.strip import Strip
-from textual.widget import Widget
+from rich.syntax import Syntax
 
 from tui.sanitize import clean_text
+from widgets.markdown_seal import SENTINEL, Piece, markdown_lexer
+
+CODE_THEME = "monokai"
+_PARSER = MarkdownIt().enable("strikethrough").enable("table")  # what RichMarkdown builds each time
 
 
-class MarkdownChunk(Widget):
-    """Markdown pieces (split at block boundaries) with a per-width cache of rendered lines."""
+class _CodeBlock(CodeBlock):
+    """Rich's code block with a lexer looked up once per language (Rich looks it up per block)."""
 
-    DEFAULT_CSS = "MarkdownChunk { height: auto; }"
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        lexer = markdown_lexer(self.lexer_name) or markdown_lexer("text")
+        yield Syntax(code, lexer or self.lexer_name, theme=self.theme, word_wrap=True, padding=1)
 
-    def __init__(self, text: str = "", *, classes: str | None = None) -> None:
-        super().__init__(classes=classes)
-        self._pieces: list[str] = [text] if text.strip() else []
-        self._width = -1
-        self._strips: list[Strip] = []
 
-    @property
-    def text(self) -> str:
-        return "".join(self._pieces)
+class _Markdown(RichMarkdown):
+    """``rich.markdown.Markdown`` with the shared parser (same attributes as its constructor's)."""
 
-    def set_text(self, text: str) -> None:
-        """Replace everything (the live tail of a stream)."""
-        pieces = [text] if text.strip() else []
-        if pieces == self._pieces:
-            return
-        self._pieces = pieces
-        self._width = -1
-        self.refresh(layout=True)
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
 
-    def append_piece(self, text: str) -> None:
-        """Add a finished piece; only it is rendered."""
-        if not text.strip():
-            return
-        self._pieces.append(text)
-        if self._width > 0:
-            self._strips.extend(self._render_piece(text, self._width, bool(self._strips)))
-        self.refresh(layout=True)
+    def __init__(self, markup: str) -> None:  # no super().__init__: it would build a parser
+        self.markup = markup
+        self.parsed = _PARSER.parse(markup)
+        self.code_theme = CODE_THEME
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = False
+        self.inline_code_lexer = None
+        self.inline_code_theme = CODE_THEME
 
-    def _render_piece(self, text: str, width: int, gap: bool) -> list[Strip]:
-        console = self.app.console
-        options = console.options.update(width=width, max_width=width, height=None)
-        markdown = RichMarkdown(clean_text(text), code_theme="monokai", hyperlinks=False)
-        lines = console.render_lines(markdown, options, pad=False, new_lines=False)
-        # Every segment gets a real style: Textual's filters (opacity, dim) expect one.
-        null = Style.null()
-        strips = [Strip([Segment(text, style or null, control)
-                         for text, style, control in Segment.adjust_line_length(line, width)])
-                  for line in lines]
-        return ([Strip.blank(width)] if gap and strips else []) + strips
 
-    def _lines(self, width: int) -> list[Strip]:
-        width = max(1, width)
-        if width != self._width:
-            self._width = width
-            self._strips = []
-            for piece in self._pieces:
-                self._strips.extend(self._render_piece(piece, width, bool(self._strips)))
-        return self._strips
+# One rendered line: (text, style number) pairs. Tuples of strings and ints are invisible to the
+# garbage collector; Segments (which hold Styles) or Strips (seven caches each) are not, and a
+# 1 MB answer is ~300,000 of them: every full collection walked them all (≈ 150 ms a pass).
+Line = tuple[tuple[str, int], ...]
+_style_numbers: dict[Style, int] = {}
+_styles: list[Style] = []  # markdown themes give a few hundred distinct styles at most
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._lines(width))
 
-    def render_line(self, y: int) -> Strip:
-        strips = self._lines(self.content_size.width)
-        return strips[y] if 0 <= y < len(strips) else Strip.blank(self.content_size.width)
+def _number(style: Style) -> int:
+    number = _style_numbers.get(style)
+    if number is None:
+        number = _style_numbers[style] = len(_styles)
+        _styles.append(style)
+    return number
+
+
+def line_segments(line: Line) -> list[Segment]:
+    styles = _styles
+    return [Segment(text, styles[number]) for text, number in line]
+
+
+def plain_line(text: str, width: int) -> Line:
+    return ((text[:width].ljust(width), _number(Style.null())),)
+
+
+def render_markdown(console: Console, markdown: str, width: int) -> list[Line]:
+    """``markdown`` as full-width lines (every segment with a real style, as Textual's filters expect)."""
+    options = console.options.update(width=width, max_width=width, height=None)
+    lines = console.render_lines(_Markdown(clean_text(markdown)), options, pad=False, new_lines=False)
+    null = Style.null()
+    return [tuple([(text, _number(style or null))
+                   for text, style, _control in Segment.adjust_line_length(line, width)])
+            for line in lines]
+
+
+def render_piece(console: Console, piece: Piece, width: int) -> list[Line]:
+    """The lines ``piece`` adds to the text above it (its separation included)."""
+    lines = render_markdown(console, piece.markdown, width)
+    return lines[piece.trim_top:len(lines) - piece.trim_bottom]
+
+
+def _plain(source: str) -> str:
+    """Server text made inert (it is drawn as is in a placeholder), tabs as spaces."""
+    return clean_text(source).expandtabs(4)
+
+
+def estimate_height(piece: Piece, width: int) -> int:
+    """Roughly how many lines ``piece`` renders to: used until it is rendered (off screen).
+
+    One line per source line and per ``width`` characters, plus the separation. Fences, tables
+    and headings come out close; paragraphs re-flow, so they are the rough part.
+    """
+    source = _plain(piece.source)
+    if not source.strip():
+        return 0
+    usable = max(8, width - 4)
+    lines = sum(1 + len(line) // usable for line in source.strip("\n").split("\n"))
+    return lines + (1 if piece.markdown.startswith(SENTINEL) else 0)  # the blank line before it
+
+
+def placeholder_lines(piece: Piece, width: int) -> list[str]:
+    """The piece's source cut to the width, as many lines as ``estimate_height`` says.
+
+    Drawn for a piece that is on screen before it could be rendered (an answer streaming faster
+    than Rich renders, or a fast scroll through a long one), for a frame or two.
+    """
+    source = _plain(piece.source)
+    if not source.strip():
+        return []
+    usable = max(8, width - 4)
+    lines = [""] if piece.markdown.startswith(SENTINEL) else []
+    for line in source.strip("\n").split("\n"):
+        last = len(line) // usable * usable  # a line of exactly k·usable gets an empty k+1-th part
+        lines.extend(line[start:start + usable] for start in range(0, last + 1, usable))
+    return lines
+
+
+# Loading a language's lexer the first time costs 2–40 ms (module import and regex compilation;
+# Python's is the slowest): a stall in the middle of the first answer with a code block in that
+# language. Only the most common one is loaded ahead: each load stalls the loop too, and one
+# that lands while an answer streams is no better.
+WARM_LANGUAGES = ("python",)
+
+
+def warm_lexers(schedule: Callable[[float, Callable[[], None]], object], index: int = 0) -> None:
+    """Load one common lexer now, and the next one a little later (``schedule(delay, callback)``)."""
+    if index < len(WARM_LANGUAGES):
+        markdown_lexer(WARM_LANGUAGES[index])
+        schedule(0.1, lambda: warm_lexers(schedule, index + 1))

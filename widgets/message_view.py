@@ -8,12 +8,17 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.geometry import Region
 from textual.message import Message as TextualMessage
+from textual.renderables.blank import Blank
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.sanitize import clean_text, one_line
 from tui.state.transcript import Message, TextBlock, ToolCall
+from widgets.light_repaint import LightRepaint
 from widgets.reasoning_block import ReasoningView
 from widgets.text_block import TextBlockView
 from widgets.tool_row import ToolRow
@@ -29,7 +34,7 @@ _NOTICE_LABELS = {
 }
 
 
-class MessageView(Vertical):
+class MessageView(LightRepaint, Vertical):
     """Renders a ``Message``; assistant parts are child widgets updated in place by key."""
 
     DEFAULT_CLASSES = "message"
@@ -52,6 +57,31 @@ class MessageView(Vertical):
         def message(self) -> Message:
             return self.view.message
 
+    _blank: tuple[Visual, Strip] | None  # a blank content line, and the visual it was made from
+
+    def render_line(self, y: int) -> Strip:
+        # A container has no content of its own. Textual's default renders every line of the
+        # widget's height (``_render_content``) whenever its size changes: while a long answer
+        # streams that is tens of thousands of blank Strips per frame. One line of the same
+        # visual is enough; borders, padding and background are drawn around it as before.
+        visual = self._render()
+        if not isinstance(visual, Blank):
+            return super().render_line(y)
+        width = self.size.width
+        if self._blank is None or self._blank[0] is not visual or self._blank[1].cell_length != width:
+            self._blank = (visual, Visual.to_strips(self, visual, width, 1, self.visual_style)[0])
+        return self._blank[1]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # An answer's view is a plain box (no border, outline or padding): all its own lines are
+        # the same blank line, so one is rendered and repeated. While an answer streams, every
+        # frame repaints the visible part of this layer under the text.
+        styles = self.styles
+        if crop.height > 1 and not styles.padding and not any(
+                edge[0] not in ("", "none", "hidden") for edge in (*styles.border, *styles.outline)):
+            return super().render_lines(Region(crop.x, crop.y, crop.width, 1)) * crop.height
+        return super().render_lines(crop)
+
     def allow_focus(self) -> bool:
         return self.message.role in ("user", "assistant")
 
@@ -69,6 +99,7 @@ class MessageView(Vertical):
         self.reasoning_collapsed = reasoning_collapsed
         self._version = -1
         self._parts: dict[str, Widget] = {}
+        self._blank = None
         self.add_class(f"-{message.role}")
 
     def compose(self) -> ComposeResult:

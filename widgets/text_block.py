@@ -1,81 +1,70 @@
-"""Assistant text: markdown that streams cheaply and settles on the authoritative text.
+"""Assistant text: markdown that streams cheaply, however long, and settles on the authoritative text.
 
-Textual's ``Markdown`` widget mounts one widget per block and re-lays all of them out on every
-append, which made a long answer cost seconds per frame. Here the text is cut at block
-boundaries into sealed pieces, each rendered once per width into one ``MarkdownChunk``
-(never re-parsed), plus one small live tail that is the only
-thing re-rendered while deltas arrive.
+Rendering markdown with Rich costs 1–35 ms per KB, so a 1 MB answer can be neither rendered in
+one go nor re-rendered as it grows. The text is cut into pieces (``widgets/markdown_seal.py``)
+that each render once per width, plus a small live tail, the only part re-rendered as deltas
+arrive. The widget draws with the line API (``widgets/piece_lines.py``): a piece is rendered when
+it is on screen or at the bottom of the block (where a streaming answer is read), within a time
+slice per event-loop callback; one not rendered yet has an estimated height and shows its plain
+source for a frame or two. Heights live in a Fenwick tree, so no frame walks the whole answer.
+Once the text is quiet, the remaining pieces are rendered a slice at a time, so the scroll
+extent becomes exact without stalling the event loop.
 """
 
 from __future__ import annotations
 
-from textual.containers import Vertical
+import time
+
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widget import Widget
 
 from tui.state.transcript import TextBlock
-from widgets.markdown_chunk import MarkdownChunk
+from widgets.light_repaint import LightRepaint
+from widgets.markdown_chunk import line_segments
+from widgets.markdown_seal import Sealer
+from widgets.piece_lines import PieceLines
 
-CHUNK_CHARS = 600  # a tail longer than this is sealed at its last safe block boundary
-
-
-def seal_point(text: str, minimum: int = CHUNK_CHARS) -> int:
-    """Index after the last blank line (outside code fences) at or past ``minimum``; 0 if none.
-
-    A boundary followed by an indented line or a list item is skipped, so loose lists and
-    multi-paragraph items stay in one chunk.
-    """
-    if len(text) < minimum:
-        return 0
-    best = 0
-    fence: str | None = None
-    position = 0
-    lines = text.split("\n")
-    for index, line in enumerate(lines[:-1]):  # the last line may still be growing
-        position += len(line) + 1
-        stripped = line.lstrip()
-        if stripped.startswith(("```", "~~~")):
-            marker = stripped[:3]
-            fence = None if fence == marker else (fence or marker)
-            continue
-        if fence or line.strip() or position < minimum:
-            continue
-        following = lines[index + 1]
-        if following[:1] in (" ", "\t") or following.lstrip()[:2] in ("- ", "* ", "+ ") or \
-                following.lstrip()[:1].isdigit():
-            continue
-        best = position
-    return best
+RENDER_SLICE_S = 0.010  # Rich rendering per callback, about (a single piece may take longer)
+CATCH_UP_S = 1 / 30  # unrendered pieces on screen: the next slice after this long
+BACKFILL_IDLE_S = 0.3  # pieces off screen: rendered once the text has been quiet this long
+EAGER_CHARS = 4096  # a block shorter than this is rendered whole at once (exact from the start)
+_last_backfill = 0.0  # all blocks share the backfill rate: 40 long messages must not add up
 
 
-class TextBlockView(Vertical):
-    """One text block: sealed chunks (static) + a live tail (re-rendered on change)."""
+class TextBlockView(LightRepaint):
+    """One text block: sealed pieces + a live tail, rendered lazily, drawn line by line."""
 
     DEFAULT_CLASSES = "text-block"
     DEFAULT_CSS = "TextBlockView { height: auto; }"
-    paints = 0  # renders of tails and chunks, for benchmarks
+    paints = 0  # repaints asked for (one per sync that changed the text), for benchmarks
 
     def __init__(self, block: TextBlock, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._sealed = 0  # text[:_sealed] lives in sealed chunks
+        self._initial = block
+        self._ready = False
         self._text = ""
         self._version = -1
         self._streaming = block.streaming
-        self._body = MarkdownChunk(classes="text-chunk")
-        self._tail = MarkdownChunk(classes="text-tail")
-        self._initial = block
-        self._ready = False
+        self._sealer = Sealer()
+        self._pieces = PieceLines()  # sealed pieces, then the tail while streaming
+        self._has_tail = False
+        self._blank = Strip.blank(0)
+        self._painted = (0, 0)  # content lines drawn by the last frame
+        self._timer: Timer | None = None
+        self._last_change = 0.0
 
     @property
     def source(self) -> str:
         """The text currently shown."""
         return self._text
 
-    def compose(self) -> list[MarkdownChunk]:
-        return [self._body, self._tail]
-
     def on_mount(self) -> None:
         self._ready = True  # ``is_mounted`` is still False inside on_mount
         self.sync(self._initial)
 
+    # ------------------------------------------------------------------ text in
     def sync(self, block: TextBlock) -> None:
         if not self._ready:
             self._initial = block  # on_mount renders the newest state
@@ -85,29 +74,135 @@ class TextBlockView(Vertical):
         self._version = block.version
         self._streaming = block.streaming
         text = block.text
-        if not text.startswith(self._text[: self._sealed]):
-            self._reset()  # authoritative text differs from what streamed: rebuild
+        if not self._continues(text, final=not block.streaming):
+            self._reset()  # the authoritative text differs from what streamed: rebuild
         self._text = text
-        tail = text[self._sealed:]
-        cut = len(tail) if not block.streaming else seal_point(tail)
-        while cut:
-            self._seal(tail[:cut])
-            self._sealed += cut
-            tail = tail[cut:]
-            cut = seal_point(tail) if block.streaming else 0
-        self._paint_tail(tail)
+        pieces = self._pieces
+        old_total = pieces.total
+        first = len(pieces) - (1 if self._has_tail else 0)
+        if self._has_tail:  # the tail is re-sealed or replaced below
+            pieces.pop()
+        for piece in self._sealer.feed(text, final=not block.streaming):
+            pieces.push(piece)
+        self._has_tail = block.streaming
+        if block.streaming:
+            pieces.push(self._sealer.tail(text))
+        self._last_change = time.monotonic()
+        if pieces.width and self._near_view():
+            done = self._render_slice(pieces.unrendered_at_end(self.app.size.height))
+            first = min([first, *done])  # older pieces rendered now changed too
+        TextBlockView.paints += 1
+        top = pieces.heights.start(first)
+        self.refresh(Region(0, top, max(1, pieces.width), max(1, max(old_total, pieces.total) - top)),
+                     layout=pieces.total != old_total)
+        self._schedule()
+
+    def _continues(self, text: str, *, final: bool) -> bool:
+        """Whether ``text`` starts with what was sealed (checked in full once, when it is final)."""
+        sealed = self._sealer.consumed
+        if len(text) < sealed:
+            return False
+        if final:
+            return text[:sealed] == self._text[:sealed]
+        last = len(self._pieces) - (2 if self._has_tail else 1)
+        if last < 0:
+            return True
+        piece = self._pieces.pieces[last].source
+        return text.startswith(piece, sealed - len(piece))  # deltas only append: O(piece)
 
     def _reset(self) -> None:
-        self._sealed = 0
-        self._body.set_text("")
+        self._sealer = Sealer()
+        self._pieces.clear()
+        self._has_tail = False
+        self.refresh(layout=True)
 
-    def _seal(self, text: str) -> None:
-        if not text.strip():
+    # ------------------------------------------------------------------ rendering
+    def _render_slice(self, indices: list[int], slice_s: float = RENDER_SLICE_S) -> list[int]:
+        """Render these pieces in order until about ``slice_s`` is spent; returns those rendered."""
+        deadline = time.perf_counter() + slice_s
+        console = self.app.console
+        done: list[int] = []
+        for index in indices:
+            if done and time.perf_counter() > deadline:
+                break
+            if not self._pieces.is_rendered(index):
+                self._pieces.render(index, console)
+                done.append(index)
+        return done
+
+    def _near_view(self) -> bool:
+        """Whether the block's end may be on screen (not laid out yet counts as yes)."""
+        region = self.region
+        if not region:
+            return True
+        return region.y <= self.screen.size.height and region.bottom >= 0
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        pieces = self._pieces
+        if width != pieces.width and width > 0:
+            pieces.set_width(width)
+            self._blank = Strip.blank(width)
+            if len(self._text) <= EAGER_CHARS:
+                self._render_slice(list(range(len(pieces))), slice_s=float("inf"))
+            else:
+                self._render_slice(pieces.unrendered_at_end(viewport.height))
+            self._schedule()
+        return pieces.total
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        top = self.styles.gutter.top
+        self._painted = (crop.y - top, crop.bottom - top)
+        if self._pieces.unrendered and self._timer is None:
+            self._schedule()  # placeholders on screen, or the reader may be back at the bottom
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        line = self._pieces.line(y)
+        return self._blank if line is None else Strip(line_segments(line), self._pieces.width)
+
+    # ------------------------------------------------------------------ catching up
+    def _schedule(self) -> None:
+        """One timer renders what is left: soon for what is on screen, later for the rest."""
+        if self._timer is None and self._pieces.width and self._pieces.unrendered:
+            self._timer = self.set_timer(CATCH_UP_S, self._catch_up)
+
+    def _catch_up(self) -> None:
+        global _last_backfill
+        self._timer = None
+        pieces = self._pieces
+        if not pieces.unrendered or not self.is_mounted:
             return
-        TextBlockView.paints += 1
-        self._body.append_piece(text)
+        total = pieces.total
+        wanted = pieces.unrendered_between(*self._painted)
+        if self._near_view():
+            wanted += pieces.unrendered_at_end(self.app.size.height)
+        quiet = time.monotonic() - self._last_change
+        if wanted:
+            done = self._render_slice(wanted)
+        elif quiet < BACKFILL_IDLE_S:
+            self._timer = self.set_timer(BACKFILL_IDLE_S - quiet, self._catch_up)
+            return
+        elif not self._following():
+            return  # a height corrected above what the reader reads would move it (next paint retries)
+        elif time.monotonic() - _last_backfill < CATCH_UP_S:
+            done = []  # another block had this turn
+        else:
+            # Off screen, newest first (the reader scrolls up from the bottom).
+            _last_backfill = time.monotonic()
+            backlog: list[int] = []
+            index = pieces.newest_unrendered(len(pieces))
+            while index is not None and len(backlog) < 16:
+                backlog.append(index)
+                index = pieces.newest_unrendered(index)
+            done = self._render_slice(backlog)
+        if done:
+            self.refresh(layout=pieces.total != total)
+        if pieces.unrendered:
+            self._timer = self.set_timer(CATCH_UP_S, self._catch_up)
 
-    def _paint_tail(self, tail: str) -> None:
-        TextBlockView.paints += 1
-        self._tail.display = bool(tail.strip())
-        self._tail.set_text(tail)
+    def _following(self) -> bool:
+        """Whether the nearest scrolling ancestor shows its bottom (the reader follows the stream)."""
+        for node in self.ancestors:
+            if isinstance(node, Widget) and node.allow_vertical_scroll:
+                return node.scroll_y >= node.max_scroll_y
+        return True

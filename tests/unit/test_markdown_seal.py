@@ -1,0 +1,182 @@
+"""Sealing a streamed markdown text into pieces: nothing lost, and rendered like the whole text."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+
+from widgets.markdown_chunk import estimate_height, placeholder_lines, render_markdown, render_piece
+from widgets.markdown_seal import FENCE_PIECE, Piece, Sealer, find_cut
+
+WIDTH = 72
+CONSOLE = Console(width=WIDTH, color_system="truecolor", force_terminal=True, legacy_windows=False)
+
+
+def stream(text: str, chunk: int, sealer: Sealer | None = None) -> tuple[list[Piece], Sealer]:
+    """Feed ``text`` ``chunk`` characters at a time, then as final; the pieces in order."""
+    sealer = sealer or Sealer()
+    pieces: list[Piece] = []
+    for end in range(chunk, len(text) + chunk, chunk):
+        pieces += sealer.feed(text[:end])
+    pieces += sealer.feed(text, final=True)
+    return pieces, sealer
+
+
+def rendered(pieces: list[Piece]) -> list[object]:
+    return [line for piece in pieces for line in render_piece(CONSOLE, piece, WIDTH)]
+
+
+def assert_renders_like_whole(text: str, chunk: int) -> list[Piece]:
+    pieces, _ = stream(text, chunk)
+    assert "".join(piece.source for piece in pieces) == text
+    assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+    return pieces
+
+
+PYTHON = "".join(
+    f'def handler_{i}(request: Request) -> Response:\n'
+    f'    """Handle request {i}.\n\n'
+    f'    Docstrings span lines; a cut inside one would change colours.\n    """\n'
+    f'    value = request.get("key_{i}")  # comment {i}\n'
+    f'    return Response(value * {i})\n\n'
+    for i in range(40)
+)
+
+
+def test_a_long_fence_is_cut_and_renders_like_the_unsplit_fence() -> None:
+    text = f"Intro paragraph.\n\n```python\n{PYTHON}```\n\nAfter the code.\n"
+    pieces = assert_renders_like_whole(text, 37)
+    reopened = [piece for piece in pieces if piece.markdown.startswith("```python\n") and piece.trim_top]
+    assert len(reopened) >= 3  # the fence really was cut, more than once
+    assert max(len(piece.source) for piece in pieces) < 3 * FENCE_PIECE
+
+
+def test_a_fence_is_never_cut_inside_a_docstring() -> None:
+    text = f"```python\n{PYTHON}```\n"
+    pieces, _ = stream(text, 50)
+    assert len(pieces) > 3
+    consumed = ""
+    for piece in pieces[:-1]:
+        consumed += piece.source
+        assert consumed.count('"""') % 2 == 0, consumed[-200:]  # every docstring opened is closed
+
+
+def test_tilde_fences_and_unknown_languages_are_cut_too() -> None:
+    body = "".join(f"line {i} of some output that is not code at all\n" for i in range(200))
+    for opener in ("~~~", "```no-such-language", "````text"):
+        closer = opener.rstrip("abcdefghijklmnopqrstuvwxyz-")
+        assert_renders_like_whole(f"{opener}\n{body}{closer}\n", 61)
+
+
+def test_an_indented_fence_is_not_cut() -> None:
+    body = "".join(f"    x = {i}\n" for i in range(300))
+    text = f"- item\n\n  ```python\n{body}  ```\n"
+    pieces = assert_renders_like_whole(text, 64)
+    assert not any(piece.trim_bottom for piece in pieces)
+
+
+def test_a_long_bullet_list_is_cut_between_items() -> None:
+    text = "Intro.\n\n" + "".join(
+        f"- item {i} with **bold**, `code` and enough words to wrap on a narrow screen\n"
+        + ("  - a nested item\n" if i % 7 == 0 else "") for i in range(120)) + "\nAfter.\n"
+    pieces = assert_renders_like_whole(text, 29)
+    assert len(pieces) > 10
+
+
+def test_blocks_of_every_kind_render_like_the_whole() -> None:
+    section = (
+        "## Heading\n\nA paragraph with *emphasis* and a [link](http://example.com).\n\n"
+        "| col a | col b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n"
+        "1. first\n2. second\n\n> quoted\n> text\n\n---\n\n"
+        "Paragraph right before a list:\n- a\n- b\n\n* other marker\n\n"
+    )
+    assert_renders_like_whole(section * 12, 23)
+
+
+def test_nothing_is_cut_before_the_line_after_the_boundary_is_complete() -> None:
+    text = "x" * 200 + "\n\n"
+    assert find_cut(text) is None  # the next line could still be an indented continuation
+    assert find_cut(text + "next\n") is not None
+
+
+def test_a_list_item_after_a_blank_line_is_not_cut_off() -> None:
+    text = "- " + "a" * 200 + "\n\n- second item of a loose list\n- third\n"
+    cut = find_cut(text)
+    assert cut is None or not text[:cut.end].endswith("\n\n")
+
+
+def test_the_authoritative_text_seals_into_bounded_pieces_in_one_go() -> None:
+    text = "".join(f"Paragraph {i}. " + "words " * 30 + "\n\n" for i in range(300))
+    pieces = Sealer().feed(text, final=True)
+    assert "".join(piece.source for piece in pieces) == text
+    assert len(pieces) > 50 and max(len(piece.source) for piece in pieces) < 1000
+
+
+# ----------------------------------------------------------------------------- properties
+BLOCKS = st.sampled_from([
+    "Plain paragraph text that goes on for a while.",
+    "Two lines\nof one paragraph.",
+    "# Title",
+    "- item one\n- item two",
+    "- loose item\n\n- another",
+    "1. one\n2. two",
+    "```python\ndef f(x):\n    '''doc\n    string'''\n    return x\n```",
+    "```\nplain code\n\nwith a blank line\n```",
+    "| a | b |\n|---|---|\n| 1 | 2 |",
+    "> a quote",
+    "---",
+    "    indented code",
+    "",
+    "Setext title\n====",
+    "* * *",
+    "> - quoted item\n> - another",
+    "9. nine\n10. ten",
+    "- item\n\n  ```js\n  let x = `a\n  b`;\n  ```",
+    "~~~\ntilde fence\n~~~",
+    "Hard break  \nnext line",
+    "<div>html</div>",
+    "\n![image](http://example.com/x.png)",  # alone: inside a list Rich hoists it (see markdown_seal)
+    "Text right before a table:\n| a |\n|---|\n| 1 |",
+    "+ plus item\n+ another",
+])
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    blocks = draw(st.lists(BLOCKS, min_size=1, max_size=14))
+    separators = draw(st.lists(st.sampled_from(["\n\n", "\n", "\n\n\n"]), min_size=len(blocks),
+                               max_size=len(blocks)))
+    return "".join(block + sep for block, sep in zip(blocks, separators, strict=True))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab `~-*#>|\n\t1.")), max_size=600),
+       st.integers(min_value=1, max_value=80), st.integers(min_value=1, max_value=120))
+def test_pieces_and_tail_always_reproduce_the_text(text: str, chunk: int, minimum: int) -> None:
+    sealer = Sealer(minimum=minimum, limit=minimum * 3, fence_minimum=minimum)
+    pieces: list[Piece] = []
+    for end in range(chunk, len(text) + chunk, chunk):
+        pieces += sealer.feed(text[:end])
+        assert "".join(piece.source for piece in pieces) + text[sealer.consumed:end] == text[:end]
+        assert sealer.tail(text[:end]).source == text[sealer.consumed:end]
+    pieces += sealer.feed(text, final=True)
+    assert "".join(piece.source for piece in pieces) == text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents(), st.integers(min_value=3, max_value=90), st.integers(min_value=1, max_value=60))
+def test_sealed_pieces_render_exactly_like_the_whole_text(text: str, chunk: int, minimum: int) -> None:
+    pieces, _ = stream(text, chunk, Sealer(minimum=minimum, limit=minimum * 4, fence_minimum=minimum))
+    assert "".join(piece.source for piece in pieces) == text
+    assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b ", "\n", "\t", "\x1b[31m", "\x1b]0;t\x07", "\r", "é"]),
+                max_size=120).map("".join), st.booleans(), st.integers(min_value=1, max_value=120))
+def test_a_placeholder_is_as_tall_as_the_estimate_and_inert(source: str, sentinel: bool, width: int) -> None:
+    piece = Piece(source, ("x\n\n" if sentinel else "") + source, 1 if sentinel else 0)
+    lines = placeholder_lines(piece, width)
+    assert len(lines) == estimate_height(piece, width)
+    assert not any(ch in line for line in lines for ch in "\x1b\t\r\x07")

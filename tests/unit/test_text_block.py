@@ -1,0 +1,131 @@
+"""TextBlockView: lazy, bounded rendering of a long streamed answer that ends up exactly right."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+
+from bench.stream import answer_text
+from tui.state.transcript import TextBlock
+from widgets.markdown_chunk import line_segments, render_markdown
+from widgets.text_block import TextBlockView
+
+SIZE = (90, 30)
+
+
+class BlockApp(App[None]):
+    def __init__(self, block: TextBlock) -> None:
+        super().__init__()
+        self.view = TextBlockView(block)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield self.view
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).anchor()
+
+
+def drawn(view: TextBlockView) -> list[list[tuple[str, object]]]:
+    return [[(seg.text, seg.style) for seg in view.render_line(y)] for y in range(view._pieces.total)]
+
+
+def expected(view: TextBlockView, text: str) -> list[list[tuple[str, object]]]:
+    lines = render_markdown(view.app.console, text, view._pieces.width)
+    return [[(seg.text, seg.style) for seg in line_segments(line)] for line in lines]
+
+
+async def wait_for(condition: Callable[[], bool], pause: Callable[[], object], seconds: float = 10) -> None:
+    for _ in range(int(seconds / 0.05)):  # bounded
+        if condition():
+            return
+        await pause()  # type: ignore[misc]
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+async def stream_into(app: BlockApp, text: str, chunk: int, pause: Callable[[], object]) -> TextBlock:
+    block = TextBlock(kind="text", ordinal=0, streaming=True)
+    for end in range(chunk, len(text) + chunk, chunk):
+        block.text, block.version = text[:end], block.version + 1
+        app.view.sync(block)
+        await pause()  # type: ignore[misc]
+    block.streaming, block.version = False, block.version + 1
+    app.view.sync(block)
+    return block
+
+
+async def test_a_long_answer_streams_lazily_and_ends_exactly_like_the_whole_text(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    text = answer_text(60)
+    app = BlockApp(TextBlock(kind="text", ordinal=0, streaming=True))
+    async with app.run_test(size=SIZE) as pilot:
+        # A loaded machine can make a pause look like a quiet stream: no backfill while streaming
+        # (it only runs while the reader follows the bottom).
+        monkeypatch.setattr(TextBlockView, "_following", lambda self: False)
+        await stream_into(app, text, 6000, pilot.pause)
+        pieces = app.view._pieces
+        assert len(pieces) > 100
+        # Only what reached the bottom of the screen was rendered while it streamed.
+        assert pieces.unrendered > len(pieces) // 2
+        monkeypatch.undo()
+        app.view._schedule()  # the reader is back at the bottom
+        assert app.view.source == text
+        # Once quiet, the rest is rendered a slice at a time, and the text is exactly Rich's.
+        await wait_for(lambda: not pieces.unrendered, pilot.pause)
+        assert drawn(app.view) == expected(app.view, text)
+        assert app.view.virtual_region.height == pieces.total
+
+
+async def test_the_end_of_the_answer_is_on_screen_rendered_right_after_the_last_delta() -> None:
+    text = answer_text(40) + "\nThe very last line.\n"
+    app = BlockApp(TextBlock(kind="text", ordinal=0, streaming=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await stream_into(app, text, 3000, pilot.pause)
+        await pilot.pause()
+        screen = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "The very last line." in screen
+        pieces = app.view._pieces
+        bottom = pieces.unrendered_at_end(SIZE[1])
+        assert not bottom  # the screenful at the end is rendered, not placeholders
+
+
+async def test_a_finished_long_text_mounts_without_rendering_it_all() -> None:
+    text = answer_text(80)
+    block = TextBlock(kind="text", ordinal=0, text=text, streaming=False, version=1)
+    app = BlockApp(block)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pieces = app.view._pieces
+        assert len(pieces) > 100 and pieces.rendered_count < len(pieces) // 2
+        await wait_for(lambda: not pieces.unrendered, pilot.pause)
+        assert drawn(app.view) == expected(app.view, text)
+
+
+async def test_a_new_width_renders_again_for_that_width() -> None:
+    text = answer_text(8)
+    app = BlockApp(TextBlock(kind="text", ordinal=0, text=text, streaming=False, version=1))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = app.view._pieces.width
+        await pilot.resize_terminal(60, 30)
+        await wait_for(lambda: app.view._pieces.width != before and not app.view._pieces.unrendered,
+                       pilot.pause)
+        assert drawn(app.view) == expected(app.view, text)
+
+
+async def test_a_different_final_text_rebuilds_the_block() -> None:
+    app = BlockApp(TextBlock(kind="text", ordinal=0, streaming=True))
+    async with app.run_test(size=SIZE) as pilot:
+        streamed = "Hello " * 200 + "\n\n" + "world " * 200
+        block = await stream_into(app, streamed, 500, pilot.pause)
+        final = "Something else entirely.\n\n```python\nprint('x')\n```\n"
+        block.text, block.version = final, block.version + 1
+        app.view.sync(block)
+        await pilot.pause()
+        assert app.view.source == final
+        assert drawn(app.view) == expected(app.view, final)

@@ -1,0 +1,340 @@
+"""Where streamed markdown may be cut into pieces that, rendered one by one, look like the whole.
+
+A streamed answer is shown as sealed pieces (each rendered once) plus a live tail (re-rendered as
+deltas arrive). For the tail to stay small however long the answer is, the text is cut at:
+
+* a blank line between top-level blocks. The next piece is rendered after a one-line sentinel
+  paragraph whose line is dropped, so Rich itself draws the separation (its count of blank lines
+  depends on the blocks: a list or a table brings one of its own);
+* a line boundary inside a top-level bullet list: Rich draws items with no gap between them, and
+  the blank line it puts before a list is dropped from the next piece;
+* a line boundary inside a top-level code fence: the first piece gets a closing fence and the
+  next one re-opens it with the same opening line; the padding lines Rich adds around each half
+  are dropped, so the two halves render exactly like the unsplit block. The cut is only made
+  where the syntax highlighter is back in its plain state (checked with Rich's own lexer), so a
+  docstring or a block comment is never cut in two.
+
+Tables, block quotes, paragraphs and HTML blocks are never cut inside: their layout depends on
+all their lines. One known difference: Rich draws an image that sits inside a list item above the
+list; if the list was cut, above the piece the image is in (no piece boundary can know that an
+image will come later in the list).
+This module is pure text logic (no widgets), so it is unit- and property-tested on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pygments.lexer import Lexer
+from pygments.token import Token
+from rich.syntax import Syntax
+
+# Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
+# but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
+MIN_PIECE = 100
+FENCE_PIECE = 600  # a code fence is cut only into parts this long: each cut costs a tokenization
+LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
+
+_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+_BULLET = re.compile(r"^[-*+][ \t]")
+_ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
+_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_HTML = re.compile(r"^ {0,3}<[A-Za-z/!?]")
+_HTML_LONG = (("<!--", "-->"), ("<?", "?>"), ("<![cdata[", "]]>"), ("<pre", "</pre>"),
+              ("<script", "</script>"), ("<style", "</style>"), ("<textarea", "</textarea>"), ("<!", ">"))
+
+
+SENTINEL = "x\n\n"  # rendered before a piece that starts a new block, then dropped (see Piece)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A sealed part of the text and the markdown that renders it as part of the whole.
+
+    Rich separates top-level blocks with blank lines whose count depends on the block before
+    (a list or a table brings its own). So a piece that starts a new block is rendered after a
+    one-line sentinel paragraph whose line is then dropped: Rich itself draws the separation.
+    """
+
+    source: str  # the slice of the streamed text it covers
+    markdown: str  # what is rendered
+    trim_top: int = 0  # rendered lines to drop at the top (sentinel, re-opened fence padding, …)
+    trim_bottom: int = 0  # rendered lines to drop at the bottom (the padding of a closed fence)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A cut of a markdown text at ``end`` (an index just after a newline)."""
+
+    end: int
+    close: str = ""  # appended to the piece: a closing fence
+    reopen: str = ""  # prepended to the rest: the fence's opening line
+    joined: bool = False  # the rest continues the same block (a list): no separation
+
+
+@dataclass
+class _Fence:
+    char: str
+    length: int
+    opener: str  # the opening line, verbatim
+    indent: int
+    first: int = 0  # index of its first content line
+    start: int = 0  # offset of its first content line
+
+    def closes(self, line: str) -> bool:
+        stripped = line.strip()
+        return (len(line) - len(line.lstrip(" ")) <= 3 and len(stripped) >= self.length
+                and stripped == self.char * len(stripped))
+
+
+def _opens(line: str) -> _Fence | None:
+    match = _FENCE.match(line)
+    if match is None:
+        return None
+    marker, info = match.group(2), match.group(3)
+    if marker[0] == "`" and "`" in info:
+        return None  # CommonMark: a backtick fence's info string has no backticks
+    return _Fence(marker[0], len(marker), line, len(match.group(1)))
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+@lru_cache(maxsize=64)
+def markdown_lexer(name: str) -> Lexer | None:
+    """The lexer Rich's markdown code block would use for this info string (None: unknown)."""
+    syntax = Syntax("", name or "text")  # same options as rich.markdown.CodeBlock's
+    return syntax.lexer
+
+
+def _line_tokens(lexer: Lexer, code: str) -> list[list[tuple[object, str]]]:
+    """Tokens of ``code`` line by line; each line ends with its newline token."""
+    lines: list[list[tuple[object, str]]] = [[]]
+    for kind, value in lexer.get_tokens(code):
+        while value:
+            head, newline, value = value.partition("\n")
+            if head or newline:
+                lines[-1].append((kind, head + newline))
+            if newline:
+                lines.append([])
+    return lines[:-1] if not lines[-1] else lines
+
+
+def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
+             fence_minimum: int | None = FENCE_PIECE) -> Cut | None:
+    """Where to cut ``text`` (a tail still growing at its end), or None.
+
+    Only complete lines are looked at, and a cut needs the line after it to be complete too (it
+    decides whether the cut is safe). The cut is the last safe one in ``text[:limit]`` at or past
+    ``minimum``, or else the first one after ``limit``. Code fences are cut only past
+    ``fence_minimum`` (None: never).
+    """
+    if len(text) < minimum:
+        return None
+    lines = text.split("\n")
+    complete = len(lines) - 1  # the last line may still be growing
+    best: Cut | None = None
+    fence: _Fence | None = None
+    fence_candidates: list[int] = []
+    end = 0
+    past_limit = False
+    last_text = ""  # the last non-blank line outside fences
+    html = False  # inside an HTML block (to a blank line)
+    html_end: str | None = None  # inside an HTML block that ends with this tag
+
+    def settle_fence() -> Cut | None:
+        # A fence cut is checked with the lexer only when it would be chosen: that costs a
+        # tokenization, the other checks are string tests.
+        nonlocal fence_candidates
+        if fence is None or not fence_candidates:
+            return None
+        ok = _plain_state_cut(fence, lines, fence_candidates)
+        fence_candidates = []
+        if ok is None:
+            return None
+        closing = fence.char * fence.length + "\n"
+        return Cut(sum(len(line) + 1 for line in lines[:ok + 1]), close=closing,
+                   reopen=fence.opener + "\n", joined=True)
+
+    def later(found: Cut | None) -> Cut | None:
+        return found if found is not None and (best is None or found.end > best.end) else best
+
+    for index in range(complete - 1):  # line index+1 must be complete as well
+        line, following = lines[index], lines[index + 1]
+        end += len(line) + 1  # the cut would be here, after this line
+        if end > limit and not past_limit:
+            past_limit = True  # settle once here: past it, each try would re-tokenize the fence
+            best = later(settle_fence())
+        if past_limit and best is not None:
+            break
+        if not _blank(line):
+            last_text = line
+        if fence is not None:
+            if fence.closes(line):
+                best = later(settle_fence())
+                fence = None
+            elif (fence_minimum is not None and end - fence.start >= fence_minimum and fence.indent == 0
+                  and not _blank(line) and not _blank(following) and not fence.closes(following)):
+                fence_candidates.append(index)
+            continue
+        if html_end is not None:  # <pre>, <!-- … --> etc. run to their end tag, blank lines or not
+            if html_end in line.lower():
+                html_end = None
+            continue
+        if html:  # other HTML blocks run to a blank line and swallow everything until then
+            if not _blank(line):
+                continue
+            html = False
+        elif _HTML.match(line):
+            start = line.lstrip().lower()
+            html_end = next((close for open_, close in _HTML_LONG
+                             if start.startswith(open_) and close not in start[len(open_):]), None)
+            html = html_end is None
+            continue
+        opened = _opens(line)
+        if opened is not None:
+            opened.first, opened.start = index + 1, end
+            fence = opened
+            continue
+        if end < minimum:
+            continue
+        if _blank(line):
+            # Not after a thematic break: Rich puts no blank line after one.
+            if (not _blank(following) and following[:1] not in (" ", "\t")
+                    and not _BULLET.match(following) and not _ORDERED.match(following)
+                    and not _RULE.match(last_text)):
+                best = Cut(end)
+        elif _BULLET.match(following) and not _RULE.match(following):
+            joined = _continues_list(lines, index, following[0])
+            if joined is not None:
+                best = Cut(end, joined=joined)
+    return later(settle_fence())
+
+
+def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
+    """Whether a bullet item after ``lines[index]`` (not blank) continues a list (True), starts a
+    new block after a plain paragraph (False), or None when that is not certain (no cut then).
+
+    Walking back: a bullet line with the same marker (through indented lines only) means the same
+    list; a run of plain paragraph lines back to a blank line means a paragraph the list
+    interrupts. Anything else (headings, tables, quotes, fences, lazy continuation lines of an
+    item, another marker) is left alone.
+    """
+    line = lines[index]
+    back = index
+    while line[:1] in (" ", "\t") and back > 0:  # an item's indented continuation lines
+        back -= 1
+        line = lines[back]
+    if _BULLET.match(line):
+        return True if line[0] == marker else None
+    for back in range(index, -1, -1):
+        line = lines[back]
+        if _blank(line):
+            return False
+        if line[:1] in (" ", "\t") or _PLAIN_START.match(line) is None:
+            return None
+    return False
+
+
+_PLAIN_START = re.compile(r"^[^\s#>|`~<=*+\-\d]")  # a line that can only be paragraph text
+
+
+def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> int | None:
+    """The last candidate line (cut after it) that leaves the highlighter as at the fence start.
+
+    The newline ending the line must be plain text (not inside a string or a comment), and the
+    lines after it must tokenize alone exactly as they do in context. Few candidates are tried:
+    inside a long docstring none passes, and each try costs a tokenization.
+    """
+    info = fence.opener.lstrip(" ")[fence.length:].strip()
+    lexer = markdown_lexer(info.partition(" ")[0])
+    if lexer is None:
+        return candidates[-1]  # no highlighting: every line is independent
+    first = fence.first
+    last = len(lines)
+    for index in range(first, len(lines)):
+        if fence.closes(lines[index]):
+            last = index
+            break
+    body = lines[first:last]
+    in_context = _line_tokens(lexer, "\n".join(body) + "\n")
+    for index in candidates[::-1][:4]:  # the latest cut is the one wanted: try it first
+        row = index - first
+        if row + 1 >= len(in_context) or not in_context[row]:
+            continue
+        kind, value = in_context[row][-1]
+        if not value.endswith("\n") or kind not in Token.Text:
+            continue
+        if _line_tokens(lexer, "\n".join(body[row + 1:]) + "\n") == in_context[row + 1:]:
+            return index
+    return None
+
+
+class Sealer:
+    """Cuts a growing text into pieces as it streams; remembers what was sealed."""
+
+    def __init__(self, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
+                 fence_minimum: int = FENCE_PIECE) -> None:
+        self.minimum = minimum
+        self.limit = limit
+        self.fence_minimum = fence_minimum
+        self.consumed = 0  # text[:consumed] is in sealed pieces
+        self.reopen = ""  # the rest renders as reopen + text[consumed:] (a fence cut in two)
+        self.joined = False  # the rest continues the last piece's block (a list, a fence)
+        self.has_content = False  # whether a sealed piece drew anything (blank lines draw nothing)
+        self._fence_retry = 0  # a tail shorter than this is not checked with the lexer again
+
+    def tail(self, text: str) -> Piece:
+        """The part of ``text`` not sealed yet, as a piece."""
+        return self._piece(text[self.consumed:])
+
+    def _piece(self, source: str, cut: Cut | None = None) -> Piece:
+        if self.reopen:
+            markdown, top = self.reopen + source, 1  # drop the re-opened fence's top padding
+        elif self.joined:
+            markdown, top = source, 1  # drop the blank line Rich puts before a list
+        elif self.has_content:
+            markdown, top = SENTINEL + source, 1  # drop the sentinel's line
+        else:
+            markdown, top = source, 0
+        if cut is not None and cut.close:
+            return Piece(source, markdown + cut.close, top, 1)  # drop the closed fence's padding
+        return Piece(source, markdown, top)
+
+    def feed(self, text: str, *, final: bool = False) -> list[Piece]:
+        """New sealed pieces of ``text`` (which starts with what was fed before).
+
+        With ``final`` everything is sealed, the last piece being what is left. Each step looks
+        at a window of a few pieces' length, so sealing a long finished text costs O(length).
+        """
+        pieces: list[Piece] = []
+        window = 4 * self.limit
+        while self.consumed < len(text):
+            rest = text[self.consumed:self.consumed + window]
+            at_end = self.consumed + window >= len(text)
+            markdown = self.reopen + rest
+            split_fences = len(markdown) >= self._fence_retry or not at_end
+            padded = markdown + ("\n\n" if final and at_end else "")  # makes the last line complete
+            cut = find_cut(padded, self.minimum, self.limit, self.fence_minimum if split_fences else None)
+            if cut is not None and cut.end >= len(markdown):
+                cut = None  # nothing would be left after it
+            if cut is None:
+                if not at_end:
+                    window *= 2  # one block longer than the window (a huge table): look further
+                    continue
+                if not final and split_fences:
+                    self._fence_retry = len(markdown) + self.fence_minimum // 2
+                if final:
+                    pieces.append(self.tail(text))
+                    self.consumed, self.reopen, self.joined = len(text), "", False
+                break
+            size = cut.end - len(self.reopen)
+            pieces.append(self._piece(rest[:size], cut))
+            self.has_content = self.has_content or bool(rest[:size].strip())
+            self.consumed += size
+            self.reopen, self.joined = cut.reopen, cut.joined
+            self._fence_retry = 0
+        return pieces
