@@ -19,11 +19,13 @@ from tui.drafts import HOME_KEY, DraftKeeper
 from tui.screens.assists import AssistedScreen
 from tui.screens.main_actions import SessionActionKeys
 from tui.screens.main_modes import PermissionModeActions
+from tui.screens.main_reading import ReadingPlaces
 from tui.screens.main_tree import SubagentNavigation
 from tui.screens.mode_confirm import ModeCommands
 from tui.screens.session_loader import AppSessionLoader
 from tui.state import tree_nav
 from tui.state.transcript import Change, SessionState
+from widgets.attachment_bar import AttachmentBar
 from widgets.breadcrumb import Breadcrumb
 from widgets.completion import CompletionMenu
 from widgets.composer import Composer
@@ -41,7 +43,7 @@ HOME_TEXT = ("No session open.\n\nType a prompt below to start a new session in 
 
 
 class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, SubagentNavigation,
-                 Screen[None]):
+                 ReadingPlaces, Screen[None]):
     """Shows one session at a time; everything else is a key away."""
 
     COMMANDS = {ModeCommands}  # command palette (ctrl+p): the permission modes
@@ -76,6 +78,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         self._draft_key: str | None = None  # the view the composer text belongs to
         self._draft_timer = False
         self._composer_widget: Composer | None = None
+        self.places = {}  # scroll place per session id (ReadingPlaces)
 
     @property
     def octui(self) -> OctuiApp:
@@ -90,6 +93,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
                 yield Transcript(id="transcript")
                 yield Button("", id="new-activity", classes="new-activity", compact=True)
                 yield PendingInputs(id="pending")
+                yield AttachmentBar(id="attachments")
                 yield CompletionMenu(id="completion")
                 yield Composer(id="composer")
             yield SubagentTree(id="tree")
@@ -112,16 +116,20 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         return self.octui.store.sessions.get(self.session_id)
 
     def show_home(self) -> None:
+        self.remember_place()
         self.session_id = None
         self._swap_draft(HOME_KEY)
         self.query_one(Transcript).show(None, HOME_TEXT)
         self.refresh_status()
 
     def show_session(self, session_id: str) -> None:
+        """Show a session where the reader left it (at the bottom the first time)."""
+        self.remember_place()
         self.session_id = session_id
         self._swap_draft(session_id)
         state = self.octui.store.session(session_id)
-        self.query_one(Transcript).show(state, "No messages yet — type a prompt below.")
+        self.query_one(Transcript).show(state, "No messages yet — type a prompt below.",
+                                        self.place_of(session_id))
         self.sub_title = state.title
         self.refresh_status()
         self._refresh_pending()
@@ -141,7 +149,11 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
                     continue
                 seen.add(key)
             if change.kind == "transcript" and change.session_id == sid and sid is not None:
-                transcript.show(self.octui.store.session(sid), "No messages yet — type a prompt below.")
+                state = self.octui.store.session(sid)
+                if transcript.state is state:
+                    transcript.history_changed(change.detail)  # reloaded or older pages: keep the place
+                else:
+                    transcript.show(state, "No messages yet — type a prompt below.")
             elif change.kind == "message" and change.session_id == sid and change.message_id:
                 transcript.message_changed(change.message_id)
             elif change.kind == "part" and change.session_id == sid and change.message_id:
@@ -272,17 +284,6 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
                         f"Interrupted {len(targets)} sessions.", timeout=2)
         except OctuiError as exc:
             self.notify(f"Interrupt failed: {exc}", severity="error")
-
-    @on(Transcript.Unseen)
-    def _unseen(self, event: Transcript.Unseen) -> None:
-        chip = self.query_one("#new-activity", Button)
-        chip.display = event.count > 0
-        chip.label = f"↓ {event.count} new below — click to follow"
-
-    @on(Button.Pressed, "#new-activity")
-    def _follow(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.query_one(Transcript).jump_to_end()
 
     @on(PendingInputs.Cancel)
     def _cancel_pending(self, event: PendingInputs.Cancel) -> None:

@@ -48,6 +48,8 @@ def message_from_wire(info: dict[str, Any], session_id: str) -> Message | None:
         msg.text = _str(info.get("summary"))
         if isinstance(info.get("error"), dict):
             msg.error = _error(info["error"])
+        if info.get("status") != "running" and msg.time_completed is None:
+            msg.time_completed = msg.time_created  # finished (1.18 stores only finished ones)
     elif kind == "skill":
         msg.role = "skill"
         msg.text = _str(info.get("name") or info.get("skill"))

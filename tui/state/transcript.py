@@ -170,6 +170,7 @@ class SessionState:
     usage_from_server: bool = False  # v2 sends running totals; 1.18 needs summing
     last_seq: int = -1
     loaded: bool = False  # history fetched at least once
+    older: bool = False  # the server holds older messages than ``messages`` (paged in later)
     version: int = 0
 
     @property

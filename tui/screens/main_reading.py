@@ -1,0 +1,55 @@
+"""The main screen's reading state: scroll places per session, the "new below" chip, older history."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.screen import Screen
+from textual.widgets import Button
+
+from widgets.transcript import Transcript, TranscriptPosition
+
+if TYPE_CHECKING:
+    from tui.app import OctuiApp
+
+
+class ReadingPlaces(Screen[None]):
+    """Mixed into ``MainScreen``; expects ``session_id`` and ``octui``.
+
+    Where the reader was in each session (which messages were mounted, the message at the top of
+    the view and its offset, or "at the bottom, following") is kept in memory by session id, so
+    switching to another session and back puts them where they were.
+    """
+
+    session_id: str | None
+    places: dict[str, TranscriptPosition]
+
+    if TYPE_CHECKING:
+        @property
+        def octui(self) -> OctuiApp: ...
+
+    def remember_place(self) -> None:
+        """Note where the reader is in the session being left."""
+        if self.session_id is not None:
+            self.places[self.session_id] = self.query_one(Transcript).position()
+
+    def place_of(self, session_id: str) -> TranscriptPosition | None:
+        return self.places.get(session_id)
+
+    @on(Transcript.Unseen)
+    def _unseen(self, event: Transcript.Unseen) -> None:
+        chip = self.query_one("#new-activity", Button)
+        chip.display = event.count > 0
+        chip.label = f"↓ {event.count} new below — click to follow"
+
+    @on(Button.Pressed, "#new-activity")
+    def _follow(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.query_one(Transcript).jump_to_end()
+
+    @on(Transcript.LoadOlder)
+    def _load_older(self, event: Transcript.LoadOlder) -> None:
+        controller = self.octui.controller
+        if controller is not None and self.session_id is not None:
+            controller.load_older(self.session_id, event.everything)
