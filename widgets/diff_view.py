@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import ClassVar
 
 from textual.content import Content
 from textual.geometry import Size
-from textual.highlight import guess_language, highlight
+from textual.highlight import highlight
 from textual.reactive import var
 from textual.style import Style
 from textual.widget import Widget
@@ -20,6 +21,25 @@ MAX_ROWS = 1000
 
 _SIGNS = {"added": "+", "removed": "-", "context": " ", "note": "\\"}
 
+
+
+@lru_cache(maxsize=256)
+def language_for_path(path: str | None) -> str:
+    """The Pygments alias for ``path`` by its file name alone.
+
+    Textual's ``guess_language`` falls back to guessing from the code, which imports every lexer
+    Pygments has (about half a second, on the first diff shown); the name is enough for a diff.
+    """
+    if not path:
+        return "default"
+    if path.endswith(".tcss"):
+        return "scss"  # Textual's own CSS, unknown to Pygments
+    from pygments.lexers import find_lexer_class_for_filename
+
+    lexer = find_lexer_class_for_filename(path)
+    if lexer is None:
+        return "default"
+    return lexer.aliases[0] if lexer.aliases else lexer.name
 
 class DiffView(Widget):
     """A diff of one file from parsed hunks, with old/new line numbers and syntax colours.
@@ -105,8 +125,7 @@ class DiffView(Widget):
         if self._code is not None:
             return self._code
         code: dict[int, Content] = {}
-        sample = "\n".join(ln.text for h in self.diff.hunks for ln in h.lines[:50])
-        language = guess_language(sample, self.diff.path)
+        language = language_for_path(self.diff.path)
         for hunk in self.diff.hunks:
             for kinds in (("context", "removed"), ("context", "added")):
                 lines = [ln for ln in hunk.lines if ln.kind in kinds]
