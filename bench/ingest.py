@@ -4,7 +4,8 @@ The recorded 1.18 traces (``tests/fixtures/traces/*.jsonl``, the ``/api/event`` 
 replicated until there are at least ``--events`` frames, each copy with fresh session and message
 ids (so durable ``seq`` de-duplication never short-cuts the work). The v2 stream is the same
 traces normalised to v2 plus the events the demo server emits while running its scripts.
-Frames go through the real ``Controller._ingest`` (with a stub client), in 64 KiB SSE chunks.
+Frames go through the real ``Controller._ingest`` (with a stub client), in 64 KiB SSE chunks,
+decoded with ``decode_frame`` like ``EventStream`` does; the event loop gets one turn per chunk.
 
     python -m bench.ingest [--events 200000]
 
@@ -29,6 +30,7 @@ from tui.client.errors import OctuiError  # noqa: E402
 from tui.client.stream import SSEParser  # noqa: E402
 from tui.controller import Controller  # noqa: E402
 from tui.protocol.dialect import Dialect, Normaliser  # noqa: E402
+from tui.protocol.events import decode_frame  # noqa: E402
 from tui.state.store import Store  # noqa: E402
 from tui.state.transcript import Change  # noqa: E402
 
@@ -111,10 +113,12 @@ async def run_one(dialect: Dialect, stream: bytes) -> dict[str, Any]:
         for kind, payload in parser.feed(stream[offset:offset + CHUNK]):
             if kind != "data":
                 continue
-            controller._ingest(json.loads(payload))
+            controller._ingest(decode_frame(payload))
             count += 1
+        await asyncio.sleep(0)  # one loop turn per chunk, as in the app: follow-up tasks run and end
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
+    pending = len(controller._tasks)
     for task in list(controller._tasks):
         task.cancel()
     await asyncio.sleep(0)
@@ -128,6 +132,7 @@ async def run_one(dialect: Dialect, stream: bytes) -> dict[str, Any]:
         "us_per_event": elapsed / count * 1e6,
         "cpu_us_per_event": cpu / count * 1e6,
         "changes": changes[0],
+        "pending_tasks": pending,
         "sessions": len(store.sessions),
         "rss_growth_mb": rss_mb() - rss_before,
         "budget_events_per_s": 100_000,

@@ -19,9 +19,11 @@ from tui.auto_approve import AutoApprover, ModeBook
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import EventStream, StreamState
-from tui.protocol.dialect import Dialect, Normaliser, detect_from_event_type
-from tui.protocol.events import ProtocolError, parse_event
+from tui.history_pager import HistoryPager
+from tui.protocol.dialect import PREVIEW_PREFIXES, Dialect, Normaliser
+from tui.protocol.events import ProtocolError, parse_event, plain_delta
 from tui.protocol.models import FormInfo, ModelRef, PermissionReply, PermissionRequest, SessionInfo
+from tui.session_loading import SessionLoading
 from tui.state.store import Store
 from tui.state.transcript import Change, ToolCall
 
@@ -30,16 +32,15 @@ log = logging.getLogger("octui")
 ChangeSink = Callable[[list[Change]], None]
 StateSink = Callable[[StreamState], None]
 
-HISTORY_PAGE = 100
-HISTORY_MAX = 2000  # messages kept per session on open; older ones are paged in on demand
+FIRST_CONNECT_WAIT_S = 0.5  # open_session waits this long for the stream before loading anyway
 ACTIVE_POLL_S = 4.0  # busy sessions with a silent stream are re-checked this often
-SUBTREE_DEPTH = 4  # subagent levels re-read after a reconnect
 SHELL_POLL_S = 0.5  # live output of a running v2 shell is fetched this often
 SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
 SHELL_KEEP_CHARS = 1_000_000
+_V2, _PREVIEW = Dialect.V2, Dialect.PREVIEW  # a plain global read: Enum member lookup is slow per frame
 
 
-class Controller:
+class Controller(SessionLoading):
     def __init__(self, client: OpenCodeClient, store: Store, on_changes: ChangeSink,
                  on_state: StateSink, *, heartbeat_timeout: float = 35.0,
                  modes: ModeBook | None = None) -> None:
@@ -55,8 +56,11 @@ class Controller:
         self.stream = EventStream(client, self._on_frame, self._on_stream_state,
                                   heartbeat_timeout=heartbeat_timeout, on_warning=self._warn)
         self.stream_state: StreamState | None = None
-        self._resyncing = False
+        self._holds = 0  # resyncs and history loads under way: live frames wait in _buffer
         self._buffer: list[dict[str, Any]] = []
+        self._connected = asyncio.Event()
+        self._loads: dict[str, tuple[int | None, asyncio.Task[list[Change]]]] = {}
+        self.history = HistoryPager(client, store, self.on_changes, self._start)
         self._last_frame = time.monotonic()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shells: set[tuple[str, str, str]] = set()
@@ -85,47 +89,59 @@ class Controller:
         self.stream_state = state
         self.on_state(state)
         if state.phase == "connected" and (previous is None or previous.generation != state.generation):
+            self._connected.set()
             self._spawn(self.resync())
 
     async def _on_frame(self, frame: dict[str, Any]) -> None:
         self._last_frame = time.monotonic()
-        if self._resyncing:
+        if self._holds:
             self._buffer.append(frame)
             return
         self._ingest(frame)
 
     def _ingest(self, frame: Any) -> None:
+        # Every frame of the stream passes here (issue #8 budget): keep it flat.
+        client = self.client
+        event = None
         try:
             if not isinstance(frame, dict):
                 raise ProtocolError(f"event frame is a {type(frame).__name__}, not an object")
-            kind = frame.get("type")
-            if isinstance(kind, str) and self.client.dialect is Dialect.V2:
-                if detect_from_event_type(kind) is Dialect.PREVIEW:
-                    self.client.dialect = Dialect.PREVIEW  # the health probe guessed wrong
-            if self.client.dialect is Dialect.PREVIEW:
-                normalised = self.normaliser.event(frame)
-                if normalised is None:
-                    return
-                frame = normalised
-            event = parse_event(frame)
+            if client.dialect is _V2:
+                kind = frame.get("type")
+                if isinstance(kind, str) and kind.startswith(PREVIEW_PREFIXES):
+                    client.dialect = Dialect.PREVIEW  # the health probe guessed wrong
+            preview = client.dialect is _PREVIEW
+            # Most frames are deltas for a part the store has: those need no event object.
+            fast = self.normaliser.plain_delta(frame) if preview else plain_delta(frame)
+            changes = None if fast is None else self.store.apply_delta(*fast)
+            if changes is None:
+                if preview:
+                    frame = self.normaliser.event(frame)
+                    if frame is None:
+                        return
+                event = parse_event(frame)
         except ProtocolError as exc:
             self._warn(f"bad event frame: {exc}")
             return
-        changes = self.store.apply(event)
-        if event.is_unknown and self.store.warnings:
-            log.info("%s", self.store.warnings[-1])
+        if event is not None:
+            changes = self.store.apply(event)
         if changes:
             self._follow_up(changes)
             self.on_changes(changes)
+        elif event is not None and event.is_unknown and self.store.warnings:
+            log.info("%s", self.store.warnings[-1])  # unknown events never change anything
 
     def _follow_up(self, changes: list[Change]) -> None:
         for change in changes:
-            if change.kind == "need_message" and change.session_id and change.message_id:
-                self._spawn(self._fetch_message(change.session_id, change.message_id))
-            elif change.kind == "check_active":
+            kind = change.kind
+            if kind == "part":
+                if change.part_key and change.part_key.startswith("tool:"):
+                    self._maybe_follow_shell(change)
+            elif kind == "need_message":
+                if change.session_id and change.message_id:
+                    self._spawn(self._fetch_message(change.session_id, change.message_id))
+            elif kind == "check_active":
                 self._spawn(self._check_active_soon())
-            elif change.kind == "part" and (change.part_key or "").startswith("tool:"):
-                self._maybe_follow_shell(change)
 
     # ---------------------------------------------------------------- live shell output
     def _maybe_follow_shell(self, change: Change) -> None:
@@ -179,14 +195,18 @@ class Controller:
         return emit
 
     def _spawn(self, coro: Any) -> None:
+        self._start(coro)
+
+    def _start(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     # ---------------------------------------------------------------- resync
     async def resync(self) -> None:
         """Re-read what the stream cannot replay: busy state, pending asks, the open session."""
-        self._resyncing = True
+        self._holds += 1
         try:
             changes: list[Change] = []
             with contextlib.suppress(OctuiError):
@@ -198,10 +218,20 @@ class Controller:
         except OctuiError as exc:
             self._warn(f"resync failed: {exc}")
         finally:
-            buffered, self._buffer = self._buffer, []
-            self._resyncing = False
-            for frame in buffered:
-                self._ingest(frame)
+            self._release()
+
+    @property
+    def _resyncing(self) -> bool:
+        """A resync or a history load is under way (live frames are buffered)."""
+        return self._holds > 0
+
+    def _release(self) -> None:
+        self._holds -= 1
+        if self._holds:
+            return
+        buffered, self._buffer = self._buffer, []
+        for frame in buffered:
+            self._ingest(frame)
 
     async def _refresh_asks(self) -> list[Change]:
         try:
@@ -212,61 +242,6 @@ class Controller:
             self._warn(f"could not load pending asks: {exc}")
             return []
         return self.store.set_asks(permissions, questions, forms)
-
-    async def _load_session(self, session_id: str) -> list[Change]:
-        info = await self.client.get_session(session_id)
-        changes = self.store.upsert_info(info)
-        newest_first: list[dict[str, Any]] = []
-        cursor: str | None = None
-        while len(newest_first) < HISTORY_MAX:
-            page, cursor = await self.client.list_messages(session_id, limit=HISTORY_PAGE, cursor=cursor)
-            newest_first.extend(page)
-            if not cursor or not page:
-                break
-        newest_first.reverse()
-        changes += self.store.load_history(session_id, newest_first)
-        if self.client.dialect is Dialect.V2:
-            changes += self.store.set_inbox(session_id, await self.client.inbox(session_id))
-        changes += await self._load_ancestors(info)
-        changes += await self._load_subtree(self.store.root_of(session_id))
-        return changes
-
-    async def _load_ancestors(self, info: SessionInfo) -> list[Change]:
-        """A child opened directly still gets its breadcrumb: fetch the parents we lack."""
-        changes: list[Change] = []
-        parent = info.parentID
-        for _ in range(SUBTREE_DEPTH):
-            if not parent or (parent in self.store.sessions and self.store.sessions[parent].info):
-                break
-            try:
-                parent_info = await self.client.get_session(parent)
-            except OctuiError:
-                break
-            changes += self.store.upsert_info(parent_info)
-            parent = parent_info.parentID
-        return changes
-
-    async def _load_subtree(self, root_id: str) -> list[Change]:
-        """Rebuild the subagent tree after a gap: child sessions of the root, a few levels down."""
-        if self.client.dialect is not Dialect.V2:
-            return []  # the 1.18 /api loop runs no subagents and cannot filter by parent
-        changes: list[Change] = []
-        level = [root_id]
-        for _ in range(SUBTREE_DEPTH):
-            found: list[str] = []
-            for parent in level:
-                try:
-                    children, _ = await self.client.list_sessions(limit=200, parent_id=parent)
-                except OctuiError:
-                    return changes
-                for info in children:
-                    if info.parentID == parent:
-                        changes += self.store.upsert_info(info)
-                        found.append(info.id)
-            if not found:
-                break
-            level = found
-        return changes
 
     async def _fetch_message(self, session_id: str, message_id: str) -> None:
         try:
@@ -300,7 +275,18 @@ class Controller:
     # ---------------------------------------------------------------- actions
     async def open_session(self, session_id: str) -> None:
         self.current = session_id
-        self.on_changes(await self._load_session(session_id))
+        if not self._connected.is_set():
+            # Connect the stream first, then read the history (nothing falls in between); the
+            # first resync then shares this load instead of making a second one.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._connected.wait(), FIRST_CONNECT_WAIT_S)
+        changes = await self._load_session(session_id)
+        if changes:
+            self.on_changes(changes)
+
+    def load_older(self, session_id: str, everything: bool = False) -> None:
+        """The reader wants older messages than the store holds (Home: all of them)."""
+        self.history.want(session_id, everything)
 
     async def create_session(self, directory: str | None = None, agent: str | None = None,
                              model: ModelRef | None = None) -> SessionInfo:
@@ -350,3 +336,4 @@ class Controller:
 
     async def cancel_form(self, session_id: str, form_id: str) -> None:
         await self.client.form_cancel(session_id, form_id)
+

@@ -11,7 +11,7 @@ import re
 from enum import Enum
 from typing import Any
 
-from tui.protocol.events import ProtocolError
+from tui.protocol.events import PlainDelta, ProtocolError, delta_fields
 
 V2 = "v2"
 
@@ -32,10 +32,11 @@ def detect_from_health(health: Any) -> Dialect:
     return Dialect.PREVIEW
 
 
+PREVIEW_PREFIXES = ("session.next.", "permission.v2.", "question.v2.")  # only 1.18 sends these
+
+
 def detect_from_event_type(kind: str) -> Dialect | None:
-    if kind.startswith("session.next.") or kind.startswith(("permission.v2.", "question.v2.")):
-        return Dialect.PREVIEW
-    return None
+    return Dialect.PREVIEW if kind.startswith(PREVIEW_PREFIXES) else None
 
 
 _RENAMED = {
@@ -48,6 +49,10 @@ _RENAMED = {
 }
 
 _ORDINAL_RE = re.compile(r"(\d+)$")
+_PARSED: dict[str, int] = {}  # "text-0" -> 0: a block's id comes again with each of its deltas
+_NEXT = len("session.next.")
+_PLAIN_DELTAS = {"session.next.text.delta": "text", "session.next.reasoning.delta": "reasoning",
+                 "session.next.tool.input.delta": "tool"}
 
 
 class Normaliser:
@@ -69,12 +74,12 @@ class Normaliser:
             return obj
         data = dict(data)
         out = dict(obj)
-        if "created" not in out and isinstance(data.get("timestamp"), (int, float)):
-            out["created"] = data["timestamp"]
-        data.pop("timestamp", None)
+        stamp = data.pop("timestamp", None)
+        if "created" not in out and isinstance(stamp, (int, float)):
+            out["created"] = stamp
 
         if kind.startswith("session.next."):
-            kind = self._session_next(kind[len("session.next."):], data)
+            kind = self._session_next(kind[_NEXT:], data)
         elif kind in ("permission.v2.asked", "permission.v2.replied"):
             kind = "permission." + kind.rsplit(".", 1)[1]
             data = permission_request(data) if kind == "permission.asked" else data
@@ -93,21 +98,33 @@ class Normaliser:
         out["data"] = data
         return out
 
+    def plain_delta(self, obj: dict[str, Any]) -> PlainDelta | None:
+        """``events.plain_delta`` of the v2 form of a 1.18 delta frame, without building it.
+
+        None unless it is that simple: no ``durable``, and a block id whose ordinal is known
+        already (``_PARSED``; odd ids and the first frame of a block take ``event``)."""
+        kind = obj.get("type")
+        part = _PLAIN_DELTAS.get(kind) if type(kind) is str else None
+        if part is None or obj.get("durable") is not None:
+            return None
+        data = obj.get("data")
+        if type(data) is not dict:
+            return None
+        if part == "tool":
+            ref = data["callID"] if "callID" in data else data.get("id")
+        else:
+            block_id = data.get("textID" if part == "text" else "reasoningID")
+            ref = _PARSED.get(block_id) if type(block_id) is str else None
+        return delta_fields(part, data, ref)
+
     def _session_next(self, rest: str, data: dict[str, Any]) -> str:
         kind = _RENAMED.get(rest, "session." + rest)
-        if rest == "prompt.admitted":
-            prompt = data.pop("prompt", {}) or {}
-            data["inboxID"] = data.pop("messageID", "")
-            data["item"] = {"type": "user", "payload": prompt, "delivery": data.pop("delivery", "steer")}
-        elif rest == "prompted":
-            data["inboxID"] = data.pop("messageID", "")
-        elif rest in ("agent.switched", "model.switched", "synthetic", "context.updated"):
-            data.pop("messageID", None)
-        elif rest.startswith(("text.", "reasoning.")):
+        # Most frequent first (deltas): the branches are disjoint, so their order is free.
+        if rest.startswith(("text.", "reasoning.")):
             block_key = "textID" if rest.startswith("text.") else "reasoningID"
             block_id = data.pop(block_key, None)
             if block_id is not None:  # a missing id stays missing: the payload is then invalid
-                data["ordinal"] = self._ordinal(str(data.get("assistantMessageID", "")), block_key, block_id)
+                data["ordinal"] = self._ordinal(data, block_key, block_id)
         elif rest.startswith("tool."):
             if "callID" in data:
                 data["id"] = data.pop("callID")
@@ -120,6 +137,14 @@ class Normaliser:
                 data["metadata"] = data.pop("structured")
             data.pop("outputPaths", None)
             data.pop("result", None)
+        elif rest == "prompt.admitted":
+            prompt = data.pop("prompt", {}) or {}
+            data["inboxID"] = data.pop("messageID", "")
+            data["item"] = {"type": "user", "payload": prompt, "delivery": data.pop("delivery", "steer")}
+        elif rest == "prompted":
+            data["inboxID"] = data.pop("messageID", "")
+        elif rest in ("agent.switched", "model.switched", "synthetic", "context.updated"):
+            data.pop("messageID", None)
         elif rest == "shell.started":
             data["shell"] = {"id": data.pop("callID", ""), "command": data.pop("command", ""),
                              "status": "running"}
@@ -138,14 +163,21 @@ class Normaliser:
             data["to"] = data.pop("messageID", "")
         return kind
 
-    def _ordinal(self, message_id: str, key: str, block_id: Any) -> int:
+    def _ordinal(self, data: dict[str, Any], key: str, block_id: Any) -> int:
         """1.18 block ids look like ``text-0``; anything else gets a stable per-message number."""
         if isinstance(block_id, int):
             return block_id
         text = str(block_id)
+        ordinal = _PARSED.get(text)
+        if ordinal is not None:
+            return ordinal
         match = _ORDINAL_RE.search(text)
         if match:
-            return int(match.group(1))
+            ordinal = int(match.group(1))
+            if len(_PARSED) < 4096:  # bounded; ids are few ("text-0", "reasoning-1", ...)
+                _PARSED[text] = ordinal
+            return ordinal
+        message_id = str(data.get("assistantMessageID", ""))
         slot = (message_id, key + ":" + text)
         if slot not in self._ordinals:
             taken = sum(1 for m, _ in self._ordinals if m == message_id)

@@ -219,6 +219,20 @@ class CommandInfo(Wire):
     agent: str | None = None
 
 
+class SkillInfo(Wire):
+    """``GET /api/skill`` item. 1.18 sends no ``id``: the name is the id there."""
+
+    id: str = ""
+    name: str = ""
+    description: str | None = None
+    slash: bool | None = None  # False: not offered as a /command
+    location: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.id or self.name
+
+
 class Health(Wire):
     healthy: bool = False
     version: str | None = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tui.protocol import events as ev
 from tui.protocol.events import Event
+from tui.state.deltas import change
 from tui.state.session_events import _notice, _touch, apply_revert_marks, handles
 from tui.state.transcript import Change, Message, MessageRole, PendingInput, SessionState
 
@@ -42,9 +43,9 @@ def _inbox_delivered(state: SessionState, event: Event) -> list[Change]:
         state.messages[payload.inboxID] = Message(
             id=payload.inboxID, role=role, session_id=state.id, text=pending.text,
             time_created=event.created)
-        changes.append(Change("message", state.id, payload.inboxID))
+        changes.append(change("message", state.id, payload.inboxID))
     elif pending is None:
-        changes.append(Change("need_message", state.id, payload.inboxID))
+        changes.append(change("need_message", state.id, payload.inboxID))
     return changes
 
 

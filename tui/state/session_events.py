@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 from tui.protocol import events as ev
 from tui.protocol.events import Event
-from tui.protocol.models import StructuredError, TokenUsage
+from tui.protocol.models import CacheTokens, StructuredError, TokenUsage
+from tui.state.deltas import change
 from tui.state.history import contents
 from tui.state.transcript import (
     BlockKind,
@@ -37,7 +38,7 @@ def handles(*kinds: type) -> Callable[[Handler], Handler]:
 
 def _touch(state: SessionState) -> Change:
     state.version += 1
-    return Change("session", state.id)
+    return change("session", state.id)
 
 
 def _assistant(state: SessionState, message_id: str, event: Event) -> tuple[Message, list[Change]]:
@@ -46,10 +47,10 @@ def _assistant(state: SessionState, message_id: str, event: Event) -> tuple[Mess
         return msg, []
     msg = Message(id=message_id, role="assistant", session_id=state.id, time_created=event.created)
     state.messages[message_id] = msg
-    changes = [Change("message", state.id, message_id)]
+    changes = [change("message", state.id, message_id)]
     if not isinstance(event.payload, ev.StepStarted):
         # We missed the step start (joined mid-turn): ask the app to fetch the real message.
-        changes.append(Change("need_message", state.id, message_id))
+        changes.append(change("need_message", state.id, message_id))
     return msg, changes
 
 
@@ -131,7 +132,7 @@ def _step_started(state: SessionState, event: Event) -> list[Change]:
     msg.error = None
     msg.time_completed = None
     msg.version += 1
-    return changes + [Change("message", state.id, msg.id)] + _set_busy(state, True)
+    return changes + [change("message", state.id, msg.id)] + _set_busy(state, True)
 
 
 @handles(ev.StepEnded)
@@ -144,7 +145,7 @@ def _step_ended(state: SessionState, event: Event) -> list[Change]:
     msg.tokens = payload.tokens
     msg.time_completed = event.created or msg.time_completed or 0.0
     msg.version += 1
-    changes.append(Change("message", state.id, msg.id))
+    changes.append(change("message", state.id, msg.id))
     recount_usage(state)
     changes.append(_touch(state))
     if payload.finish != "tool-calls":
@@ -166,7 +167,7 @@ def _step_failed(state: SessionState, event: Event) -> list[Change]:
         msg.tokens = payload.tokens
     changes += _settle_message(msg, payload.error)
     msg.version += 1
-    changes.append(Change("message", state.id, msg.id))
+    changes.append(change("message", state.id, msg.id))
     recount_usage(state)
     return changes + _set_busy(state, False)
 
@@ -176,12 +177,15 @@ def _block(state: SessionState, event: Event, kind: BlockKind) -> tuple[Message,
     payload = event.payload
     assert isinstance(payload, (ev.BlockStarted, ev.BlockDelta, ev.BlockEnded))
     msg, changes = _assistant(state, payload.assistantMessageID, event)
-    block = msg.block(kind, payload.ordinal)
-    if block is None:
-        block = TextBlock(kind=kind, ordinal=payload.ordinal, streaming=True)
-        msg.parts.append(block)
-        msg.version += 1
-        changes.append(Change("message", state.id, msg.id))
+    ordinal = payload.ordinal
+    # msg.block(kind, ordinal) without formatting a key per part: this runs for every delta.
+    for part in msg.parts:
+        if isinstance(part, TextBlock) and part.ordinal == ordinal and part.kind == kind:
+            return msg, part, changes
+    block = TextBlock(kind=kind, ordinal=ordinal, streaming=True)
+    msg.parts.append(block)
+    msg.version += 1
+    changes.append(change("message", state.id, msg.id))
     return msg, block, changes
 
 
@@ -202,7 +206,8 @@ def _block_delta(state: SessionState, event: Event) -> list[Change]:
         return changes  # the block already has its authoritative text
     block.text += payload.delta
     block.version += 1
-    return changes + [Change("part", state.id, msg.id, block.key)]
+    changes.append(change("part", state.id, msg.id, block.key))
+    return changes
 
 
 @handles(ev.TextEnded, ev.ReasoningEnded)
@@ -216,7 +221,7 @@ def _block_ended(state: SessionState, event: Event) -> list[Change]:
     block.text = payload.text
     block.streaming = False
     block.version += 1
-    return changes + [Change("part", state.id, msg.id, block.key)]
+    return changes + [change("part", state.id, msg.id, block.key)]
 
 
 # ------------------------------------------------------------------ tools
@@ -224,18 +229,20 @@ def _tool(state: SessionState, event: Event) -> tuple[Message, ToolCall, list[Ch
     payload = event.payload
     assert isinstance(payload, ev.ToolPayload)
     msg, changes = _assistant(state, payload.assistantMessageID, event)
-    call = msg.tool(payload.id)
-    if call is None:
-        call = ToolCall(id=payload.id, session_id=state.id, message_id=msg.id, time_created=event.created)
-        msg.parts.append(call)
-        msg.version += 1
-        changes.append(Change("message", state.id, msg.id))
+    call_id = payload.id
+    for part in msg.parts:  # msg.tool(call_id), minus a key string per part
+        if isinstance(part, ToolCall) and part.id == call_id:
+            return msg, part, changes
+    call = ToolCall(id=call_id, session_id=state.id, message_id=msg.id, time_created=event.created)
+    msg.parts.append(call)
+    msg.version += 1
+    changes.append(change("message", state.id, msg.id))
     return msg, call, changes
 
 
 def _tool_changed(state: SessionState, msg: Message, call: ToolCall) -> Change:
     call.version += 1
-    return Change("part", state.id, msg.id, call.key)
+    return change("part", state.id, msg.id, call.key)
 
 
 @handles(ev.ToolInputStarted)
@@ -373,21 +380,15 @@ def recount_usage(state: SessionState) -> None:
     """1.18 leaves session cost/tokens at 0: sum the assistant messages instead."""
     if state.usage_from_server:
         return
-    cost = 0.0
-    tokens = TokenUsage()
-    for msg in state.messages.values():
-        if msg.role != "assistant":
-            continue
-        cost += msg.cost
-        if msg.tokens is not None:
-            tokens.input += msg.tokens.input
-            tokens.output += msg.tokens.output
-            tokens.reasoning += msg.tokens.reasoning
-            tokens.cache.read += msg.tokens.cache.read
-            tokens.cache.write += msg.tokens.cache.write
-    info_cost = state.info.cost if state.info else 0.0
-    state.cost = max(cost, info_cost)
-    state.tokens = tokens
+    assistants = [m for m in state.messages.values() if m.role == "assistant"]
+    state.cost = max(sum((m.cost for m in assistants), 0.0), state.info.cost if state.info else 0.0)
+    used = [m.tokens for m in assistants if m.tokens is not None]
+    # One model from plain sums: a pydantic setattr per field and message costs far more.
+    state.tokens = TokenUsage(
+        input=sum(t.input for t in used), output=sum(t.output for t in used),
+        reasoning=sum(t.reasoning for t in used),
+        cache=CacheTokens(read=sum(t.cache.read for t in used), write=sum(t.cache.write for t in used)),
+    ) if used else TokenUsage()
 
 
 __all__ = ["HANDLERS", "contents"]

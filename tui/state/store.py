@@ -23,11 +23,13 @@ from tui.protocol.models import (
     StructuredError,
 )
 from tui.state import session_entries, session_events
+from tui.state.deltas import append_delta, change
 from tui.state.history import message_from_wire
 from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
 _REGISTERED = session_entries  # importing it registers the inbox/notice/shell/revert reducers
+_SESSION_HANDLERS = session_events.HANDLERS  # filled in by both reducer modules
 
 
 class Store:
@@ -72,28 +74,40 @@ class Store:
 
     # ----------------------------------------------------------------- events
     def apply(self, event: Event) -> list[Change]:
-        if event.is_unknown:
-            if event.type not in self._warned_types:
-                self._warned_types.add(event.type)
-                problem = getattr(event.payload, "problem", "")
-                self.warn(problem or f"ignored event {event.type}")
-            return []
+        # Runs for every frame of the stream (issue #8): one type lookup per dispatch table.
         payload = event.payload
-        handler = _GLOBAL.get(type(payload))
+        kind = type(payload)
+        handler = _GLOBAL.get(kind)
         if handler is not None:
             return handler(self, event)
+        if isinstance(payload, ev.Unknown):
+            if event.type not in self._warned_types:
+                self._warned_types.add(event.type)
+                problem = getattr(payload, "problem", "")
+                self.warn(problem or f"ignored event {event.type}")
+            return []
         sid = getattr(payload, "sessionID", None)
         if not isinstance(sid, str) or not sid or sid in self.deleted:
             return []  # a late or replayed event must not bring a deleted session back
-        state = self.session(sid)
-        if event.durable is not None and event.durable.aggregateID == sid:
-            if event.durable.seq <= state.last_seq:
+        state = self.sessions.get(sid) or self.session(sid)
+        durable = event.durable_seq
+        if durable is not None and durable[0] == sid:
+            if durable[1] <= state.last_seq:
                 return []  # already applied: duplicate or replayed
-            state.last_seq = event.durable.seq
-        session_handler = session_events.HANDLERS.get(type(payload))
+            state.last_seq = durable[1]
+        session_handler = _SESSION_HANDLERS.get(kind)
         if session_handler is None:
             return []
         return session_handler(state, event)
+
+    def apply_delta(self, kind: str, session_id: str, message_id: str, ref: int | str,
+                    delta: str) -> list[Change] | None:
+        """``apply`` of a plain delta (``events.plain_delta``: no durable envelope) to a part the
+        store has; None when it is not that simple, and the caller applies the parsed event."""
+        state = self.sessions.get(session_id)
+        if state is None or session_id in self.deleted:
+            return None
+        return append_delta(state, kind, message_id, ref, delta)
 
     # ----------------------------------------------------------- snapshots
     def upsert_info(self, info: SessionInfo) -> list[Change]:
@@ -103,17 +117,34 @@ class Store:
         if info.cost and info.cost > state.cost:
             state.cost = info.cost
         state.version += 1
-        return [Change("session", info.id), Change("sessions")]
+        return [change("session", info.id), change("sessions")]
 
-    def load_history(self, session_id: str, messages: Iterable[dict[str, Any]]) -> list[Change]:
-        """Replace the transcript with the server's (oldest first). Pending inbox items survive."""
+    def load_history(self, session_id: str, messages: Iterable[dict[str, Any]], *,
+                     older: bool = False) -> list[Change]:
+        """Replace the transcript with the server's (oldest first). Pending inbox items survive.
+
+        ``older``: the server holds older messages than these (the newest page of a long session;
+        ``prepend_history`` pages the rest in). When the store already holds this page's oldest
+        message (a reload after a reconnect), only the page's span is replaced: the older messages
+        paged in before stay.
+        """
         state = self.session(session_id)
         rebuilt: dict[str, Message] = {}
         for raw in messages:
             msg = message_from_wire(raw, session_id)
             if msg is not None:
                 rebuilt[msg.id] = msg
+        if older and rebuilt and self.history_overlaps(session_id, next(iter(rebuilt))):
+            kept: dict[str, Message] = {}
+            first = next(iter(rebuilt))
+            for mid, msg in state.messages.items():
+                if mid == first:
+                    break
+                kept[mid] = msg
+            rebuilt = {**kept, **rebuilt}
+            older = state.older
         state.messages = rebuilt
+        state.older = older
         for pending in list(state.inbox):
             if pending in rebuilt:
                 del state.inbox[pending]
@@ -122,6 +153,35 @@ class Store:
         state.loaded = True
         state.version += 1
         return [Change("transcript", session_id), Change("session", session_id)]
+
+    def history_overlaps(self, session_id: str, message_id: str) -> bool:
+        """Was the history loaded before and does it hold ``message_id`` (a newest page's oldest)?"""
+        state = self.sessions.get(session_id)
+        return state is not None and state.loaded and message_id in state.messages
+
+    def prepend_history(self, session_id: str, messages: Iterable[dict[str, Any]], *,
+                        older: bool) -> list[Change]:
+        """Older messages (oldest first) paged in before the transcript's first one.
+
+        A message the store already has is kept as it is (the live stream's copy is newer).
+        ``older``: the server holds still older ones.
+        """
+        state = self.session(session_id)
+        earlier: dict[str, Message] = {}
+        for raw in messages:
+            msg = message_from_wire(raw, session_id)
+            if msg is not None and msg.id not in state.messages:
+                earlier[msg.id] = msg
+        state.older = older
+        if earlier:
+            state.messages = {**earlier, **state.messages}
+            for pending in list(state.inbox):
+                if pending in earlier:
+                    del state.inbox[pending]
+            session_events.recount_usage(state)
+            session_events.apply_revert_marks(state)
+        state.version += 1
+        return [Change("transcript", session_id, detail="older"), Change("session", session_id)]
 
     def upsert_message(self, session_id: str, raw: dict[str, Any]) -> list[Change]:
         state = self.session(session_id)
@@ -207,10 +267,11 @@ def _on_session_created(store: Store, event: Event) -> list[Change]:
     if payload.sessionID in store.deleted:
         return []
     state = store.session(payload.sessionID)
-    if event.durable is not None and event.durable.aggregateID == payload.sessionID:
-        if event.durable.seq <= state.last_seq:
+    durable = event.durable_seq
+    if durable is not None and durable[0] == payload.sessionID:
+        if durable[1] <= state.last_seq:
             return []
-        state.last_seq = event.durable.seq
+        state.last_seq = durable[1]
     if state.info is not None:
         # keep what a snapshot told us; take the event's newer values
         fresh = {k: v for k, v in info.model_dump().items() if v not in (None, "", 0, {}, [])}
@@ -225,25 +286,27 @@ def _on_session_deleted(store: Store, event: Event) -> list[Change]:
     store.deleted.add(payload.sessionID)
     for ask_id in [a.id for a in store.asks.values() if a.sessionID == payload.sessionID]:
         del store.asks[ask_id]
-    return [Change("sessions"), Change("asks"), Change("session", payload.sessionID)]
+    return [change("sessions"), change("asks"), change("session", payload.sessionID)]
 
 
 def _on_ask(store: Store, event: Event) -> list[Change]:
     payload = event.payload
     ask: Ask
+    # The payload was validated from ``event.data`` with the very same fields: validating that
+    # again as the plain REST model gives equal values without a dump/validate round trip.
     if isinstance(payload, ev.PermissionAsked):
-        ask = PermissionRequest.model_validate(payload.model_dump())
+        ask = PermissionRequest.model_validate(event.data)
     elif isinstance(payload, ev.QuestionAsked):
-        ask = QuestionRequest.model_validate(payload.model_dump())
+        ask = QuestionRequest.model_validate(event.data)
     elif isinstance(payload, ev.FormCreated):
-        ask = FormInfo.model_validate(payload.form.model_dump())
+        ask = payload.form  # already a FormInfo, owned by nobody else
     else:
         return []
     if ask.sessionID in store.deleted:
         return []
     store.asks[ask.id] = ask
     store.session(ask.sessionID)
-    return [Change("asks", ask.sessionID, part_key=ask.id, detail="asked")]
+    return [change("asks", ask.sessionID, part_key=ask.id, detail="asked")]
 
 
 def _on_ask_settled(store: Store, event: Event) -> list[Change]:
@@ -257,28 +320,28 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
     detail = getattr(payload, "reply", None) or event.type.rsplit(".", 1)[-1]
     if store.asks.pop(ask_id, None) is None:
         return []
-    changes = [Change("asks", payload.sessionID, part_key=ask_id, detail=str(detail))]
+    changes = [change("asks", payload.sessionID, part_key=ask_id, detail=str(detail))]
     if isinstance(payload, (ev.PermissionReplied, ev.QuestionRejected)):
         # 1.18 ends a turn after a reject with no event at all: ask the server.
         if isinstance(payload, ev.QuestionRejected) or payload.reply == "reject":
-            changes.append(Change("check_active", payload.sessionID))
+            changes.append(change("check_active", payload.sessionID))
     return changes
 
 
 def _on_ui(store: Store, event: Event) -> list[Change]:
     payload = event.payload
     if isinstance(payload, ev.ToastShow):
-        return [Change("toast", detail=payload.message, part_key=payload.variant)]
+        return [change("toast", detail=payload.message, part_key=payload.variant)]
     if isinstance(payload, ev.PromptAppend):
-        return [Change("prompt.append", detail=payload.text)]
+        return [change("prompt.append", detail=payload.text)]
     if isinstance(payload, ev.CommandExecute):
-        return [Change("command", detail=payload.command)]
+        return [change("command", detail=payload.command)]
     if isinstance(payload, ev.SessionSelect):
-        return [Change("select", payload.sessionID)]
+        return [change("select", payload.sessionID)]
     if isinstance(payload, ev.Refetch):
-        return [Change("catalog", detail=event.type)]
+        return [change("catalog", detail=event.type)]
     if isinstance(payload, ev.ServerConnected):
-        return [Change("connected")]
+        return [change("connected")]
     return []
 
 

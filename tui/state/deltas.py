@@ -1,0 +1,52 @@
+"""The stream's hot path in the store: shared ``Change`` objects and the delta fast path.
+
+Most frames of a stream are text, reasoning or tool-input deltas for a part the store already
+has. ``append_delta`` applies those straight from the frame's fields (``events.plain_delta``),
+with no event or payload object; whatever it cannot settle that simply goes the full way
+(``parse_event`` + ``Store.apply``), and both ways leave the same state and the same changes.
+"""
+
+from __future__ import annotations
+
+from tui.state.transcript import Change, SessionState, TextBlock, ToolCall
+
+_CHANGES: dict[tuple[str, str | None, str | None, str | None, str | None], Change] = {}
+
+
+def change(kind: str, session_id: str | None = None, message_id: str | None = None,
+           part_key: str | None = None, detail: str | None = None) -> Change:
+    """``Change(...)``, shared: building the frozen dataclass costs more than applying a whole
+    text delta; equal changes (every delta of one block) reuse one immutable object."""
+    key = (kind, session_id, message_id, part_key, detail)
+    found = _CHANGES.get(key)
+    if found is None:
+        if len(_CHANGES) >= 4096:  # bounded: a long run must not keep every change ever made
+            _CHANGES.clear()
+        found = _CHANGES[key] = Change(kind, session_id, message_id, part_key, detail)
+    return found
+
+
+def append_delta(state: SessionState, kind: str, message_id: str, ref: int | str,
+                 delta: str) -> list[Change] | None:
+    """What ``session_events`` does with a text/reasoning/tool-input delta (``kind`` "text",
+    "reasoning" or "tool"; ``ref`` the ordinal or the call id) when its part exists, else None
+    (the caller then takes the full path)."""
+    msg = state.messages.get(message_id)
+    if msg is None:
+        return None
+    for part in msg.parts:
+        if kind == "tool":
+            if not isinstance(part, ToolCall) or part.id != ref:
+                continue
+            if part.status != "streaming" or not delta:
+                return []
+            part.input_text += delta
+        else:
+            if not isinstance(part, TextBlock) or part.ordinal != ref or part.kind != kind:
+                continue
+            if not part.streaming or not delta:
+                return []  # the block already has its authoritative text
+            part.text += delta
+        part.version += 1
+        return [change("part", state.id, msg.id, part.key)]
+    return None
