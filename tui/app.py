@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from time import perf_counter
 from typing import Any
 
 import httpx
@@ -25,7 +27,7 @@ from tui.config import Config, load_config
 from tui.controller import Controller
 from tui.keymap import apply_keymap, keymap_classes
 from tui.messages import BootFailed, ConnectionChanged, StoreChanged
-from tui.notify import Alert, Notifier
+from tui.notify import Alert, Notifier, terminal_signal
 from tui.protocol.dialect import Dialect
 from tui.protocol.models import Health, ModelInfo
 from tui.session_actions import SessionActions
@@ -37,6 +39,8 @@ log = logging.getLogger("octui")
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
+FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
+FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
 
 
 @dataclass
@@ -76,6 +80,7 @@ class OctuiApp(App[int]):
         self.stream_state = StreamState(phase="connecting")
         self._pending: list[Change] = []
         self._flush_scheduled = False
+        self._flush_cost = 0.0  # seconds the last frame took: the flush and the repaint after it
         self.exit_message: str | None = None
         self.actions = SessionActions(self)
         self.notifier = Notifier(self.store, lambda: self.app_focus, self._alert,
@@ -89,6 +94,14 @@ class OctuiApp(App[int]):
             self.notify(f"config: {warning}", severity="warning", timeout=10)
         persist_theme(self, self.config)
         await self.push_screen(MainScreen())  # _boot queries its widgets (fast with the demo)
+        # What exists now (modules, styles, the screen) lives as long as the app: keep it out of the
+        # collector's full passes, which would walk it all and stall a frame by 100 ms or more.
+        # (Rarer full passes do not help: Textual's strips are cyclic garbage, so each pass would
+        # free more at once and take longer.)
+        gc.freeze()
+        from widgets.markdown_chunk import warm_lexers  # loaded with the screen anyway
+
+        self.set_timer(0.3, lambda: warm_lexers(self.set_timer))  # while idle, not mid-answer
         self._boot()
 
     # ------------------------------------------------------------------ boot
@@ -170,22 +183,42 @@ class OctuiApp(App[int]):
         self._pending.extend(message.changes)
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            self.set_timer(FRAME_S, self._flush_changes)
+            # A slow frame (a long answer streaming very fast) spaces the next one out, so keys
+            # and the stream always get part of the event loop.
+            wait = min(FLUSH_WAIT_MAX_S, max(FRAME_S, FLUSH_GAP * self._flush_cost))
+            self.set_timer(wait, self._flush_changes)
 
     def _flush_changes(self) -> None:
         self._flush_scheduled = False
         changes, self._pending = self._pending, []
         main = self._main_or_none()  # None while the app is closing: late changes are dropped
         if changes and main is not None:
+            started = perf_counter()
             with self.batch_update():
                 main.apply_changes(changes)
+            self.call_after_refresh(self._frame_done, started)
             self.notifier.observe(changes)
 
+    def _frame_done(self, started: float) -> None:
+        self._flush_cost = perf_counter() - started
+
     def _alert(self, alert: Alert) -> None:
-        """A turn ended or an ask arrived while the terminal is unfocused: toast + bell (tui/notify.py)."""
+        """A turn ended or an ask arrived while the terminal is unfocused: toast + desktop
+        notification or bell, as ``notify_method`` says (tui/notify.py)."""
         self.notify(alert.text, title="octui", severity="warning" if alert.kind == "ask" else "information",
                     timeout=30)
-        self.bell()
+        self.write_terminal(terminal_signal(self.config.notify_method, "octui", alert.text, os.environ))
+
+    def write_terminal(self, data: str) -> None:
+        """Write a raw escape sequence, as ``App.bell`` does, through the driver's writer queue.
+
+        The driver writes each frame with one ``write`` call from this (the event loop) thread,
+        so a sequence queued here lands between two frames, never inside one. Headless runs and
+        a closed driver write nothing.
+        """
+        driver = getattr(self, "_driver", None)  # no public API for raw output in Textual 8.2.8
+        if data and not self.is_headless and driver is not None:
+            driver.write(data)
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.stream_state = message.state

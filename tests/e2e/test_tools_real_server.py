@@ -64,8 +64,11 @@ async def _painted_row(pilot: Pilot[Any], app: OctuiApp, call: ToolCall) -> Tool
     """The call's row once it shows the finished call, scrolled to the top of the transcript."""
 
     def ready() -> ToolRow | None:
+        # ``row.call`` is the store's object, finished before the row repaints: also wait until
+        # the app has flushed every pending change to the screen.
+        flushed = not app._pending and not app._flush_scheduled
         row = tool_row(app, call.id)
-        return row if row is not None and row.call.finished else None
+        return row if row is not None and row.call.finished and flushed else None
 
     row = await wait_until(pilot, ready, f"the {call.name} row showing the result")
     await show_widget(pilot, row)
