@@ -215,9 +215,12 @@ async def test_reject_without_message_ends_turn_idle(
         assert "interrupted" in call.error.message.lower()
         # 1.18 sends no end event here: the app must learn it from /api/session/active.
         await _idle(pilot, app, sid)
-        await pilot.pause(0.1)
-        status = widget_text(app.screen_main().query_one(StatusBar))
-        assert "idle" in status and "busy" not in status
+
+        def status() -> str:
+            return widget_text(app.screen_main().query_one(StatusBar))
+
+        # The store is idle first; the status bar repaints on the next (possibly spaced) frame.
+        await wait_until(pilot, lambda: "idle" in status() and "busy" not in status(), "an idle status bar")
     assert sid not in live_server.active_sessions()
     (reply,) = events.of_type("permission.v2.replied", _of(sid))
     assert reply["data"]["reply"] == "reject"
@@ -294,9 +297,9 @@ async def test_question_rejected_with_esc(
         assert call.status == "error"
         await wait_until(pilot, lambda: ask_id not in app.store.asks, "the question settled")
         row = await wait_until(pilot, lambda: tool_row(app, call.id), "the question row")
-        await pilot.pause(0.1)
         summary = row.query_one(ToolHeader).query_one(".-summary", Label)
-        assert "rejected" in str(summary.render())
+        # The store settles first; the row repaints on the next (possibly spaced) frame.
+        await wait_until(pilot, lambda: "rejected" in str(summary.render()), "the row to say rejected")
         await _idle(pilot, app, sid)  # no end event after a question reject either
     (rejected,) = events.of_type("question.v2.rejected", _of(sid))
     assert rejected["data"]["requestID"] == ask_id

@@ -128,6 +128,10 @@ async def settle(pilot: Pilot[Any], timeout: float = 30.0) -> None:
         if loop.time() > deadline:
             raise TimeoutError("the app did not settle")
     await pilot.wait_for_scheduled_animations()
+    # Scroll anchoring and lazily rendered text land one or two refreshes after the last flush;
+    # on a loaded machine the screenshot could otherwise catch the frame before them.
+    for _ in range(2):
+        await pilot.pause(0.1)
     await pilot.pause()
 
 
