@@ -275,7 +275,8 @@ async def test_question_single_and_multi_choice(
         await wait_until(pilot, lambda: "Blue it is." in session_texts(app, sid), "the text after")
         row = await wait_until(pilot, lambda: tool_row(app, call.id), "the question row")
         summary = row.query_one(ToolHeader).query_one(".-summary", Label)
-        assert "answered: Blue; Tests, Docs" in str(summary.render())
+        await wait_until(pilot, lambda: "answered: Blue; Tests, Docs" in str(summary.render()),
+                         "the row to show the answers")  # repainted on the next (maybe spaced) frame
     (replied,) = events.of_type("question.v2.replied", _of(sid))
     assert replied["data"]["answers"] == [["Blue"], ["Tests", "Docs"]]
 
