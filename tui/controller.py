@@ -50,6 +50,7 @@ class Controller(SessionLoading):
         # so an ask the mode answers is claimed (and never opens a dialog).
         self.auto = AutoApprover(store, self.reply_permission, self._spawn, on_changes, modes)
         self.on_changes: ChangeSink = self._reviewed(on_changes)
+        self._unreviewed = on_changes  # text/reasoning delta changes: nothing to review or follow
         self.on_state = on_state
         self.normaliser = Normaliser()
         self.current: str | None = None
@@ -114,6 +115,11 @@ class Controller(SessionLoading):
             # Most frames are deltas for a part the store has: those need no event object.
             fast = self.normaliser.plain_delta(frame) if preview else plain_delta(frame)
             changes = None if fast is None else self.store.apply_delta(*fast)
+            if changes and fast is not None and fast[0] != "tool":
+                # One "part" change of a text or reasoning block: the auto-approver only reads
+                # ask and transcript changes and follow-ups only tool parts, so neither runs.
+                self._unreviewed(changes)
+                return
             if changes is None:
                 if preview:
                     frame = self.normaliser.event(frame)
