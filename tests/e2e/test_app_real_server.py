@@ -281,7 +281,7 @@ async def test_permission_allow_once_runs_the_tool(live_server: RealServer, fake
         assert tool.name == "bash" and f"allowed-{name}" in tool.output_text
         await driver.wait_for_message(_assistant_with("The command ran."), "the final answer")
         (row,) = driver.main.query(ToolRow)
-        assert row.has_class("-completed")
+        await driver.wait_until(lambda: row.has_class("-completed"), "the tool row styled as completed")
         await driver.wait_for_text("The command ran.")
         assert not driver.app.store.asks
 

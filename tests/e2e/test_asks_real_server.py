@@ -188,8 +188,12 @@ async def test_reject_with_message_fails_tool_and_turn_continues(
         assert call.status == "error"
         # The loop went on to the next LLM step: its text arrives and the turn ends.
         await wait_until(pilot, lambda: "Fine, I won't." in session_texts(app, sid), "the next step's text")
-        row = await wait_until(pilot, lambda: tool_row(app, call.id), "the bash row")
-        assert row.has_class("-error")
+        # The store has the failure before the row's next sync repaints it: wait for the class.
+        await wait_until(
+            pilot,
+            lambda: (row := tool_row(app, call.id)) is not None and row.has_class("-error"),
+            "the bash row styled as failed",
+        )
         await _idle(pilot, app, sid)
     assert not (live_server.project_dir / "should-not-exist.txt").exists()
     (reply,) = events.of_type("permission.v2.replied", _of(sid))
