@@ -115,11 +115,6 @@ class Controller(SessionLoading):
             # Most frames are deltas for a part the store has: those need no event object.
             fast = self.normaliser.plain_delta(frame) if preview else plain_delta(frame)
             changes = None if fast is None else self.store.apply_delta(*fast)
-            if changes and fast is not None and fast[0] != "tool":
-                # One "part" change of a text or reasoning block: the auto-approver only reads
-                # ask and transcript changes and follow-ups only tool parts, so neither runs.
-                self._unreviewed(changes)
-                return
             if changes is None:
                 if preview:
                     frame = self.normaliser.event(frame)
@@ -131,6 +126,11 @@ class Controller(SessionLoading):
             return
         if event is not None:
             changes = self.store.apply(event)
+        elif changes and fast is not None and fast[0] != "tool":
+            # One "part" change of a text or reasoning block: the auto-approver only reads ask and
+            # transcript changes and follow-ups only tool parts, so neither needs to see it.
+            self._unreviewed(changes)
+            return
         if changes:
             self._follow_up(changes)
             self.on_changes(changes)
