@@ -31,7 +31,7 @@ from tui.client.errors import OctuiError  # noqa: E402
 from tui.client.stream import SSEParser  # noqa: E402
 from tui.controller import Controller  # noqa: E402
 from tui.protocol.dialect import Dialect, Normaliser  # noqa: E402
-from tui.protocol.events import decode_frame  # noqa: E402
+from tui.protocol.frames import decode_frame  # noqa: E402
 from tui.state.store import Store  # noqa: E402
 from tui.state.transcript import Change  # noqa: E402
 

@@ -21,7 +21,8 @@ from tui.client.http import OpenCodeClient
 from tui.client.stream import EventStream, StreamState
 from tui.history_pager import HistoryPager
 from tui.protocol.dialect import PREVIEW_PREFIXES, Dialect, Normaliser
-from tui.protocol.events import ProtocolError, parse_event, plain_delta
+from tui.protocol.events import ProtocolError, parse_event
+from tui.protocol.frames import plain_delta
 from tui.protocol.models import FormInfo, ModelRef, PermissionReply, PermissionRequest, SessionInfo
 from tui.session_loading import SessionLoading
 from tui.state.store import Store

@@ -31,8 +31,8 @@ from tui.protocol.events import (
     ProtocolError,
     Unknown,
     parse_event,
-    plain_delta,
 )
+from tui.protocol.frames import plain_delta
 from tui.protocol.models import LocationRef, Wire
 from tui.state.deltas import change
 from tui.state.store import Store

@@ -24,7 +24,7 @@ from httpx_sse import aconnect_sse
 
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
-from tui.protocol.events import decode_frame
+from tui.protocol.frames import decode_frame
 
 log = logging.getLogger("octui.stream")
 

@@ -11,7 +11,8 @@ import re
 from enum import Enum
 from typing import Any
 
-from tui.protocol.events import PlainDelta, ProtocolError, delta_fields
+from tui.protocol.events import ProtocolError
+from tui.protocol.frames import PlainDelta, delta_fields
 
 V2 = "v2"
 
@@ -99,7 +100,7 @@ class Normaliser:
         return out
 
     def plain_delta(self, obj: dict[str, Any]) -> PlainDelta | None:
-        """``events.plain_delta`` of the v2 form of a 1.18 delta frame, without building it.
+        """``frames.plain_delta`` of the v2 form of a 1.18 delta frame, without building it.
 
         None unless it is that simple: no ``durable``, and a block id whose ordinal is known
         already (``_PARSED``; odd ids and the first frame of a block take ``event``)."""

@@ -1,7 +1,7 @@
 """The stream's hot path in the store: shared ``Change`` objects and the delta fast path.
 
 Most frames of a stream are text, reasoning or tool-input deltas for a part the store already
-has. ``append_delta`` applies those straight from the frame's fields (``events.plain_delta``),
+has. ``append_delta`` applies those straight from the frame's fields (``frames.plain_delta``),
 with no event or payload object; whatever it cannot settle that simply goes the full way
 (``parse_event`` + ``Store.apply``), and both ways leave the same state and the same changes.
 """

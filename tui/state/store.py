@@ -102,7 +102,7 @@ class Store:
 
     def apply_delta(self, kind: str, session_id: str, message_id: str, ref: int | str,
                     delta: str) -> list[Change] | None:
-        """``apply`` of a plain delta (``events.plain_delta``: no durable envelope) to a part the
+        """``apply`` of a plain delta (``frames.plain_delta``: no durable envelope) to a part the
         store has; None when it is not that simple, and the caller applies the parsed event."""
         state = self.sessions.get(session_id)
         if state is None or session_id in self.deleted:
