@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.client.errors import OctuiError
-from tui.config import StateStore
 from tui.protocol.models import PermissionReply, PermissionRequest
 from tui.sanitize import one_line
 from tui.state import tree_nav
@@ -31,6 +30,7 @@ from tui.state.modes import DEFAULT_MODE, Mode, decide, parse_mode
 from tui.state.notices import insert_notice
 from tui.state.store import Store
 from tui.state.transcript import Ask, Change
+from tui.state_file import StateStore
 
 __all__ = ["AutoAnswer", "AutoApprover", "ModeBook", "ask_target", "notice_key"]
 

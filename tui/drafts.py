@@ -1,7 +1,7 @@
 """Composer drafts that survive reconnects and restarts (no Textual here).
 
 The main screen tells a :class:`DraftKeeper` whenever the composer text changes (``note``) and
-when it switches views (``switch``). Writes to the state dir (``tui.config.StateStore``) are
+when it switches views (``switch``). Writes to the state dir (``tui.state_file.StateStore``) are
 debounced: the screen calls ``flush`` from a timer ``delay`` seconds after the last change, and
 once more on exit. Drafts are keyed by session id, or ``"new"`` for the home screen. A state
 dir that cannot be written never breaks typing: the error is kept in ``last_error``.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from tui.config import StateStore
+from tui.state_file import StateStore
 
 __all__ = ["HOME_KEY", "DraftKeeper", "draft_key"]
 

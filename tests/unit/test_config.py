@@ -13,7 +13,6 @@ from tui.config import (
     ConfigError,
     Connection,
     ServerProfile,
-    StateStore,
     config_path,
     load_config,
     resolve_connection,
@@ -21,6 +20,7 @@ from tui.config import (
     state_dir,
 )
 from tui.protocol.models import ModelRef
+from tui.state_file import StateStore
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -17,7 +17,6 @@ from tui.auto_approve import AutoApprover, ModeBook, notice_key
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
-from tui.config import StateStore
 from tui.controller import Controller
 from tui.demo import SCRIPTS, DemoServer, IdGenerator
 from tui.protocol.events import parse_event
@@ -25,6 +24,7 @@ from tui.protocol.models import FormInfo, PermissionReply, PermissionRequest, Qu
 from tui.state.modes import DEFAULT_MODE, Mode, decide, next_mode, parse_mode
 from tui.state.store import Store
 from tui.state.transcript import Change, Message
+from tui.state_file import StateStore
 
 S, E, F = Mode.SUPERVISED, Mode.AUTO_EDITS, Mode.FULL
 ONCE = "once"

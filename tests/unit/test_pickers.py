@@ -22,13 +22,14 @@ from tests.snapshots.main_app import MainApp, make_demo, settle, wait_connected
 from tui.client.commands import Catalog, run_command, switchable_agents
 from tui.client.http import OpenCodeClient
 from tui.commands import palette_actions
-from tui.config import StateStore, load_config
+from tui.config import load_config
 from tui.demo import DemoServer, assistant, text, user
 from tui.protocol.models import AgentInfo, ModelInfo, ModelRef
 from tui.screens.agent_picker import AgentPicker
 from tui.screens.assists import edit_text, editor_command
 from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker, model_entries
+from tui.state_file import StateStore
 from widgets.completion import CompletionMenu
 from widgets.composer import Composer
 

@@ -30,10 +30,10 @@ from textual.binding import Binding, BindingType
 from tui.attachments import path_completions
 from tui.client.commands import Catalog, send_input, slash_skills
 from tui.client.errors import OctuiError
-from tui.config import StateStore
 from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.protocol.models import ModelRef
 from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
+from tui.state_file import StateStore
 from widgets.completion import Completion
 from widgets.composer import Composer
 
