@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
@@ -31,6 +32,7 @@ from widgets.completion import CompletionMenu
 from widgets.composer import Composer
 from widgets.connection_banner import ConnectionBanner
 from widgets.pending_inputs import PendingInputs
+from widgets.session_header import SessionHeader
 from widgets.status_bar import StatusBar, StatusInfo
 from widgets.subagent_tree import SubagentTree
 from widgets.transcript import Transcript
@@ -86,6 +88,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
+        yield SessionHeader(id="header")
         with Horizontal(id="body"):
             with Vertical(id="main-column"):
                 yield ConnectionBanner(id="banner")
@@ -214,6 +217,25 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             tokens=state.tokens.total if state else 0, cost=state.cost if state else 0,
             context_limit=limit, context_used=state.context_tokens if state else 0,
             asks=len(app.store.asks), mode=self._mode_text())
+        self._refresh_header()
+
+    def _refresh_header(self) -> None:
+        """Which session, where, on which server (a no-op unless one of them changed)."""
+        app = self.octui
+        state = self.state
+        title = state.title if state is not None else "No session"
+        info = state.info if state is not None else None
+        directory = info.location.directory if info and info.location and info.location.directory \
+            else app.spec.directory
+        home = os.path.expanduser("~")
+        if home not in ("", "/", "~") and (directory == home or directory.startswith(home + os.sep)):
+            directory = "~" + directory[len(home):]
+        server = ""
+        if app.client is not None:
+            server = app.client.display_url.split("://", 1)[-1].rstrip("/")
+            if app.local is not None:
+                server = f"local {server}"
+        self.query_one(SessionHeader).show(title, directory, server)
 
     def connection_changed(self, state: StreamState) -> None:
         self.query_one(ConnectionBanner).show_state(state.phase, state.attempt, state.error)
