@@ -111,7 +111,7 @@ class OctuiApp(App[int]):
         try:
             url, password = spec.url, spec.password
             if spec.start_local:
-                self.notify("Starting a local OpenCode server…", timeout=3)
+                self.screen_main().show_starting_server()
                 self.local = LocalServer()
                 started = await self.local.start(cwd=spec.directory)
                 url, password = started.url, started.password
@@ -129,14 +129,21 @@ class OctuiApp(App[int]):
         self._run_stream()
         self._load_models()
         session_id = spec.session_id
+        main = self.screen_main()
+        title = None
         if session_id is None and spec.continue_last:
+            main.show_loading(None, "◌ Opening the latest session…")
             with contextlib.suppress(OctuiError):
-                sessions, _ = await self.client.list_sessions(limit=1, roots_only=True)
+                # 1.18 filters roots client-side: one row could be a child, so ask for a few.
+                sessions, _ = await self.client.list_sessions(
+                    limit=1 if self.client.is_v2 else 20, roots_only=True)
                 session_id = sessions[0].id if sessions else None
+                title = sessions[0].title if sessions else None
         if session_id:
-            await self.open_session(session_id)
-        else:
-            self.screen_main().show_home()
+            main.show_loading(session_id, title=title)
+            if await self.open_session(session_id):
+                return
+        main.show_home()
 
     @work(exclusive=True, group="stream", exit_on_error=False)
     async def _run_stream(self) -> None:
@@ -240,16 +247,18 @@ class OctuiApp(App[int]):
         return main
 
     # ------------------------------------------------------------------ actions
-    async def open_session(self, session_id: str) -> None:
+    async def open_session(self, session_id: str) -> bool:
+        """Load a session's history and show it; False (and a toast saying why) when it failed."""
         if self.controller is None:
-            return
+            return False
         main = self.screen_main()
         try:
             await self.controller.open_session(session_id)
         except OctuiError as exc:
             self.notify(f"Could not open session: {exc}", severity="error")
-            return
+            return False
         main.show_session(session_id)
+        return True
 
     async def action_quit(self) -> None:
         await self.shutdown()

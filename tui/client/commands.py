@@ -157,6 +157,10 @@ class Catalog:
         self._nudge.set()
         return kinds
 
+    def has(self, kind: str) -> bool:
+        """The list was fetched and is still valid (``get`` will not wait for the server)."""
+        return kind in self._loaded and bool(getattr(self, kind))
+
     async def load(self, kind: str) -> list[Any]:
         """Fetch one list now (one of ``KINDS``); errors leave it as it was."""
         if kind not in KINDS:

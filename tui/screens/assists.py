@@ -276,13 +276,16 @@ class AssistedScreen(AttachmentActions):
         if catalog is None:
             self.notify("Not connected yet.", severity="warning")
             return
-        models = await catalog.get("models")
-        if not models:
-            self.notify("Waiting for the server's model catalog…", timeout=3)
-            models = await catalog.wait_models()
-        self.octui.models = models
         recent = StateStore().recent_models()
-        self.app.push_screen(ModelPicker(models, recent, self.current_model()), self._model_chosen)
+        if catalog.has("models"):
+            self.app.push_screen(ModelPicker(catalog.models, recent, self.current_model()),
+                                 self._model_chosen)
+            return
+        picker = ModelPicker(None, recent, self.current_model())  # says it is loading
+        self.app.push_screen(picker, self._model_chosen)
+        models = await catalog.wait_models()
+        self.octui.models = models
+        picker.set_models(models)  # a closed picker just keeps the list
 
     def _model_chosen(self, ref: ModelRef | None) -> None:
         if ref is not None:
@@ -318,8 +321,12 @@ class AssistedScreen(AttachmentActions):
         if catalog is None:
             self.notify("Not connected yet.", severity="warning")
             return
-        agents = await catalog.wait_agents()
-        self.app.push_screen(AgentPicker(agents, self.current_agent()), self._agent_chosen)
+        if catalog.has("agents"):
+            self.app.push_screen(AgentPicker(catalog.agents, self.current_agent()), self._agent_chosen)
+            return
+        picker = AgentPicker(None, self.current_agent())  # says it is loading
+        self.app.push_screen(picker, self._agent_chosen)
+        picker.set_agents(await catalog.wait_agents())
 
     def _agent_chosen(self, agent: str | None) -> None:
         if agent is not None and agent != self.current_agent():

@@ -17,6 +17,7 @@ from tui.ask_flow import AskFlow
 from tui.client.errors import OctuiError
 from tui.client.stream import StreamState
 from tui.drafts import HOME_KEY, DraftKeeper
+from tui.sanitize import one_line
 from tui.screens.assists import AssistedScreen
 from tui.screens.main_actions import SessionActionKeys
 from tui.screens.main_modes import PermissionModeActions
@@ -237,6 +238,10 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
                 server = f"local {server}"
         self.query_one(SessionHeader).show(title, directory, server)
 
+    def show_starting_server(self) -> None:
+        """Boot is starting ``opencode serve`` (a second or two): the banner says so."""
+        self.query_one(ConnectionBanner).show_state("starting")
+
     def connection_changed(self, state: StreamState) -> None:
         self.query_one(ConnectionBanner).show_state(state.phase, state.attempt, state.error)
         self.refresh_status()
@@ -247,7 +252,28 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
 
     @work(exclusive=True, group="open-session", exit_on_error=False)
     async def _open_worker(self, session_id: str) -> None:
-        await self.octui.open_session(session_id)
+        known = self.octui.store.sessions.get(session_id)
+        if known is None or not known.loaded:
+            self.show_loading(session_id)
+        if not await self.octui.open_session(session_id):
+            self.restore_view()
+
+    def show_loading(self, session_id: str | None, text: str | None = None, title: str | None = None) -> None:
+        """The screen waits for a session's history: say so instead of showing a blank page."""
+        known = self.octui.store.sessions.get(session_id) if session_id else None
+        if not title:
+            title = known.title if known is not None and known.info is not None else (session_id or "")
+        text = text or f"◌ Loading session “{one_line(title, 80)}”…"
+        self.query_one(Transcript).show(None, text)
+        self.query_one(SessionHeader).show(title or "…", self.octui.spec.directory,
+                                           self.query_one(SessionHeader).values[2])
+
+    def restore_view(self) -> None:
+        """Loading another session failed (the app said why): show what was there before."""
+        if self.session_id is not None:
+            self.show_session(self.session_id)
+        else:
+            self.show_home()
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:

@@ -56,13 +56,17 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
         Binding("pageup", "move(-8)", "Page up", show=False),
     ]
 
-    def __init__(self, title: str, entries: Sequence[PickerEntry[T]], *, empty: str = "Nothing to choose",
+    def __init__(self, title: str, entries: Sequence[PickerEntry[T]] | None, *,
+                 empty: str = "Nothing to choose", loading: str = "◌ Loading…",
                  hint: str = "type to filter · ↑↓ move · Enter choose · Esc close") -> None:
         super().__init__()
         self.title_text = title
-        self.entries = list(entries)
+        self.fetching = entries is None
+        """True until ``set_entries``: the list is still being fetched (the dialog says so)."""
+        self.entries = list(entries or ())
         self.shown: list[PickerEntry[T]] = []
         self.empty = empty
+        self.loading_text = loading
         self.hint = hint
 
     def compose(self) -> ComposeResult:
@@ -75,6 +79,13 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
     def on_mount(self) -> None:
         self._fill("")
         self.query_one(Input).focus()
+
+    def set_entries(self, entries: Sequence[PickerEntry[T]]) -> None:
+        """The list has arrived: show it (filtered by whatever was typed meanwhile)."""
+        self.fetching = False
+        self.entries = list(entries)
+        if self.is_mounted:
+            self._fill(self.query_one(Input).value)
 
     @on(Input.Changed, "#picker-filter")
     def _filter(self, event: Input.Changed) -> None:
@@ -98,7 +109,8 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
                                    id=f"group-{index}"))
             rows.append(Option(self._row(entry), id=str(index)))
         if not self.shown:
-            rows.append(Option(Content.styled(self.empty, "$text-muted"), disabled=True))
+            placeholder = self.loading_text if self.fetching else self.empty
+            rows.append(Option(Content.styled(placeholder, "$foreground-muted"), disabled=True))
         options.add_options(rows)
         current = next((i for i, e in enumerate(self.shown) if e.current), 0) if grouped else 0
         self._highlight(current)
@@ -193,7 +205,15 @@ def model_entries(models: Sequence[ModelInfo], recent: Sequence[ModelRef] = (),
 class ModelPicker(PickerScreen[ModelRef]):
     """Choose a model; dismisses with a ``ModelRef`` (with ``variant`` for a variant row)."""
 
-    def __init__(self, models: Sequence[ModelInfo], recent: Sequence[ModelRef] = (),
+    def __init__(self, models: Sequence[ModelInfo] | None, recent: Sequence[ModelRef] = (),
                  current: ModelRef | None = None) -> None:
-        super().__init__("Switch model", model_entries(models, recent, current),
-                         empty="No models available — is a provider configured?")
+        """``models`` None: the catalog is still loading; ``set_models`` fills the list."""
+        super().__init__("Switch model",
+                         None if models is None else model_entries(models, recent, current),
+                         empty="No models available — is a provider configured?",
+                         loading="◌ Loading the model list…")
+        self._recent = list(recent)
+        self._current_model = current
+
+    def set_models(self, models: Sequence[ModelInfo]) -> None:
+        self.set_entries(model_entries(models, self._recent, self._current_model))
