@@ -427,3 +427,23 @@ async def test_theme_change_is_saved_to_the_config_file(isolated: Path) -> None:
         app.theme = "gruvbox"
         await pilot.pause()
     assert load_config(isolated / "config.toml").theme == "gruvbox"
+
+
+@pytest.mark.parametrize(("limit", "shown"), [
+    (262_144, "262k"), (1_048_576, "1M"), (128_000, "128k"), (131_072, "131k"), (204_800, "205k"),
+    (262_100, "262k"), (1_000_000, "1M"), (1_500_000, "1.5M"), (2_097_152, "2.1M"), (999_999, "1M"),
+    (8_192, "8k"), (999, "999"), (0, "0"),
+])
+def test_context_sizes_are_rounded_as_people_say_them(limit: float, shown: str) -> None:
+    from tui.screens.model_picker import humane_count
+
+    assert humane_count(limit) == shown
+
+
+def test_model_rows_show_the_rounded_context() -> None:
+    from tui.protocol.models import ModelInfo, ModelLimit
+    from tui.screens.model_picker import model_entries
+
+    rows = model_entries([ModelInfo(id="k2", providerID="moonshot", limit=ModelLimit(context=262_144)),
+                          ModelInfo(id="g", providerID="google", limit=ModelLimit(context=1_048_576))])
+    assert [r.detail for r in rows] == ["moonshot/k2  262k ctx", "google/g  1M ctx"]

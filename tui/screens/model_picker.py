@@ -24,7 +24,7 @@ from tui.mentions import fuzzy_filter
 from tui.protocol.models import ModelInfo, ModelRef
 from tui.sanitize import one_line
 
-__all__ = ["ModelPicker", "PickerEntry", "PickerScreen", "model_entries"]
+__all__ = ["ModelPicker", "PickerEntry", "PickerScreen", "humane_count", "model_entries"]
 
 T = TypeVar("T")
 
@@ -157,10 +157,19 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
         self.dismiss(None)
 
 
+def humane_count(value: float) -> str:
+    """A context size as people say it: ``262144`` -> ``262k``, ``1048576`` -> ``1M``,
+    ``1_500_000`` -> ``1.5M``, ``128000`` -> ``128k``, ``999`` -> ``999``."""
+    if value >= 999_500:
+        millions = round(value / 1_000_000, 1)
+        return f"{millions:g}M"
+    if value >= 1000:
+        return f"{round(value / 1000):g}k"
+    return f"{round(value):g}"
+
+
 def _context(limit: float) -> str:
-    if limit >= 1_000_000:
-        return f"{limit / 1_000_000:g}M ctx"
-    return f"{limit / 1000:g}k ctx" if limit else ""
+    return f"{humane_count(limit)} ctx" if limit > 0 else ""
 
 
 def _variants(model: ModelInfo) -> list[str]:
