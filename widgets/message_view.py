@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
@@ -107,9 +108,11 @@ class MessageView(LightRepaint, Vertical):
     def action_request(self, action: str) -> None:
         self.post_message(self.ActionRequested(self, action))
 
-    def __init__(self, message: Message, *, reasoning_collapsed: bool = True) -> None:
+    def __init__(self, message: Message, *, reasoning_collapsed: bool = True,
+                 child_states: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.message = message
+        self.child_states = child_states if child_states is not None else {}
         self.reasoning_collapsed = reasoning_collapsed
         self._version = -1
         self._parts: dict[str, Widget] = {}
@@ -157,7 +160,7 @@ class MessageView(LightRepaint, Vertical):
     def _make_part(self, part: TextBlock | ToolCall) -> Widget:
         widget: Widget
         if isinstance(part, ToolCall):
-            widget = ToolRow(part)
+            widget = ToolRow(part, child_states=self.child_states)
         elif part.kind == "reasoning":
             widget = ReasoningView(part, collapsed=self.reasoning_collapsed)
         else:
