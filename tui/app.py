@@ -7,6 +7,7 @@ import contextlib
 import gc
 import logging
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
@@ -14,8 +15,9 @@ from typing import Any
 
 import httpx
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui.client.errors import OctuiError
@@ -103,6 +105,13 @@ class OctuiApp(App[int]):
 
         self.set_timer(0.3, lambda: warm_lexers(self.set_timer))  # while idle, not mid-answer
         self._boot()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands, less its "Keys" panel: F1 (Help: every key) is the one list
+        of keys, and two entries called Keys read as the same thing."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
 
     # ------------------------------------------------------------------ boot
     @work(exclusive=True, group="boot", exit_on_error=False)

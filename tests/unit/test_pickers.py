@@ -447,3 +447,55 @@ def test_model_rows_show_the_rounded_context() -> None:
     rows = model_entries([ModelInfo(id="k2", providerID="moonshot", limit=ModelLimit(context=262_144)),
                           ModelInfo(id="g", providerID="google", limit=ModelLimit(context=1_048_576))])
     assert [r.detail for r in rows] == ["moonshot/k2  262k ctx", "google/g  1M ctx"]
+
+
+async def test_help_and_palette_use_the_same_labels_and_none_twice() -> None:
+    """F1 listed 'Help quit' and a lower-case 'palette'; the palette had 'Keys' and 'Keys (help)'."""
+    from textual.command import CommandPalette
+
+    from tui.commands import action_label
+
+    app, _ = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        main = app.screen_main()
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        descriptions = [r.description for r in help_screen.rows]
+        for row in help_screen.rows:  # sentence case, never a bare action name
+            assert row.description[:1].isupper(), row
+            assert row.description.split()[0] not in ("Help", "palette") or row.action == "help", row
+        assert "Help quit" not in descriptions and "palette" not in descriptions
+        for section in {r.section for r in help_screen.rows}:
+            words = [r.description for r in help_screen.rows if r.section == section]
+            assert len(words) == len(set(words)), (section, words)
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+
+        palette_names = [a.name for a in palette_actions([main, app])]
+        system = [c.title for c in app.get_system_commands(main)]
+        every = palette_names + system
+        assert len(every) == len(set(every)), sorted(every)
+        assert "Keys" not in every and "Help: every key" in palette_names
+        labels = {(r.action, r.description) for r in help_screen.rows}
+        for _, binding in main._bindings:  # the palette says what the help screen says
+            assert (binding.action, action_label(binding)) in labels
+
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, CommandPalette)
+        await type_text(pilot, "key")
+        await pilot.pause(0.3)
+        from textual.widgets import OptionList
+
+        found = app.screen.query_one("CommandList", OptionList)
+        for _ in range(100):  # the palette searches in a worker
+            if found.option_count:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.3)
+        shown = [str(found.get_option_at_index(i).prompt) for i in range(found.option_count)]
+        assert any("Help: every key" in text for text in shown), shown
+        assert not any(text.startswith("Keys") for text in shown), shown

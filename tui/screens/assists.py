@@ -98,7 +98,7 @@ class AssistedScreen(AttachmentActions):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+k", "pick_model", "Switch model", priority=True),  # over the composer's kill-line
         Binding("ctrl+l", "pick_agent", "Switch agent"),
-        Binding("f1", "help", "Keys (help)"),
+        Binding("f1", "help", "Help: every key"),
         Binding("ctrl+e", "edit_in_editor", "Edit in $EDITOR", priority=True),
     ]
 
