@@ -57,3 +57,29 @@ async def test_unreachable_provider_names_model_cause_and_fix(
     logged = [r.getMessage() for r in caplog.records if r.name == "octui" and "turn failed" in r.getMessage()]
     assert logged == [f"turn failed in {failed.session_id}: model {MODEL_ID} (provider {MODEL_PROVIDER}): "
                       "HTTP transport failed [type unknown]"]
+
+
+async def test_slash_model_and_agent_are_checked_against_the_live_catalog(live_server: RealServer) -> None:
+    """1.18.33 accepts any model or agent (204) and then does nothing at the next prompt: octui
+    must refuse a name the catalog lacks, send nothing, and keep the draft."""
+    session = live_server.create_session()
+    async with running_app(live_server, session_id=session["id"]) as driver:
+        from widgets.composer import Composer
+
+        composer = driver.main.query_one(Composer)
+        for draft, toast in [("/model bogus", "unknown model 'bogus' — Ctrl+K lists the models"),
+                             ("/agent bogus", "unknown agent 'bogus' — Ctrl+L lists the agents")]:
+            composer.text = draft
+            await driver.pilot.press("enter")
+            await driver.wait_until(lambda t=toast: t in [n.message for n in driver.app._notifications],
+                                    f"the toast {toast!r}", 15)
+            assert composer.text == draft
+        composer.text = "/agent plan"
+        await driver.pilot.press("enter")
+        await driver.wait_until(lambda: driver.state.info is not None and driver.state.info.agent == "plan",
+                                "the agent switch", 15)
+        assert composer.text == ""
+    with live_server.client() as http:
+        messages = http.get(f"/api/session/{session['id']}/message").json()["data"]
+    assert [m["type"] for m in messages] == ["agent-switched"]  # no prompt, no bogus switch
+    assert messages[0]["agent"] == "plan"

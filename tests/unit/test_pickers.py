@@ -499,3 +499,58 @@ async def test_help_and_palette_use_the_same_labels_and_none_twice() -> None:
         shown = [str(found.get_option_at_index(i).prompt) for i in range(found.option_count)]
         assert any("Help: every key" in text for text in shown), shown
         assert not any(text.startswith("Keys") for text in shown), shown
+
+
+# ---------------------------------------------------------------------------- /model NAME, /agent NAME
+
+@pytest.mark.parametrize(("command", "toast"), [
+    ("/model bogus", "unknown model 'bogus' — Ctrl+K lists the models"),
+    ("/agent bogus", "unknown agent 'bogus' — Ctrl+L lists the agents"),
+    ("/agent explore", "unknown agent 'explore' — Ctrl+L lists the agents"),  # a subagent: not switchable
+    ("/model demo/scripted#turbo", "unknown model 'demo/scripted#turbo' — Ctrl+K lists the models"),
+])
+async def test_unknown_names_are_refused_and_the_draft_stays(command: str, toast: str) -> None:
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            composer(app).text = command
+            await pilot.press("enter")
+            await settle(pilot)
+            assert [n.message for n in app._notifications] == [toast]
+            assert composer(app).text == command
+            assert recorder.posts("/prompt") == [] and recorder.posts("/model") == [] \
+                and recorder.posts("/agent") == []
+
+
+@pytest.mark.parametrize(("command", "route", "body"), [
+    ("/model demo/scripted-mini", "/model", {"model": {"id": "scripted-mini", "providerID": "demo"}}),
+    ("/model Scripted demo (mini)", "/model", {"model": {"id": "scripted-mini", "providerID": "demo"}}),
+    ("/model scripted-mini", "/model", {"model": {"id": "scripted-mini", "providerID": "demo"}}),
+    ("/agent PLAN", "/agent", {"agent": "plan"}),
+])
+async def test_known_names_switch_without_a_prompt(command: str, route: str, body: Any) -> None:
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            composer(app).text = command
+            await pilot.press("enter")
+            await settle(pilot)
+            assert recorder.posts(route) == [body]
+            assert recorder.posts("/prompt") == []
+            assert composer(app).text == ""
+
+
+def test_find_model_needs_one_match() -> None:
+    from tui.client.commands import find_model
+    from tui.protocol.models import ModelInfo
+
+    models = [ModelInfo(id="gpt", providerID="openai", name="GPT", variants=[{"id": "high"}]),
+              ModelInfo(id="gpt", providerID="azure", name="GPT (Azure)"),
+              ModelInfo(id="off", providerID="x", enabled=False)]
+    assert find_model(models, "gpt") == (None, ["openai/gpt", "azure/gpt"])
+    ref, _ = find_model(models, "OpenAI/GPT#high")
+    assert ref is not None and (ref.providerID, ref.id, ref.variant) == ("openai", "gpt", "high")
+    assert find_model(models, "gpt (azure)")[0] is not None
+    assert find_model(models, "x/off") == (None, [])

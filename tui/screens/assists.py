@@ -28,10 +28,11 @@ from textual.app import SuspendNotSupported
 from textual.binding import Binding, BindingType
 
 from tui.attachments import path_completions
-from tui.client.commands import Catalog, send_input, slash_skills
+from tui.client.commands import Catalog, find_agent, find_model, send_input, slash_skills
 from tui.client.errors import OctuiError
 from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.protocol.models import ModelRef
+from tui.sanitize import one_line
 from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
 from tui.state_file import StateStore
 from widgets.completion import Completion
@@ -44,8 +45,8 @@ if TYPE_CHECKING:
 __all__ = ["LOCAL_COMMANDS", "AssistedScreen", "edit_text", "editor_command"]
 
 LOCAL_COMMANDS: dict[str, tuple[str, str]] = {
-    "model": ("pick_model", "switch the model"),
-    "agent": ("pick_agent", "switch the agent"),
+    "model": ("pick_model", "switch the model: /model NAME, or pick one"),
+    "agent": ("pick_agent", "switch the agent: /agent NAME, or pick one"),
     "new": ("new_session", "start a new session"),
     "sessions": ("sessions", "browse sessions"),
     "help": ("help", "list every key"),
@@ -209,11 +210,49 @@ class AssistedScreen(AttachmentActions):
             return False
         if slash.name == "attach" and slash.arguments:
             return self.attach_command(text)
+        if slash.name in ("model", "agent") and slash.arguments:
+            self._switch_by_name(slash.name, slash.arguments, text)  # the draft stays until it worked
+            return True
         if slash.arguments:
             return False
         self.query_one(Composer).text = ""
         self.call_later(self.run_action, LOCAL_COMMANDS[slash.name][0])
         return True
+
+    @work(group="switch-by-name", exit_on_error=False)
+    async def _switch_by_name(self, kind: str, name: str, draft: str) -> None:
+        """``/model NAME`` or ``/agent NAME``: checked against the live catalog, never sent as text.
+
+        Neither server checks a switch (TRACES.md §6: both answer 204; a bad model fails the next
+        turn, and 1.18.33 then does nothing at all), so a name the catalog lacks is refused here."""
+        catalog = self.catalog
+        if catalog is None:
+            self.notify("Not connected yet — your draft is still in the box.", severity="warning")
+            return
+        shown = one_line(name, 60)
+        if kind == "model":
+            ref, candidates = find_model(await catalog.wait_models(), name)
+            if ref is None:
+                problem = (f"'{shown}' could be {', '.join(candidates[:4])} — type provider/model"
+                           if candidates else f"unknown model '{shown}' — Ctrl+K lists the models")
+                self.notify(problem, severity="error", timeout=8)
+                return
+            self._clear_draft(draft)
+            self._switch_model(ref)
+        else:
+            agent = find_agent(await catalog.wait_agents(), name)
+            if agent is None:
+                self.notify(f"unknown agent '{shown}' — Ctrl+L lists the agents", severity="error",
+                            timeout=8)
+                return
+            self._clear_draft(draft)
+            if agent != self.current_agent():
+                self._switch_agent(agent)
+
+    def _clear_draft(self, draft: str) -> None:
+        composer = self.query_one(Composer)
+        if composer.text.strip() == draft.strip():
+            composer.text = ""
 
     def action_attach_file(self) -> None:
         composer = self.query_one(Composer)
