@@ -67,6 +67,8 @@ class OctuiApp(App[int]):
     CSS_PATH = [str(p) for p in sorted(STYLES.glob("*.tcss"), key=lambda p: (p.name != "app.tcss", p.name))]
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
     COMMANDS = App.COMMANDS | {ActionsProvider}  # ctrl+p: every action (tui/commands.py)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # every screen: narrow layouts in styles/
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # and short ones (80x24)
 
     def __init__(self, spec: ConnectSpec, *, demo: Any = None, config: Config | None = None) -> None:
         super().__init__()

@@ -400,8 +400,12 @@ def edit_preview(call: ToolCall) -> list[DiffFile]:
     old, new = data.get("oldString"), data.get("newString")
     if kind_of(call.name) != "edit" or not isinstance(old, str) or not isinstance(new, str):
         return []
-    hunk = Hunk(0, 0, 0, 0, "proposed change")
+    # Also shown for a finished edit whose result carried no diff: then it is no longer "pending".
+    status, header = {"completed": ("edited", "the change asked for (no diff came back)"),
+                      "error": ("not applied", "the change asked for")}.get(
+        call.status, ("pending", "proposed change"))
+    hunk = Hunk(0, 0, 0, 0, header)
     hunk.lines = [DiffLine("removed", diff_text(t)) for t in old.split("\n")]
     hunk.lines += [DiffLine("added", diff_text(t)) for t in new.split("\n")]
-    return [DiffFile(one_line(_path(data) or "?", 300), "pending", new.count("\n") + 1,
+    return [DiffFile(one_line(_path(data) or "?", 300), status, new.count("\n") + 1,
                      old.count("\n") + 1, [hunk])]

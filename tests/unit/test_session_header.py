@@ -71,3 +71,25 @@ async def test_main_screen_shows_the_open_session_and_repaints_only_on_change() 
             app.server.emit("session.renamed", {"sessionID": info["id"], "title": "Renamed"})
             await settle(pilot)
             assert header.values[0] == "Renamed" and len(updates) == 1
+
+
+async def test_the_status_bar_drops_details_to_fit_80_columns() -> None:
+    from widgets.status_bar import StatusBar, StatusInfo
+
+    info = StatusInfo(connection="connected", server="1.18 preview 1.18.33", agent="build",
+                      model="anthropic/claude-sonnet-4-5", busy=True, tokens=6_700, cost=0.0036,
+                      context_limit=200_000, context_used=4_000, asks=2, mode="auto-accept edits")
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_connected(pilot)
+            bar = app.screen_main().query_one(StatusBar)
+            bar.info = info
+            await pilot.pause()
+            line = bar.render_line(0).text.rstrip()
+            assert len(line) <= 80 and line.endswith("⚑ 2 waiting")  # whole, never cut mid-part
+            assert "connected" in line and "busy" in line and "auto-accept edits" in line
+            assert "$0.0036" not in line  # the cost went first
+            await pilot.resize_terminal(200, 24)
+            await pilot.pause()
+            assert "$0.0036" in bar.render_line(0).text

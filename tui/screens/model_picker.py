@@ -105,7 +105,7 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
         for index, entry in enumerate(self.shown):
             if grouped and entry.group and entry.group != group:
                 group = entry.group
-                rows.append(Option(Content.styled(group, "bold $text-muted"), disabled=True,
+                rows.append(Option(Content.styled(group, "bold $foreground-muted"), disabled=True,
                                    id=f"group-{index}"))
             rows.append(Option(self._row(entry), id=str(index)))
         if not self.shown:
@@ -127,7 +127,7 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
         mark = "● " if entry.current else "  "
         parts: list[Any] = [(mark, "$success"), (one_line(entry.label, 60), "bold")]
         if entry.detail:
-            parts += ["  ", (one_line(entry.detail, 80), "$text-muted")]
+            parts += ["  ", (one_line(entry.detail, 80), "$foreground-muted")]
         return Content.assemble(*parts)
 
     def _selected_index(self) -> int | None:

@@ -154,7 +154,7 @@ class SessionsScreen(Screen[str | None]):
         yield Static("", id="sessions-status")
         yield SessionList(id="sessions-list")
         yield Static(EMPTY_TEXT, id="sessions-empty")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # 80 columns: the keys above come first
 
     def on_mount(self) -> None:
         self.query_one("#sessions-empty").display = False
