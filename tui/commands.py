@@ -30,7 +30,9 @@ TEXTUAL_LABELS = {
 
 def action_label(binding: Binding) -> str:
     """What a binding does, in the words the help screen and the palette both show."""
-    label = TEXTUAL_LABELS.get(binding.action) or binding.description or binding.tooltip
+    action = binding.action.split(".", 1)[-1] if binding.action.startswith(("app.", "screen.")) \
+        else binding.action
+    label = TEXTUAL_LABELS.get(action) or binding.description or binding.tooltip
     if not label:
         label = binding.action.split("(", 1)[0].replace("_", " ").strip()
     return label[:1].upper() + label[1:]

@@ -468,6 +468,7 @@ async def test_help_and_palette_use_the_same_labels_and_none_twice() -> None:
             assert row.description[:1].isupper(), row
             assert row.description.split()[0] not in ("Help", "palette") or row.action == "help", row
         assert "Help quit" not in descriptions and "palette" not in descriptions
+        assert "Focus Next" not in descriptions and "Focus next" in descriptions
         for section in {r.section for r in help_screen.rows}:
             words = [r.description for r in help_screen.rows if r.section == section]
             assert len(words) == len(set(words)), (section, words)
