@@ -264,6 +264,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         if not title:
             title = known.title if known is not None and known.info is not None else (session_id or "")
         text = text or f"◌ Loading session “{one_line(title, 80)}”…"
+        self.remember_place()  # where the reader was in the session being left
         self.query_one(Transcript).show(None, text)
         self.query_one(SessionHeader).show(title or "…", self.octui.spec.directory,
                                            self.query_one(SessionHeader).values[2])
