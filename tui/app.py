@@ -7,6 +7,7 @@ import contextlib
 import gc
 import logging
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
@@ -14,8 +15,9 @@ from typing import Any
 
 import httpx
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui.client.errors import OctuiError
@@ -65,6 +67,8 @@ class OctuiApp(App[int]):
     CSS_PATH = [str(p) for p in sorted(STYLES.glob("*.tcss"), key=lambda p: (p.name != "app.tcss", p.name))]
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
     COMMANDS = App.COMMANDS | {ActionsProvider}  # ctrl+p: every action (tui/commands.py)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # every screen: narrow layouts in styles/
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # and short ones (80x24)
 
     def __init__(self, spec: ConnectSpec, *, demo: Any = None, config: Config | None = None) -> None:
         super().__init__()
@@ -104,6 +108,13 @@ class OctuiApp(App[int]):
         self.set_timer(0.3, lambda: warm_lexers(self.set_timer))  # while idle, not mid-answer
         self._boot()
 
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands, less its "Keys" panel: F1 (Help: every key) is the one list
+        of keys, and two entries called Keys read as the same thing."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
+
     # ------------------------------------------------------------------ boot
     @work(exclusive=True, group="boot", exit_on_error=False)
     async def _boot(self) -> None:
@@ -111,7 +122,7 @@ class OctuiApp(App[int]):
         try:
             url, password = spec.url, spec.password
             if spec.start_local:
-                self.notify("Starting a local OpenCode server…", timeout=3)
+                self.screen_main().show_starting_server()
                 self.local = LocalServer()
                 started = await self.local.start(cwd=spec.directory)
                 url, password = started.url, started.password
@@ -129,14 +140,21 @@ class OctuiApp(App[int]):
         self._run_stream()
         self._load_models()
         session_id = spec.session_id
+        main = self.screen_main()
+        title = None
         if session_id is None and spec.continue_last:
+            main.show_loading(None, "◌ Opening the latest session…")
             with contextlib.suppress(OctuiError):
-                sessions, _ = await self.client.list_sessions(limit=1, roots_only=True)
+                # 1.18 filters roots client-side: one row could be a child, so ask for a few.
+                sessions, _ = await self.client.list_sessions(
+                    limit=1 if self.client.is_v2 else 20, roots_only=True)
                 session_id = sessions[0].id if sessions else None
+                title = sessions[0].title if sessions else None
         if session_id:
-            await self.open_session(session_id)
-        else:
-            self.screen_main().show_home()
+            main.show_loading(session_id, title=title)
+            if await self.open_session(session_id):
+                return
+        main.show_home()
 
     @work(exclusive=True, group="stream", exit_on_error=False)
     async def _run_stream(self) -> None:
@@ -240,16 +258,18 @@ class OctuiApp(App[int]):
         return main
 
     # ------------------------------------------------------------------ actions
-    async def open_session(self, session_id: str) -> None:
+    async def open_session(self, session_id: str) -> bool:
+        """Load a session's history and show it; False (and a toast saying why) when it failed."""
         if self.controller is None:
-            return
+            return False
         main = self.screen_main()
         try:
             await self.controller.open_session(session_id)
         except OctuiError as exc:
             self.notify(f"Could not open session: {exc}", severity="error")
-            return
+            return False
         main.show_session(session_id)
+        return True
 
     async def action_quit(self) -> None:
         await self.shutdown()

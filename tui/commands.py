@@ -12,10 +12,30 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 
-__all__ = ["UNBOUND", "ActionsProvider", "PaletteAction", "palette_actions"]
+__all__ = ["TEXTUAL_LABELS", "UNBOUND", "ActionsProvider", "PaletteAction", "action_label", "palette_actions"]
+
+TEXTUAL_LABELS = {
+    "help_quit": "How to quit (says which key)",
+    "command_palette": "Command palette",
+    "focus_next": "Focus next",
+    "focus_previous": "Focus previous",
+}
+"""Textual's own bindings, labelled like ours (sentence case, saying what they do): Textual gives
+``help_quit`` no description at all and the palette the lower-case "palette"."""
+
+
+def action_label(binding: Binding) -> str:
+    """What a binding does, in the words the help screen and the palette both show."""
+    action = binding.action.split(".", 1)[-1] if binding.action.startswith(("app.", "screen.")) \
+        else binding.action
+    label = TEXTUAL_LABELS.get(action) or binding.description or binding.tooltip
+    if not label:
+        label = binding.action.split("(", 1)[0].replace("_", " ").strip()
+    return label[:1].upper() + label[1:]
 
 SYSTEM_ACTIONS = {"quit", "change_theme", "command_palette", "screenshot", "help_quit"}
 """Actions Textual's system commands already offer."""
@@ -47,10 +67,9 @@ def palette_actions(nodes: Iterable[DOMNode]) -> list[PaletteAction]:
             if binding.action in SYSTEM_ACTIONS or binding.action in found:
                 continue
             keys_of.setdefault(binding.action, []).append(node.app.get_key_display(binding))
-            descriptions.setdefault(binding.action, binding.description or binding.tooltip or "")
+            descriptions.setdefault(binding.action, action_label(binding))
         for action, keys in keys_of.items():
-            name = descriptions[action] or action.replace("_", " ").capitalize()
-            found[action] = PaletteAction(name, " / ".join(dict.fromkeys(keys)), action, node)
+            found[action] = PaletteAction(descriptions[action], " / ".join(dict.fromkeys(keys)), action, node)
         for action, name, text in UNBOUND:
             if action not in found and hasattr(node, f"action_{action}"):
                 found[action] = PaletteAction(name, text, action, node)

@@ -19,6 +19,7 @@ from tui.auto_approve import AutoApprover, ModeBook
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import EventStream, StreamState
+from tui.failures import failure_log_line
 from tui.history_pager import HistoryPager
 from tui.protocol.dialect import PREVIEW_PREFIXES, Dialect, Normaliser
 from tui.protocol.events import ProtocolError, parse_event
@@ -149,6 +150,17 @@ class Controller(SessionLoading):
                     self._spawn(self._fetch_message(change.session_id, change.message_id))
             elif kind == "check_active":
                 self._spawn(self._check_active_soon())
+            elif kind == "failed":
+                self._log_failure(change)
+
+    def _log_failure(self, change: Change) -> None:
+        """A turn failed: octui.log says which model and why, as the server said it."""
+        state = self.store.sessions.get(change.session_id or "")
+        message = state.messages.get(change.message_id or "") if state else None
+        if state is None or message is None or message.error is None:
+            return
+        model = message.model or (state.info.model if state.info else None)
+        log.warning("%s", failure_log_line(state.id, message.error, model))
 
     # ---------------------------------------------------------------- live shell output
     def _maybe_follow_shell(self, change: Change) -> None:

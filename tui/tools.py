@@ -304,11 +304,35 @@ def subagent_text(call: ToolCall) -> str:
     return clean_text(match.group(1) if match else text).strip()
 
 
-def subagent_status(call: ToolCall) -> str:
-    for source in (call.metadata, call.progress):
-        if isinstance(source, dict) and (status := _str(source.get("status"))):
-            return one_line(status, 40)
-    return call.status
+SUBAGENT_WORDS: dict[str, str] = {
+    "running": "running",
+    "waiting": "waiting for you",
+    "completed": "done",
+    "error": "failed",
+    "cancelled": "cancelled",
+}
+"""How a child session's state (``tui.state.tree.NodeStatus``) reads, in the tree and in rows."""
+
+
+def subagent_status(call: ToolCall, child_status: str | None = None) -> str:
+    """The child's state in words: the tree's (``child_status``) when known, else what the call
+    alone says. The call's own status wins over its ``metadata``/``progress`` ``status``: a
+    ``progress`` of "running" stays behind on a call that failed, and a background call completes
+    (``metadata.status`` "running") long before its child does."""
+    if child_status in SUBAGENT_WORDS:
+        return SUBAGENT_WORDS[child_status]
+    if call.status == "error":
+        message = (call.error.message if call.error else "").lower()
+        cancelled = "cancel" in message or "interrupt" in message or \
+            (call.error is not None and call.error.type == "aborted")
+        return SUBAGENT_WORDS["cancelled" if cancelled else "error"]
+    meta = _str(call.metadata.get("status")) if call.status == "completed" else ""
+    if call.status == "completed":
+        if meta == "running" or (not meta and call.input.get("background") is True):
+            return "running in background"
+        return SUBAGENT_WORDS.get({"failed": "error"}.get(meta, meta), SUBAGENT_WORDS["completed"])
+    progress = _str(call.progress.get("status"))
+    return SUBAGENT_WORDS.get({"failed": "error"}.get(progress, progress), SUBAGENT_WORDS["running"])
 
 
 # -- generic ----------------------------------------------------------------------------------
@@ -376,8 +400,12 @@ def edit_preview(call: ToolCall) -> list[DiffFile]:
     old, new = data.get("oldString"), data.get("newString")
     if kind_of(call.name) != "edit" or not isinstance(old, str) or not isinstance(new, str):
         return []
-    hunk = Hunk(0, 0, 0, 0, "proposed change")
+    # Also shown for a finished edit whose result carried no diff: then it is no longer "pending".
+    status, header = {"completed": ("edited", "the change asked for (no diff came back)"),
+                      "error": ("not applied", "the change asked for")}.get(
+        call.status, ("pending", "proposed change"))
+    hunk = Hunk(0, 0, 0, 0, header)
     hunk.lines = [DiffLine("removed", diff_text(t)) for t in old.split("\n")]
     hunk.lines += [DiffLine("added", diff_text(t)) for t in new.split("\n")]
-    return [DiffFile(one_line(_path(data) or "?", 300), "pending", new.count("\n") + 1,
+    return [DiffFile(one_line(_path(data) or "?", 300), status, new.count("\n") + 1,
                      old.count("\n") + 1, [hunk])]

@@ -27,7 +27,7 @@ class AttachmentChip(Static, can_focus=True):
         key: str
 
     def __init__(self, key: str, name: str, detail: str) -> None:
-        super().__init__(Content.assemble((one_line(name, 40), "bold"), "  ", (detail, "$text-muted"),
+        super().__init__(Content.assemble((one_line(name, 40), "bold"), "  ", (detail, "$foreground-muted"),
                                           "  ", ("✕", "$text-error")))
         self.key = key
         self.tooltip = "Remove (Enter/Delete or click)"

@@ -86,9 +86,9 @@ class Breadcrumb(Static):
         last = len(self._path) - 1
         for position, index in enumerate(shown):
             if position:
-                parts.append((SEPARATOR, "$text-muted"))
+                parts.append((SEPARATOR, "$foreground-muted"))
             if index is None:
-                parts.append((ELLIPSIS, "$text-muted"))
+                parts.append((ELLIPSIS, "$foreground-muted"))
                 continue
             sid, title = self._path[index]
             text = _shorten(title or sid, current_limit if index == last else ancestor_limit)

@@ -100,4 +100,5 @@ class CompletionMenu(OptionList, can_focus=False):
         tag: list[str | tuple[str, str]] = ["  ", (item.tag, "italic $text-accent")] if item.tag else []
         if not item.description:
             return Content.assemble(label, *tag)
-        return Content.assemble((label, "bold"), *tag, "  ", (one_line(item.description), "$text-muted"))
+        return Content.assemble((label, "bold"), *tag, "  ",
+                                (one_line(item.description), "$foreground-muted"))

@@ -162,12 +162,28 @@ class Composer(TextArea):
             event.stop()
             self.action_submit("steer")
             return
+        own = self._own_binding(event.key)
+        if own is not None:
+            # Run it now, in key order. As a binding it would run only after the key bubbled up
+            # the DOM, and keys typed right after it (one terminal read) would land first:
+            # Ctrl+J then "two" gave "two\n", Alt+Enter queued the text typed after it.
+            event.prevent_default()
+            event.stop()
+            await self.run_action(own)
+            return
         if event.key in ("up", "down") and self._at_edge(event.key):
             event.prevent_default()
             event.stop()
             self.action_history(-1 if event.key == "up" else 1)
             return
         await super()._on_key(event)
+
+    def _own_binding(self, key: str) -> str | None:
+        """The action of one of the Composer's own bindings (as remapped) for ``key``."""
+        for binding in self._bindings.key_to_bindings.get(key, []):
+            if binding.action in _OWN_ACTIONS:
+                return binding.action
+        return None
 
     def _at_edge(self, key: str) -> bool:
         row, _ = self.cursor_location
@@ -194,3 +210,7 @@ class Composer(TextArea):
         self._history_index = index
         self.text = self.prompt_history[index] if index < len(self.prompt_history) else ""
         self.move_cursor(self.document.end)
+
+
+_OWN_ACTIONS = frozenset(b.action for b in Composer.BINDINGS if isinstance(b, Binding))
+"""The actions of ``Composer.BINDINGS``: handled with the key, not after it bubbled."""

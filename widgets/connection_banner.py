@@ -19,6 +19,8 @@ class ConnectionBanner(Static):
             self.update("✗ The server rejected the password. Set OPENCODE_SERVER_PASSWORD and restart.")
         elif phase == "stopped":
             self.update("✗ Disconnected.")
+        elif phase == "starting":
+            self.update("◌ Starting a local OpenCode server (opencode serve)…")
         elif phase == "connecting":
             self.update("◌ Connecting to the server…")
         else:

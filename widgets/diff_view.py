@@ -188,7 +188,7 @@ class DiffView(Widget):
     def _build(self, width: int, split: bool) -> Content:
         rows: list[Content] = [self._header(width)] if self.show_header else []
         if not self.diff.hunks:
-            rows.append(Content.styled("(no textual changes)", "$text-muted italic"))
+            rows.append(Content.styled("(no textual changes)", "$foreground-muted italic"))
         for hunk in self.diff.hunks:
             rows.extend(self._hunk_rows(hunk, split, width))
             if len(rows) > MAX_ROWS:
@@ -196,7 +196,7 @@ class DiffView(Widget):
         total = self._total_rows(split)
         if total > MAX_ROWS:
             rows = rows[:MAX_ROWS]
-            rows.append(Content.styled(f"… diff cut at {MAX_ROWS} rows (of {total})", "$text-muted"))
+            rows.append(Content.styled(f"… diff cut at {MAX_ROWS} rows (of {total})", "$foreground-muted"))
         return Content("\n").join(rows)
 
     def render(self) -> Content:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message as TextualMessage
 from textual.renderables.blank import Blank
@@ -16,6 +18,7 @@ from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tui.failures import failure_fix, failure_headline
 from tui.sanitize import clean_text, one_line
 from tui.state.transcript import Message, TextBlock, ToolCall
 from widgets.light_repaint import LightRepaint
@@ -32,6 +35,18 @@ _NOTICE_LABELS = {
     "skill": "skill activated: {}",
     "system": "system: {}",
 }
+
+
+def failure_text(msg: Message) -> Content:
+    """A failed turn: which model failed and why (as the server said), then what to do about it."""
+    assert msg.error is not None
+    headline = failure_headline(msg.error, msg.model)
+    if msg.metadata.get("retried"):
+        return Content.styled(headline + " — retried", "$text-error")
+    fix = failure_fix(msg.error)
+    if fix is None:
+        return Content.styled(headline, "$text-error")
+    return Content.assemble((headline, "$text-error"), "\n", (fix, "$foreground-muted"))
 
 
 class MessageView(LightRepaint, Vertical):
@@ -93,9 +108,11 @@ class MessageView(LightRepaint, Vertical):
     def action_request(self, action: str) -> None:
         self.post_message(self.ActionRequested(self, action))
 
-    def __init__(self, message: Message, *, reasoning_collapsed: bool = True) -> None:
+    def __init__(self, message: Message, *, reasoning_collapsed: bool = True,
+                 child_states: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.message = message
+        self.child_states = child_states if child_states is not None else {}
         self.reasoning_collapsed = reasoning_collapsed
         self._version = -1
         self._parts: dict[str, Widget] = {}
@@ -117,7 +134,7 @@ class MessageView(LightRepaint, Vertical):
         if self.children:
             self.sync(self.message, force=True)
 
-    def _text(self) -> str:
+    def _text(self) -> str | Content:
         msg = self.message
         if msg.role == "user":
             return clean_text(msg.text)
@@ -135,16 +152,15 @@ class MessageView(LightRepaint, Vertical):
         if msg.role == "compaction":
             state = "failed" if msg.error else ("done" if msg.time_completed else "running…")
             return f"⇣ compaction {state}" + (f": {one_line(msg.text, 200)}" if msg.text else "")
-        template = _NOTICE_LABELS.get(msg.role, "{}")
-        text = template.format(one_line(msg.text, 200))
         if msg.error is not None:
-            text = f"✗ {one_line(msg.error.message, 400)}"
-        return text
+            return failure_text(msg)
+        template = _NOTICE_LABELS.get(msg.role, "{}")
+        return template.format(one_line(msg.text, 200))
 
     def _make_part(self, part: TextBlock | ToolCall) -> Widget:
         widget: Widget
         if isinstance(part, ToolCall):
-            widget = ToolRow(part)
+            widget = ToolRow(part, child_states=self.child_states)
         elif part.kind == "reasoning":
             widget = ReasoningView(part, collapsed=self.reasoning_collapsed)
         else:
@@ -170,7 +186,7 @@ class MessageView(LightRepaint, Vertical):
             else:
                 self.sync_part(part)
         if message.error is not None:
-            error.update(f"✗ {clean_text(message.error.message)}")
+            error.update(failure_text(message))
             error.display = True
         else:
             error.display = False

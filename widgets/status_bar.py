@@ -45,23 +45,36 @@ class StatusBar(Static):
         info = self.info
         dot = {"connected": ("●", "$success"), "reconnecting": ("◌", "$warning"),
                "connecting": ("◌", "$warning")}.get(info.connection, ("✗", "$error"))
-        parts: list[Content | str] = [Content.styled(f"{dot[0]} {info.connection}", dot[1])]
+        # (what, drop order: higher goes first when the line is too wide; 0 always stays)
+        parts: list[tuple[Content | str, int]] = [
+            (Content.styled(f"{dot[0]} {info.connection}", dot[1]), 0)]
         if info.server:
-            parts.append(info.server)
+            parts.append((info.server, 4))
         if info.agent:
-            parts.append(Content.styled(one_line(info.agent, 20), "bold"))
+            parts.append((Content.styled(one_line(info.agent, 20), "bold"), 1))
         if info.model:
-            parts.append(one_line(info.model, 40))
+            parts.append((one_line(info.model, 40), 2))
         if info.mode:
-            parts.append(Content.styled(info.mode, "$warning"))
-        parts.append(Content.styled("busy", "$accent bold") if info.busy else Content.styled("idle", "dim"))
+            parts.append((Content.styled(info.mode, "$warning"), 0))
+        parts.append((Content.styled("busy", "$accent bold") if info.busy
+                      else Content.styled("idle", "dim"), 0))
         if info.note:
-            parts.append(Content.styled(one_line(info.note, 60), "$warning"))
+            parts.append((Content.styled(one_line(info.note, 60), "$warning"), 3))
         usage = f"{_tokens(info.tokens)} tok"
         if info.context_limit and info.context_used:
             usage += f" · ctx {info.context_used / info.context_limit:.0%}"
-        parts.append(usage)
-        parts.append(f"${info.cost:.4f}" if info.cost < 1 else f"${info.cost:.2f}")
+        parts.append((usage, 5))
+        parts.append((f"${info.cost:.4f}" if info.cost < 1 else f"${info.cost:.2f}", 6))
         if info.asks:
-            parts.append(Content.styled(f"⚑ {info.asks} waiting", "$error bold"))
-        return Content(" │ ").join(Content(p) if isinstance(p, str) else p for p in parts)
+            parts.append((Content.styled(f"⚑ {info.asks} waiting", "$error bold"), 0))
+        width = self.content_region.width or 10_000
+        line = _join(parts)
+        for level in range(6, 0, -1):  # a narrow terminal drops details rather than cut the line
+            if line.cell_length <= width:
+                break
+            line = _join([(p, rank) for p, rank in parts if rank < level])
+        return line
+
+
+def _join(parts: list[tuple[Content | str, int]]) -> Content:
+    return Content(" │ ").join(Content(p) if isinstance(p, str) else p for p, _ in parts)

@@ -21,7 +21,7 @@ from textual.widgets.tree import TreeNode as UINode
 
 from tui import clock
 from tui.state.tree import NodeStatus, TreeNode
-from tui.tools import format_duration
+from tui.tools import SUBAGENT_WORDS, format_duration
 
 __all__ = ["STATUS_GLYPHS", "STATUS_WORDS", "SubagentTree", "format_cost", "format_tokens"]
 
@@ -34,13 +34,8 @@ STATUS_GLYPHS: dict[NodeStatus, str] = {
 }
 """Static glyphs (no spinner: a still tree costs no CPU)."""
 
-STATUS_WORDS: dict[NodeStatus, str] = {
-    "running": "running",
-    "waiting": "waiting for you",
-    "completed": "done",
-    "error": "failed",
-    "cancelled": "cancelled",
-}
+STATUS_WORDS: dict[NodeStatus, str] = SUBAGENT_WORDS  # type: ignore[assignment]
+"""The same words as the transcript's subagent rows (``tui.tools.SUBAGENT_WORDS``)."""
 
 _RowKey = tuple[object, ...]
 
@@ -235,7 +230,7 @@ class SubagentTree(Tree[TreeNode]):
             prefix = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
         flag = ""
         if data.attention and not data.pending_asks:
-            flag = " " + STATUS_GLYPHS["waiting"]  # a descendant waits for the user
+            flag = STATUS_GLYPHS["waiting"]  # a descendant waits for the user
         elapsed_ms = data.elapsed_ms(clock.now_ms())
         elapsed = format_duration(elapsed_ms) if elapsed_ms is not None else ""
         rolled = "Σ " if data.children else ""
@@ -257,14 +252,19 @@ class SubagentTree(Tree[TreeNode]):
         for status_word, agent, token_text, cost_text in variants:
             status = " ".join(p for p in (status_word, elapsed) if p)
             extras = " · ".join(p for p in (agent, token_text, cost_text) if p)
+            # Gaps stand alone (in the row's base style), never lead a styled segment: a
+            # renderer that trims leading blanks would otherwise run title and status together.
             text = Text.assemble(
                 prefix,
                 (STATUS_GLYPHS[data.status] + " ", status_style),
                 (data.title, title_style),
+                (" " if flag else "", style),
                 (flag, style + self.get_component_rich_style("subagent-tree--attention",
                                                              partial=True)),
-                ("  " + status if status else "", status_style),
-                (" · " + extras if extras else "", detail),
+                ("  " if status else "", style),
+                (status, status_style),
+                (" " if extras else "", style),
+                ("· " + extras if extras else "", detail),
             )
             if width <= 0 or text.cell_len <= width:
                 return text

@@ -73,9 +73,9 @@ class TerminalOutput(VerticalGroup):
 
     def _marker(self) -> Content:
         return Content.assemble(
-            (f"▲ {self.hidden_lines:,} earlier lines hidden · ", "$text-muted"),
+            (f"▲ {self.hidden_lines:,} earlier lines hidden · ", "$foreground-muted"),
             (f"show all ({self.total_lines:,} lines)", "underline $text-primary"),
-            (" [a]", "$text-muted"),
+            (" [a]", "$foreground-muted"),
         )
 
     def compose(self) -> ComposeResult:
@@ -84,7 +84,7 @@ class TerminalOutput(VerticalGroup):
 
     def _render_output(self) -> Content:
         if not self._text.strip():
-            return Content.styled(self._placeholder, "$text-muted italic")
+            return Content.styled(self._placeholder, "$foreground-muted italic")
         return ansi_to_content(self._visible_text())
 
     def on_mount(self) -> None:

@@ -33,9 +33,11 @@ class ToolHeader(HorizontalGroup):
     Ticks once a second while the call is not finished (and only then), reading ``tui.clock``.
     """
 
-    def __init__(self, call: ToolCall, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, call: ToolCall, *, child_status: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._call = call
+        self._child_status = child_status
         self._timer: Timer | None = None
         self._ready = False
 
@@ -50,11 +52,12 @@ class ToolHeader(HorizontalGroup):
 
     def on_mount(self) -> None:
         self._ready = True
-        self.show(self._call)
+        self.show(self._call, child_status=self._child_status)
 
-    def show(self, call: ToolCall) -> None:
-        """Repaint from ``call`` and start/stop the elapsed-time ticker."""
+    def show(self, call: ToolCall, *, child_status: str | None = None) -> None:
+        """Repaint from ``call`` (and a subagent child's real status) and start/stop the ticker."""
         self._call = call
+        self._child_status = child_status
         if not self._ready:
             return
         self._label("-icon").update(status_icon(call.status))
@@ -88,7 +91,7 @@ class ToolHeader(HorizontalGroup):
         if kind == "subagent":
             child = call.child_session_id
             link = f"→ {one_line(child, 40)}" if child else "no child yet"
-            return f"{subagent_status(call)} {link}"
+            return f"{subagent_status(call, self._child_status)} {link}"
         if call.status == "error" and call.error is not None:
             return one_line(call.error.message, 60) or "failed"
         return tool_summary(call)

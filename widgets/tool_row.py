@@ -73,6 +73,7 @@ class ToolRow(Vertical, can_focus=True):
         *,
         expanded: bool | None = None,
         policy: Mapping[str, bool] | None = None,
+        child_states: Mapping[str, str] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -82,6 +83,7 @@ class ToolRow(Vertical, can_focus=True):
         self.call = call
         self._version = call.version
         self._policy = policy
+        self._child_states: Mapping[str, str] = child_states if child_states is not None else {}
         self._user_expanded = expanded
         self._show_all = False
         self._split: bool | None = None
@@ -91,12 +93,27 @@ class ToolRow(Vertical, can_focus=True):
         self._sync_status()
 
     def compose(self) -> ComposeResult:
-        yield ToolHeader(self.call)
+        yield ToolHeader(self.call, child_status=self.child_status)
         yield ToolBody()
+
+    @property
+    def child_status(self) -> str | None:
+        """The real status of a subagent call's child session, when the tree knows it."""
+        child = self.call.child_session_id
+        return self._child_states.get(child) if child else None
+
+    def child_changed(self) -> None:
+        """The child session's state moved (the call itself may not have): repaint."""
+        if self._ready:
+            self.query_one(ToolHeader).show(self.call, child_status=self.child_status)
+            if self.expanded:
+                self._repaint_body()
 
     def on_mount(self) -> None:
         self._ready = True
-        self.query_one(ToolHeader).set_expanded(self.expanded)
+        header = self.query_one(ToolHeader)
+        header.show(self.call, child_status=self.child_status)  # the child may have moved since compose
+        header.set_expanded(self.expanded)
         self.set_class(self.expanded, "-expanded")
         self._repaint_body()
 
@@ -110,7 +127,7 @@ class ToolRow(Vertical, can_focus=True):
         self._version = call.version
         self._sync_status()
         if self._ready:
-            self.query_one(ToolHeader).show(call)
+            self.query_one(ToolHeader).show(call, child_status=self.child_status)
         wanted = self._wanted_expanded()
         if wanted != self.expanded:
             self.expanded = wanted  # the watcher repaints the body
@@ -130,7 +147,7 @@ class ToolRow(Vertical, can_focus=True):
         self.set_class(failed, "-failed-exit")
 
     def _options(self) -> BodyOptions:
-        return BodyOptions(show_all=self._show_all, split=self._split)
+        return BodyOptions(show_all=self._show_all, split=self._split, child_status=self.child_status)
 
     def _repaint_body(self) -> None:
         if self._ready:

@@ -20,6 +20,7 @@ from textual.widgets import Button, Static
 
 from tui.state.transcript import SessionState
 from widgets.message_view import MessageView
+from widgets.tool_row import ToolRow
 from widgets.transcript_paging import TranscriptPaging
 from widgets.transcript_window import (
     FIRST,
@@ -69,9 +70,23 @@ class Transcript(TranscriptPaging):
         self._newer = Button(NEWER, classes="load-newer", compact=True)
         self._showing_empty = True
         self._unseen: set[tuple[str, str]] = set()
+        self.child_states: dict[str, str] = {}
+        """Subagent child id -> its real status (``tui.state.tree``), shared with every row."""
 
     def on_mount(self) -> None:
         self.anchor()
+
+    def set_child_states(self, states: dict[str, str]) -> None:
+        """The subagents' real states (from the tree): rows of the children that moved repaint."""
+        moved = {sid for sid in states.keys() | self.child_states.keys()
+                 if states.get(sid) != self.child_states.get(sid)}
+        if not moved:
+            return
+        self.child_states.clear()
+        self.child_states.update(states)  # in place: every row holds this same mapping
+        for row in self.query(ToolRow):
+            if row.call.child_session_id in moved:
+                row.child_changed()
 
     # ------------------------------------------------------------------ showing
     def show(self, state: SessionState | None, empty_text: str = "",
@@ -179,7 +194,8 @@ class Transcript(TranscriptPaging):
     def _view(self, message_id: str) -> MessageView:
         # No DOM ids: a rebuild may mount a message again before the old view is gone.
         assert self.state is not None
-        return MessageView(self.state.messages[message_id], reasoning_collapsed=self.reasoning_collapsed)
+        return MessageView(self.state.messages[message_id], reasoning_collapsed=self.reasoning_collapsed,
+                           child_states=self.child_states)
 
     def _update_buttons(self) -> None:
         state = self.state

@@ -431,6 +431,29 @@ async def test_list_sessions_paging_and_params(router: respx.MockRouter, v2: Ope
     assert dict(route.calls[1].request.url.params) == {"limit": "1", "cursor": "c2"}
 
 
+async def test_a_short_page_is_the_last_even_with_a_next_cursor(
+    router: respx.MockRouter, v2: OpenCodeClient
+) -> None:
+    """2.x (TRACES.md §10) and 1.18.33 send both cursors even at the edges: a page shorter than
+    the limit ends the list; a full page keeps its cursor (the next page may still be empty)."""
+    edge = {"next": "more?", "previous": "back"}
+    router.get("/api/session").side_effect = [
+        httpx.Response(200, json={"data": [session_json("ses_only")], "cursor": edge}),
+        httpx.Response(200, json={"data": [session_json("ses_a"), session_json("ses_b")], "cursor": edge}),
+    ]
+    only, cursor = await v2.list_sessions(limit=50)
+    assert [s.id for s in only] == ["ses_only"] and cursor is None
+    full, cursor = await v2.list_sessions(limit=2)
+    assert len(full) == 2 and cursor == "more?"
+    router.get(f"/api/session/{SID}/message").side_effect = [
+        httpx.Response(200, json={"data": [{"id": "msg_1", "type": "user"}], "cursor": edge}),
+        httpx.Response(200, json={"data": [{"id": "m2", "type": "user"}, {"id": "m1", "type": "user"}],
+                                  "cursor": edge}),
+    ]
+    assert (await v2.list_messages(SID, limit=50))[1] is None
+    assert (await v2.list_messages(SID, limit=2))[1] == "more?"
+
+
 async def test_list_sessions_preview_normalises_and_filters(
     router: respx.MockRouter, preview: OpenCodeClient
 ) -> None:

@@ -427,3 +427,131 @@ async def test_theme_change_is_saved_to_the_config_file(isolated: Path) -> None:
         app.theme = "gruvbox"
         await pilot.pause()
     assert load_config(isolated / "config.toml").theme == "gruvbox"
+
+
+@pytest.mark.parametrize(("limit", "shown"), [
+    (262_144, "262k"), (1_048_576, "1M"), (128_000, "128k"), (131_072, "131k"), (204_800, "205k"),
+    (262_100, "262k"), (1_000_000, "1M"), (1_500_000, "1.5M"), (2_097_152, "2.1M"), (999_999, "1M"),
+    (8_192, "8k"), (999, "999"), (0, "0"),
+])
+def test_context_sizes_are_rounded_as_people_say_them(limit: float, shown: str) -> None:
+    from tui.screens.model_picker import humane_count
+
+    assert humane_count(limit) == shown
+
+
+def test_model_rows_show_the_rounded_context() -> None:
+    from tui.protocol.models import ModelInfo, ModelLimit
+    from tui.screens.model_picker import model_entries
+
+    rows = model_entries([ModelInfo(id="k2", providerID="moonshot", limit=ModelLimit(context=262_144)),
+                          ModelInfo(id="g", providerID="google", limit=ModelLimit(context=1_048_576))])
+    assert [r.detail for r in rows] == ["moonshot/k2  262k ctx", "google/g  1M ctx"]
+
+
+async def test_help_and_palette_use_the_same_labels_and_none_twice() -> None:
+    """F1 listed 'Help quit' and a lower-case 'palette'; the palette had 'Keys' and 'Keys (help)'."""
+    from textual.command import CommandPalette
+
+    from tui.commands import action_label
+
+    app, _ = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        main = app.screen_main()
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        descriptions = [r.description for r in help_screen.rows]
+        for row in help_screen.rows:  # sentence case, never a bare action name
+            assert row.description[:1].isupper(), row
+            assert row.description.split()[0] not in ("Help", "palette") or row.action == "help", row
+        assert "Help quit" not in descriptions and "palette" not in descriptions
+        assert "Focus Next" not in descriptions and "Focus next" in descriptions
+        for section in {r.section for r in help_screen.rows}:
+            words = [r.description for r in help_screen.rows if r.section == section]
+            assert len(words) == len(set(words)), (section, words)
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+
+        palette_names = [a.name for a in palette_actions([main, app])]
+        system = [c.title for c in app.get_system_commands(main)]
+        every = palette_names + system
+        assert len(every) == len(set(every)), sorted(every)
+        assert "Keys" not in every and "Help: every key" in palette_names
+        labels = {(r.action, r.description) for r in help_screen.rows}
+        for _, binding in main._bindings:  # the palette says what the help screen says
+            assert (binding.action, action_label(binding)) in labels
+
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, CommandPalette)
+        await type_text(pilot, "key")
+        await pilot.pause(0.3)
+        from textual.widgets import OptionList
+
+        found = app.screen.query_one("CommandList", OptionList)
+        for _ in range(100):  # the palette searches in a worker
+            if found.option_count:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.3)
+        shown = [str(found.get_option_at_index(i).prompt) for i in range(found.option_count)]
+        assert any("Help: every key" in text for text in shown), shown
+        assert not any(text.startswith("Keys") for text in shown), shown
+
+
+# ---------------------------------------------------------------------------- /model NAME, /agent NAME
+
+@pytest.mark.parametrize(("command", "toast"), [
+    ("/model bogus", "unknown model 'bogus' — Ctrl+K lists the models"),
+    ("/agent bogus", "unknown agent 'bogus' — Ctrl+L lists the agents"),
+    ("/agent explore", "unknown agent 'explore' — Ctrl+L lists the agents"),  # a subagent: not switchable
+    ("/model demo/scripted#turbo", "unknown model 'demo/scripted#turbo' — Ctrl+K lists the models"),
+])
+async def test_unknown_names_are_refused_and_the_draft_stays(command: str, toast: str) -> None:
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            composer(app).text = command
+            await pilot.press("enter")
+            await settle(pilot)
+            assert [n.message for n in app._notifications] == [toast]
+            assert composer(app).text == command
+            assert recorder.posts("/prompt") == [] and recorder.posts("/model") == [] \
+                and recorder.posts("/agent") == []
+
+
+@pytest.mark.parametrize(("command", "route", "body"), [
+    ("/model demo/scripted-mini", "/model", {"model": {"id": "scripted-mini", "providerID": "demo"}}),
+    ("/model Scripted demo (mini)", "/model", {"model": {"id": "scripted-mini", "providerID": "demo"}}),
+    ("/model scripted-mini", "/model", {"model": {"id": "scripted-mini", "providerID": "demo"}}),
+    ("/agent PLAN", "/agent", {"agent": "plan"}),
+])
+async def test_known_names_switch_without_a_prompt(command: str, route: str, body: Any) -> None:
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            composer(app).text = command
+            await pilot.press("enter")
+            await settle(pilot)
+            assert recorder.posts(route) == [body]
+            assert recorder.posts("/prompt") == []
+            assert composer(app).text == ""
+
+
+def test_find_model_needs_one_match() -> None:
+    from tui.client.commands import find_model
+    from tui.protocol.models import ModelInfo
+
+    models = [ModelInfo(id="gpt", providerID="openai", name="GPT", variants=[{"id": "high"}]),
+              ModelInfo(id="gpt", providerID="azure", name="GPT (Azure)"),
+              ModelInfo(id="off", providerID="x", enabled=False)]
+    assert find_model(models, "gpt") == (None, ["openai/gpt", "azure/gpt"])
+    ref, _ = find_model(models, "OpenAI/GPT#high")
+    assert ref is not None and (ref.providerID, ref.id, ref.variant) == ("openai", "gpt", "high")
+    assert find_model(models, "gpt (azure)")[0] is not None
+    assert find_model(models, "x/off") == (None, [])

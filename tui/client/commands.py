@@ -19,10 +19,10 @@ from tui.client.core import seg
 from tui.client.errors import OctuiError
 from tui.client.http import Delivery, OpenCodeClient
 from tui.mentions import parse_slash, prompt_files, utf16_offset
-from tui.protocol.models import AgentInfo, CommandInfo, ModelInfo, SkillInfo
+from tui.protocol.models import AgentInfo, CommandInfo, ModelInfo, ModelRef, SkillInfo
 
-__all__ = ["CATALOG_WAIT_S", "Catalog", "run_command", "run_skill", "send_input", "slash_skills",
-           "switchable_agents"]
+__all__ = ["CATALOG_WAIT_S", "Catalog", "find_agent", "find_model", "run_command", "run_skill",
+           "send_input", "slash_skills", "switchable_agents"]
 
 CATALOG_WAIT_S = 20.0
 """How long to wait for an empty catalog right after the server started."""
@@ -123,6 +123,34 @@ def switchable_agents(agents: Iterable[AgentInfo], *, include_subagents: bool = 
     return [a for a in agents if not a.hidden and (include_subagents or a.mode in ("primary", "all"))]
 
 
+def find_model(models: Iterable[ModelInfo], query: str) -> tuple[ModelRef | None, list[str]]:
+    """The catalog model ``query`` names (``provider/id``, a unique ``id`` or name, ``#variant``
+    optional), else ``None`` and the labels it could mean (empty: it names nothing)."""
+    base, _, variant = query.strip().partition("#")
+    wanted = base.strip().casefold()
+    usable = [m for m in models if m.enabled]
+    found = [m for m in usable if f"{m.providerID}/{m.id}".casefold() == wanted] or \
+        [m for m in usable if m.id.casefold() == wanted] or \
+        [m for m in usable if m.name and m.name.casefold() == wanted]
+    if len(found) != 1:
+        return None, [f"{m.providerID}/{m.id}" for m in found]
+    model = found[0]
+    if variant:
+        names = [v.get("id") if isinstance(v, dict) else v for v in model.variants]
+        if variant not in names:
+            return None, []
+    return ModelRef(id=model.id, providerID=model.providerID, variant=variant or None), []
+
+
+def find_agent(agents: Iterable[AgentInfo], query: str) -> str | None:
+    """The id of the switchable agent ``query`` names (its id or name, any case), else ``None``."""
+    wanted = query.strip().casefold()
+    for agent in switchable_agents(agents):
+        if wanted in ((agent.id or agent.name).casefold(), agent.name.casefold()):
+            return agent.id or agent.name
+    return None
+
+
 KINDS = ("models", "agents", "commands", "skills")
 """The catalog lists; each is fetched by the client method of the same name."""
 REFETCH = {"agent.updated": {"agents"}, "command.updated": {"commands"}, "skill.updated": {"skills"}}
@@ -156,6 +184,10 @@ class Catalog:
         self._loaded -= kinds
         self._nudge.set()
         return kinds
+
+    def has(self, kind: str) -> bool:
+        """The list was fetched and is still valid (``get`` will not wait for the server)."""
+        return kind in self._loaded and bool(getattr(self, kind))
 
     async def load(self, kind: str) -> list[Any]:
         """Fetch one list now (one of ``KINDS``); errors leave it as it was."""

@@ -134,6 +134,7 @@ class OpenCodeClient(ClientCore):
         )
         body = await self.request("GET", "/api/session", params=params)
         items, nxt = self.page(body, "GET", "/api/session")
+        nxt = last_page_cursor(items, limit, nxt)
         sessions = [self._session(item) for item in items]
         if not self.is_v2 and parent:
             # 1.18 has no parentID filter: apply it here so callers see the same result.
@@ -193,7 +194,7 @@ class OpenCodeClient(ClientCore):
         path = f"/api/session/{seg(session_id)}/message"
         params = qs(limit=limit, cursor=cursor, order=None if cursor else order)
         items, nxt = self.page(await self.request("GET", path, params=params), "GET", path)
-        return [dia.message(m) for m in items if isinstance(m, dict)], nxt
+        return [dia.message(m) for m in items if isinstance(m, dict)], last_page_cursor(items, limit, nxt)
 
     async def get_message(self, session_id: str, message_id: str) -> dict[str, Any]:
         path = f"/api/session/{seg(session_id)}/message/{seg(message_id)}"
@@ -397,4 +398,14 @@ class OpenCodeClient(ClientCore):
         return [i for i in items if isinstance(i, dict)]
 
 
-__all__ = ["Delivery", "OpenCodeClient", "model_ref_body"]
+def last_page_cursor(items: list[Any], limit: int, cursor: str | None) -> str | None:
+    """The next page's cursor, or None when this page is the last.
+
+    Both servers send ``cursor.next`` even at the end (TRACES.md §10; 1.18.33 too), so the cursor
+    alone does not say there is more: a page shorter than ``limit`` is the last one. (A full last
+    page still gives a cursor; the next, empty page then ends the list.)
+    """
+    return cursor if cursor and len(items) >= limit else None
+
+
+__all__ = ["Delivery", "OpenCodeClient", "last_page_cursor", "model_ref_body"]

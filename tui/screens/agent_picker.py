@@ -28,5 +28,11 @@ def agent_entries(agents: Sequence[AgentInfo], current: str | None = None) -> li
 class AgentPicker(PickerScreen[str]):
     """Choose an agent; dismisses with its id."""
 
-    def __init__(self, agents: Sequence[AgentInfo], current: str | None = None) -> None:
-        super().__init__("Switch agent", agent_entries(agents, current), empty="No agents available")
+    def __init__(self, agents: Sequence[AgentInfo] | None, current: str | None = None) -> None:
+        """``agents`` None: the catalog is still loading; ``set_agents`` fills the list."""
+        super().__init__("Switch agent", None if agents is None else agent_entries(agents, current),
+                         empty="No agents available", loading="◌ Loading the agent list…")
+        self._current_agent = current
+
+    def set_agents(self, agents: Sequence[AgentInfo]) -> None:
+        self.set_entries(agent_entries(agents, self._current_agent))

@@ -28,10 +28,11 @@ from textual.app import SuspendNotSupported
 from textual.binding import Binding, BindingType
 
 from tui.attachments import path_completions
-from tui.client.commands import Catalog, send_input, slash_skills
+from tui.client.commands import Catalog, find_agent, find_model, send_input, slash_skills
 from tui.client.errors import OctuiError
 from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.protocol.models import ModelRef
+from tui.sanitize import one_line
 from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
 from tui.state_file import StateStore
 from widgets.completion import Completion
@@ -44,8 +45,8 @@ if TYPE_CHECKING:
 __all__ = ["LOCAL_COMMANDS", "AssistedScreen", "edit_text", "editor_command"]
 
 LOCAL_COMMANDS: dict[str, tuple[str, str]] = {
-    "model": ("pick_model", "switch the model"),
-    "agent": ("pick_agent", "switch the agent"),
+    "model": ("pick_model", "switch the model: /model NAME, or pick one"),
+    "agent": ("pick_agent", "switch the agent: /agent NAME, or pick one"),
     "new": ("new_session", "start a new session"),
     "sessions": ("sessions", "browse sessions"),
     "help": ("help", "list every key"),
@@ -98,7 +99,7 @@ class AssistedScreen(AttachmentActions):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+k", "pick_model", "Switch model", priority=True),  # over the composer's kill-line
         Binding("ctrl+l", "pick_agent", "Switch agent"),
-        Binding("f1", "help", "Keys (help)"),
+        Binding("f1", "help", "Help: every key"),
         Binding("ctrl+e", "edit_in_editor", "Edit in $EDITOR", priority=True),
     ]
 
@@ -209,11 +210,49 @@ class AssistedScreen(AttachmentActions):
             return False
         if slash.name == "attach" and slash.arguments:
             return self.attach_command(text)
+        if slash.name in ("model", "agent") and slash.arguments:
+            self._switch_by_name(slash.name, slash.arguments, text)  # the draft stays until it worked
+            return True
         if slash.arguments:
             return False
         self.query_one(Composer).text = ""
         self.call_later(self.run_action, LOCAL_COMMANDS[slash.name][0])
         return True
+
+    @work(group="switch-by-name", exit_on_error=False)
+    async def _switch_by_name(self, kind: str, name: str, draft: str) -> None:
+        """``/model NAME`` or ``/agent NAME``: checked against the live catalog, never sent as text.
+
+        Neither server checks a switch (TRACES.md §6: both answer 204; a bad model fails the next
+        turn, and 1.18.33 then does nothing at all), so a name the catalog lacks is refused here."""
+        catalog = self.catalog
+        if catalog is None:
+            self.notify("Not connected yet — your draft is still in the box.", severity="warning")
+            return
+        shown = one_line(name, 60)
+        if kind == "model":
+            ref, candidates = find_model(await catalog.wait_models(), name)
+            if ref is None:
+                problem = (f"'{shown}' could be {', '.join(candidates[:4])} — type provider/model"
+                           if candidates else f"unknown model '{shown}' — Ctrl+K lists the models")
+                self.notify(problem, severity="error", timeout=8)
+                return
+            self._clear_draft(draft)
+            self._switch_model(ref)
+        else:
+            agent = find_agent(await catalog.wait_agents(), name)
+            if agent is None:
+                self.notify(f"unknown agent '{shown}' — Ctrl+L lists the agents", severity="error",
+                            timeout=8)
+                return
+            self._clear_draft(draft)
+            if agent != self.current_agent():
+                self._switch_agent(agent)
+
+    def _clear_draft(self, draft: str) -> None:
+        composer = self.query_one(Composer)
+        if composer.text.strip() == draft.strip():
+            composer.text = ""
 
     def action_attach_file(self) -> None:
         composer = self.query_one(Composer)
@@ -276,13 +315,16 @@ class AssistedScreen(AttachmentActions):
         if catalog is None:
             self.notify("Not connected yet.", severity="warning")
             return
-        models = await catalog.get("models")
-        if not models:
-            self.notify("Waiting for the server's model catalog…", timeout=3)
-            models = await catalog.wait_models()
-        self.octui.models = models
         recent = StateStore().recent_models()
-        self.app.push_screen(ModelPicker(models, recent, self.current_model()), self._model_chosen)
+        if catalog.has("models"):
+            self.app.push_screen(ModelPicker(catalog.models, recent, self.current_model()),
+                                 self._model_chosen)
+            return
+        picker = ModelPicker(None, recent, self.current_model())  # says it is loading
+        self.app.push_screen(picker, self._model_chosen)
+        models = await catalog.wait_models()
+        self.octui.models = models
+        picker.set_models(models)  # a closed picker just keeps the list
 
     def _model_chosen(self, ref: ModelRef | None) -> None:
         if ref is not None:
@@ -318,8 +360,12 @@ class AssistedScreen(AttachmentActions):
         if catalog is None:
             self.notify("Not connected yet.", severity="warning")
             return
-        agents = await catalog.wait_agents()
-        self.app.push_screen(AgentPicker(agents, self.current_agent()), self._agent_chosen)
+        if catalog.has("agents"):
+            self.app.push_screen(AgentPicker(catalog.agents, self.current_agent()), self._agent_chosen)
+            return
+        picker = AgentPicker(None, self.current_agent())  # says it is loading
+        self.app.push_screen(picker, self._agent_chosen)
+        picker.set_agents(await catalog.wait_agents())
 
     def _agent_chosen(self, agent: str | None) -> None:
         if agent is not None and agent != self.current_agent():

@@ -21,6 +21,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
+from tui.commands import action_label
+
 __all__ = ["HelpRow", "HelpScreen", "binding_rows", "help_sections"]
 
 OUR_PACKAGES = ("widgets.", "tui.")
@@ -46,12 +48,7 @@ def _title(node: DOMNode) -> str:
 
 
 def _describe(binding: Binding) -> str:
-    if binding.description:
-        return binding.description
-    if binding.tooltip:
-        return binding.tooltip
-    name = re.sub(r"\(.*\)$", "", binding.action).replace("_", " ").strip()
-    return name[:1].upper() + name[1:]
+    return action_label(binding)  # the palette's words too (tui/commands.py)
 
 
 def binding_rows(sections: Iterable[tuple[str, BindingsMap]],
@@ -98,7 +95,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help"):
-            yield Static(Content.styled("Keys", "bold"), id="help-title")
+            yield Static(Content.styled("Help: every key", "bold"), id="help-title")
             yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
             yield Static("↑↓ PgUp PgDn scroll · Esc close · Ctrl+P lists every action", id="help-hint")
 

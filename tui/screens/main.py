@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
@@ -16,6 +17,7 @@ from tui.ask_flow import AskFlow
 from tui.client.errors import OctuiError
 from tui.client.stream import StreamState
 from tui.drafts import HOME_KEY, DraftKeeper
+from tui.sanitize import one_line
 from tui.screens.assists import AssistedScreen
 from tui.screens.main_actions import SessionActionKeys
 from tui.screens.main_modes import PermissionModeActions
@@ -31,6 +33,7 @@ from widgets.completion import CompletionMenu
 from widgets.composer import Composer
 from widgets.connection_banner import ConnectionBanner
 from widgets.pending_inputs import PendingInputs
+from widgets.session_header import SessionHeader
 from widgets.status_bar import StatusBar, StatusInfo
 from widgets.subagent_tree import SubagentTree
 from widgets.transcript import Transcript
@@ -86,6 +89,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
+        yield SessionHeader(id="header")
         with Horizontal(id="body"):
             with Vertical(id="main-column"):
                 yield ConnectionBanner(id="banner")
@@ -214,6 +218,29 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             tokens=state.tokens.total if state else 0, cost=state.cost if state else 0,
             context_limit=limit, context_used=state.context_tokens if state else 0,
             asks=len(app.store.asks), mode=self._mode_text())
+        self._refresh_header()
+
+    def _refresh_header(self) -> None:
+        """Which session, where, on which server (a no-op unless one of them changed)."""
+        app = self.octui
+        state = self.state
+        title = state.title if state is not None else "No session"
+        info = state.info if state is not None else None
+        directory = info.location.directory if info and info.location and info.location.directory \
+            else app.spec.directory
+        home = os.path.expanduser("~")
+        if home not in ("", "/", "~") and (directory == home or directory.startswith(home + os.sep)):
+            directory = "~" + directory[len(home):]
+        server = ""
+        if app.client is not None:
+            server = app.client.display_url.split("://", 1)[-1].rstrip("/")
+            if app.local is not None:
+                server = f"local {server}"
+        self.query_one(SessionHeader).show(title, directory, server)
+
+    def show_starting_server(self) -> None:
+        """Boot is starting ``opencode serve`` (a second or two): the banner says so."""
+        self.query_one(ConnectionBanner).show_state("starting")
 
     def connection_changed(self, state: StreamState) -> None:
         self.query_one(ConnectionBanner).show_state(state.phase, state.attempt, state.error)
@@ -225,7 +252,29 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
 
     @work(exclusive=True, group="open-session", exit_on_error=False)
     async def _open_worker(self, session_id: str) -> None:
-        await self.octui.open_session(session_id)
+        known = self.octui.store.sessions.get(session_id)
+        if known is None or not known.loaded:
+            self.show_loading(session_id)
+        if not await self.octui.open_session(session_id):
+            self.restore_view()
+
+    def show_loading(self, session_id: str | None, text: str | None = None, title: str | None = None) -> None:
+        """The screen waits for a session's history: say so instead of showing a blank page."""
+        known = self.octui.store.sessions.get(session_id) if session_id else None
+        if not title:
+            title = known.title if known is not None and known.info is not None else (session_id or "")
+        text = text or f"◌ Loading session “{one_line(title, 80)}”…"
+        self.remember_place()  # where the reader was in the session being left
+        self.query_one(Transcript).show(None, text)
+        self.query_one(SessionHeader).show(title or "…", self.octui.spec.directory,
+                                           self.query_one(SessionHeader).values[2])
+
+    def restore_view(self) -> None:
+        """Loading another session failed (the app said why): show what was there before."""
+        if self.session_id is not None:
+            self.show_session(self.session_id)
+        else:
+            self.show_home()
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:

@@ -31,8 +31,11 @@ class ReadingPlaces(Screen[None]):
 
     def remember_place(self) -> None:
         """Note where the reader is in the session being left."""
-        if self.session_id is not None:
-            self.places[self.session_id] = self.query_one(Transcript).position()
+        transcript = self.query_one(Transcript)
+        # Not while a "loading…" placeholder stands in for it: that is no place in the session.
+        if self.session_id is not None and transcript.state is not None \
+                and transcript.state.id == self.session_id:
+            self.places[self.session_id] = transcript.position()
 
     def place_of(self, session_id: str) -> TranscriptPosition | None:
         return self.places.get(session_id)

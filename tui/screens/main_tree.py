@@ -13,6 +13,7 @@ from tui.state.tree import build_tree
 from widgets.breadcrumb import Breadcrumb
 from widgets.subagent_tree import SubagentTree
 from widgets.tool_row import ToolRow
+from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from tui.app import OctuiApp
@@ -49,6 +50,7 @@ class SubagentNavigation(Screen[None]):
             return
         store = self.octui.store
         root = store.root_of(sid)
+        states: dict[str, str] = {}
         if self.tree_forced is None and not self._may_have_children(root):
             tree.display = False  # the common case: no subagents, no tree to build
         else:
@@ -58,6 +60,10 @@ class SubagentNavigation(Screen[None]):
             tree.display = show
             if show:
                 tree.show_tree(node, sid)
+            here = node.find(sid)
+            states = {child.session_id: child.status for child in here.children} if here else {}
+        # The transcript's subagent rows say what the tree says about each child.
+        self.query_one(Transcript).set_child_states(states)
         path = tree_nav.breadcrumb(store, sid)
         crumbs.display = len(path) > 1
         if len(path) > 1:

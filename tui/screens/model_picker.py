@@ -24,7 +24,7 @@ from tui.mentions import fuzzy_filter
 from tui.protocol.models import ModelInfo, ModelRef
 from tui.sanitize import one_line
 
-__all__ = ["ModelPicker", "PickerEntry", "PickerScreen", "model_entries"]
+__all__ = ["ModelPicker", "PickerEntry", "PickerScreen", "humane_count", "model_entries"]
 
 T = TypeVar("T")
 
@@ -56,13 +56,17 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
         Binding("pageup", "move(-8)", "Page up", show=False),
     ]
 
-    def __init__(self, title: str, entries: Sequence[PickerEntry[T]], *, empty: str = "Nothing to choose",
+    def __init__(self, title: str, entries: Sequence[PickerEntry[T]] | None, *,
+                 empty: str = "Nothing to choose", loading: str = "◌ Loading…",
                  hint: str = "type to filter · ↑↓ move · Enter choose · Esc close") -> None:
         super().__init__()
         self.title_text = title
-        self.entries = list(entries)
+        self.fetching = entries is None
+        """True until ``set_entries``: the list is still being fetched (the dialog says so)."""
+        self.entries = list(entries or ())
         self.shown: list[PickerEntry[T]] = []
         self.empty = empty
+        self.loading_text = loading
         self.hint = hint
 
     def compose(self) -> ComposeResult:
@@ -75,6 +79,13 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
     def on_mount(self) -> None:
         self._fill("")
         self.query_one(Input).focus()
+
+    def set_entries(self, entries: Sequence[PickerEntry[T]]) -> None:
+        """The list has arrived: show it (filtered by whatever was typed meanwhile)."""
+        self.fetching = False
+        self.entries = list(entries)
+        if self.is_mounted:
+            self._fill(self.query_one(Input).value)
 
     @on(Input.Changed, "#picker-filter")
     def _filter(self, event: Input.Changed) -> None:
@@ -94,11 +105,12 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
         for index, entry in enumerate(self.shown):
             if grouped and entry.group and entry.group != group:
                 group = entry.group
-                rows.append(Option(Content.styled(group, "bold $text-muted"), disabled=True,
+                rows.append(Option(Content.styled(group, "bold $foreground-muted"), disabled=True,
                                    id=f"group-{index}"))
             rows.append(Option(self._row(entry), id=str(index)))
         if not self.shown:
-            rows.append(Option(Content.styled(self.empty, "$text-muted"), disabled=True))
+            placeholder = self.loading_text if self.fetching else self.empty
+            rows.append(Option(Content.styled(placeholder, "$foreground-muted"), disabled=True))
         options.add_options(rows)
         current = next((i for i, e in enumerate(self.shown) if e.current), 0) if grouped else 0
         self._highlight(current)
@@ -115,7 +127,7 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
         mark = "● " if entry.current else "  "
         parts: list[Any] = [(mark, "$success"), (one_line(entry.label, 60), "bold")]
         if entry.detail:
-            parts += ["  ", (one_line(entry.detail, 80), "$text-muted")]
+            parts += ["  ", (one_line(entry.detail, 80), "$foreground-muted")]
         return Content.assemble(*parts)
 
     def _selected_index(self) -> int | None:
@@ -145,10 +157,19 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
         self.dismiss(None)
 
 
+def humane_count(value: float) -> str:
+    """A context size as people say it: ``262144`` -> ``262k``, ``1048576`` -> ``1M``,
+    ``1_500_000`` -> ``1.5M``, ``128000`` -> ``128k``, ``999`` -> ``999``."""
+    if value >= 999_500:
+        millions = round(value / 1_000_000, 1)
+        return f"{millions:g}M"
+    if value >= 1000:
+        return f"{round(value / 1000):g}k"
+    return f"{round(value):g}"
+
+
 def _context(limit: float) -> str:
-    if limit >= 1_000_000:
-        return f"{limit / 1_000_000:g}M ctx"
-    return f"{limit / 1000:g}k ctx" if limit else ""
+    return f"{humane_count(limit)} ctx" if limit > 0 else ""
 
 
 def _variants(model: ModelInfo) -> list[str]:
@@ -193,7 +214,15 @@ def model_entries(models: Sequence[ModelInfo], recent: Sequence[ModelRef] = (),
 class ModelPicker(PickerScreen[ModelRef]):
     """Choose a model; dismisses with a ``ModelRef`` (with ``variant`` for a variant row)."""
 
-    def __init__(self, models: Sequence[ModelInfo], recent: Sequence[ModelRef] = (),
+    def __init__(self, models: Sequence[ModelInfo] | None, recent: Sequence[ModelRef] = (),
                  current: ModelRef | None = None) -> None:
-        super().__init__("Switch model", model_entries(models, recent, current),
-                         empty="No models available — is a provider configured?")
+        """``models`` None: the catalog is still loading; ``set_models`` fills the list."""
+        super().__init__("Switch model",
+                         None if models is None else model_entries(models, recent, current),
+                         empty="No models available — is a provider configured?",
+                         loading="◌ Loading the model list…")
+        self._recent = list(recent)
+        self._current_model = current
+
+    def set_models(self, models: Sequence[ModelInfo]) -> None:
+        self.set_entries(model_entries(models, self._recent, self._current_model))

@@ -59,7 +59,7 @@ class RevertScreen(ModalScreen[RevertChoice | None]):
                                           if self.reverted_messages else ""), id="action-title")
             prompt = one_line(self.prompt, 300) or "(empty prompt)"
             yield Static(Content.assemble(("Back to: ", "dim"), prompt), id="revert-prompt")
-            yield Static(Content.assemble(("Files restored from snapshots", "bold $text-muted")),
+            yield Static(Content.assemble(("Files restored from snapshots", "bold $foreground-muted")),
                          classes="section-title")
             with VerticalScroll(id="revert-files"):
                 if self.files:

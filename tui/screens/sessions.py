@@ -154,7 +154,7 @@ class SessionsScreen(Screen[str | None]):
         yield Static("", id="sessions-status")
         yield SessionList(id="sessions-list")
         yield Static(EMPTY_TEXT, id="sessions-empty")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # 80 columns: the keys above come first
 
     def on_mount(self) -> None:
         self.query_one("#sessions-empty").display = False
@@ -182,7 +182,7 @@ class SessionsScreen(Screen[str | None]):
     async def _load(self, cursor: str | None, append: bool) -> None:
         search = self.search_text.strip() or None
         if not append:
-            self._set_status(f"Searching “{one_line(search, 60)}”…" if search else "Loading…")
+            self._set_status(f"Searching “{one_line(search, 60)}”…" if search else "◌ Loading sessions…")
         try:
             page, next_cursor = await self.loader.load(cursor, search, self.roots_only)
         except asyncio.CancelledError:

@@ -98,7 +98,13 @@ def _execution_failed(state: SessionState, event: Event) -> list[Change]:
     changes = _set_busy(state, False)
     last = next((m for m in reversed(state.messages.values()) if m.role == "assistant"), None)
     if last is None or last.error is None:
-        changes += _notice(state, event, payload.error.message or "execution failed", error=payload.error)
+        # No step failed first (2.x ``provider.no-route``): the turn never reached a model, so
+        # the notice names the session's selected one.
+        notice = _notice(state, event, payload.error.message or "execution failed", error=payload.error)
+        for item in notice:
+            failed = state.messages[item.message_id or ""]
+            failed.model = state.info.model if state.info is not None else None
+            changes += [item, Change("failed", state.id, failed.id)]
     return changes
 
 
@@ -107,7 +113,13 @@ def _retry(state: SessionState, event: Event) -> list[Change]:
     payload = event.payload
     assert isinstance(payload, ev.RetryScheduled)
     state.status_note = f"retrying (attempt {payload.attempt}): {payload.error.message}"
-    return [_touch(state)]
+    changes = [_touch(state)]
+    failed = state.messages.get(payload.assistantMessageID)
+    if failed is not None and failed.error is not None and not failed.metadata.get("retried"):
+        failed.metadata = {**failed.metadata, "retried": True}  # its error is not the turn's end
+        failed.version += 1
+        changes.append(change("message", state.id, failed.id))
+    return changes
 
 
 @handles(ev.UsageUpdated)
@@ -130,6 +142,8 @@ def _step_started(state: SessionState, event: Event) -> list[Change]:
     msg.model = payload.model if payload.model.id else msg.model
     msg.finish = None  # a retried step reuses the id
     msg.error = None
+    if "retried" in msg.metadata:
+        msg.metadata = {k: v for k, v in msg.metadata.items() if k != "retried"}
     msg.time_completed = None
     msg.version += 1
     return changes + [change("message", state.id, msg.id)] + _set_busy(state, True)
@@ -168,6 +182,7 @@ def _step_failed(state: SessionState, event: Event) -> list[Change]:
     changes += _settle_message(msg, payload.error)
     msg.version += 1
     changes.append(change("message", state.id, msg.id))
+    changes.append(Change("failed", state.id, msg.id))  # the controller logs it (tui/failures.py)
     recount_usage(state)
     return changes + _set_busy(state, False)
 

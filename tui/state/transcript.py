@@ -214,7 +214,8 @@ class Change:
     sessions), ``message`` (added or replaced ``message_id``), ``part`` (``part_key`` of
     ``message_id`` changed), ``transcript`` (whole transcript of ``session_id`` rebuilt), ``asks``
     (pending asks changed; ``part_key`` = ask id), ``toast`` (``detail`` = text), ``prompt.append``,
-    ``command``, ``select``.
+    ``command``, ``select``, ``failed`` (a live ``step.failed``/``execution.failed`` turned
+    ``message_id`` into a failure: logged).
     """
 
     kind: str

@@ -24,6 +24,8 @@ class BodyOptions:
     """Show every output line instead of the capped tail."""
     split: bool | None = None
     """Forced diff layout, or ``None`` for automatic by width."""
+    child_status: str | None = None
+    """A subagent call: its child session's real status (``tui.state.tree.NodeStatus``)."""
 
 
 Renderer = Callable[[ToolCall, BodyOptions], list[Widget]]

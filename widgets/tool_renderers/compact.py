@@ -24,7 +24,7 @@ def _todos(call: ToolCall) -> list[Widget]:
         status = str(todo.get("status", ""))
         mark = _TODO_MARKS.get(status, "○")
         text = one_line(str(todo.get("content", "")), 200)
-        style = "$text-muted strike" if status in ("completed", "cancelled") else ""
+        style = "$foreground-muted strike" if status in ("completed", "cancelled") else ""
         rows.append(Content.assemble(f"{mark} ", (text, style)))
     return [Static(Content("\n").join(rows), classes="-text")] if rows else []
 

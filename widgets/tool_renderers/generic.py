@@ -17,7 +17,7 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
     widgets: list[Widget] = []
     pairs = input_pairs(call)
     if pairs:
-        rows = [Content.assemble((f"{key}: ", "bold $text-muted"), value) for key, value in pairs]
+        rows = [Content.assemble((f"{key}: ", "bold $foreground-muted"), value) for key, value in pairs]
         widgets.append(Static(Content("\n").join(rows), classes="-input"))
     if text := call.output_text:
         widgets.append(TerminalOutput(clean_text(text), show_all=options.show_all, classes="-plain"))

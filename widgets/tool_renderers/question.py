@@ -26,7 +26,7 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
         labels = [one_line(str(o.get("label", "")), 60) for o in opts if isinstance(o, dict)] \
             if isinstance(opts, list) else []
         if labels:
-            rows.append(Content.styled("  options: " + " · ".join(labels), "$text-muted"))
+            rows.append(Content.styled("  options: " + " · ".join(labels), "$foreground-muted"))
         if index < len(answers):
             rows.append(Content.assemble(("  → ", "$text-success"), ", ".join(answers[index])))
     status = {"waiting": "waiting for an answer", "rejected": "rejected (no answer given)"}

@@ -11,16 +11,20 @@ from tui.state.transcript import ToolCall
 from tui.tools import subagent_status, subagent_text
 from widgets.tool_renderers import BodyOptions, text_block
 
+MUTED = "$foreground-muted"
+
 
 def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
     child = call.child_session_id
     data = call.input if isinstance(call.input, dict) else {}
     agent = one_line(str(data.get("agent") or data.get("subagent_type") or ""), 40)
+    # Every gap ends a segment (or stands alone), never starts one: a renderer that trims a
+    # segment's leading blanks cannot run two fields together.
     line = Content.assemble(
-        ("agent ", "$text-muted"), (agent or "?", "bold"), ("  status ", "$text-muted"),
-        subagent_status(call), ("  child ", "$text-muted"),
-        (one_line(child, 60), "underline $text-primary") if child else ("not linked", "$text-muted"),
-        ("  (enter: open)" if child else "", "$text-muted"),
+        ("agent ", MUTED), (f"{agent or '?'} ", "bold"), ("· ", MUTED),
+        (f"{subagent_status(call, options.child_status)} ", "bold"), ("· ", MUTED),
+        *((("child ", MUTED), (one_line(child, 60), "underline $text-primary"), " ",
+           ("· Enter opens it", MUTED)) if child else (("no child session yet", MUTED),)),
     )
     widgets: list[Widget] = [Static(line, classes="-subagent")]
     if call.finished and (text := subagent_text(call)):

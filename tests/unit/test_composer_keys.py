@@ -1,0 +1,66 @@
+"""The composer's own keys act in key order, even when the keys arrive together.
+
+A terminal delivers what is typed fast in one read, so Ctrl+J and the letters after it reach the
+app back to back. As a plain binding, Ctrl+J ran only after its key had bubbled up the DOM, and
+the letters landed first: "one", Ctrl+J, "two" gave "onetwo\\n". The keys here are posted in one go,
+with no pause between them, as the driver does with one read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import events
+from textual.pilot import Pilot
+
+from tests.snapshots.main_app import MainApp, frozen, wait_connected
+from widgets.composer import Composer
+
+
+def burst(app: MainApp, *keys: str) -> None:
+    """Post every key at once (no pause, no waiting for the previous one to be handled)."""
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+async def composer_after(pilot: Pilot[Any], *keys: str) -> Composer:
+    app = pilot.app
+    assert isinstance(app, MainApp)
+    await wait_connected(pilot)
+    composer = app.screen_main().query_one(Composer)
+    composer.focus()
+    await pilot.pause()
+    burst(app, *keys)
+    await pilot.pause(0.2)
+    await pilot.pause()
+    return composer
+
+
+async def test_ctrl_j_then_text_at_once_keeps_the_order() -> None:
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(100, 24)) as pilot:
+            composer = await composer_after(pilot, *"one", "ctrl+j", *"two", "ctrl+j", *"three")
+            assert composer.text == "one\ntwo\nthree"
+
+
+async def test_shift_enter_too() -> None:
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(100, 24)) as pilot:
+            composer = await composer_after(pilot, "a", "shift+enter", "b", "shift+enter", "c")
+            assert composer.text == "a\nb\nc"
+
+
+async def test_alt_enter_queues_only_what_was_typed_before_it() -> None:
+    with frozen():
+        app = MainApp()
+        sent: dict[int, tuple[str, str]] = {}  # the hook sees a message at every hop it bubbles
+
+        def hook(message: object) -> None:
+            if isinstance(message, Composer.Submitted):
+                sent[id(message)] = (message.text, message.delivery)
+
+        async with app.run_test(size=(100, 24), message_hook=hook) as pilot:
+            await composer_after(pilot, *"first", "alt+enter", *"late")
+            assert list(sent.values()) == [("first", "queue")]

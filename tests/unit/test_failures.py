@@ -1,0 +1,142 @@
+"""A failed turn names the model and provider, the server's cause and the fix, and is logged.
+
+The frames are the ones the servers really send: 1.18.33 with its provider on a closed port
+(recorded from ``opencode serve``; the e2e test ``test_failures_real_server`` checks it live) and
+2.x as TRACES.md §6 and §9 record (``provider.no-route`` with no step; a rate limit that is
+retried; a mid-stream error chunk).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from tui.client.http import OpenCodeClient
+from tui.controller import Controller
+from tui.failures import FIX, failure_fix, failure_headline
+from tui.protocol.dialect import Dialect
+from tui.protocol.models import ModelRef, StructuredError
+from tui.state.store import Store
+from tui.state.transcript import Change, Message
+from widgets.message_view import failure_text
+
+SID = "ses_dc36b614dffeyZAj9vEm0XOBwP"
+AMID = "msg_23c94a185001zdwkGEpVijkXNd"
+
+
+def preview_frames() -> list[dict[str, Any]]:
+    """1.18.33, provider ``mock`` pointed at a closed port: the whole turn as the stream had it."""
+    durable = {"aggregateID": SID, "version": 1}
+    return [
+        {"id": "evt_1", "type": "session.created", "durable": durable | {"seq": 0},
+         "data": {"sessionID": SID, "info": {"id": SID, "title": "New session", "directory": "/p",
+                                             "time": {"created": 1, "updated": 1}}}},
+        {"id": "evt_2", "type": "session.next.prompted", "durable": durable | {"seq": 2},
+         "data": {"timestamp": 2, "sessionID": SID, "messageID": "msg_user",
+                  "prompt": {"text": "hello"}, "delivery": "steer"}},
+        {"id": "evt_3", "type": "session.next.step.started", "durable": durable | {"seq": 3},
+         "data": {"timestamp": 3, "sessionID": SID, "assistantMessageID": AMID, "agent": "build",
+                  "model": {"id": "fake-model", "providerID": "mock"}, "snapshot": "7cc2bab"}},
+        {"id": "evt_4", "type": "session.next.step.failed", "durable": durable | {"seq": 4, "version": 2},
+         "data": {"timestamp": 4, "sessionID": SID, "assistantMessageID": AMID,
+                  "error": {"type": "unknown", "message": "HTTP transport failed"}}},
+    ]
+
+
+def v2_no_route_frames() -> list[dict[str, Any]]:
+    def frame(n: int, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        return {"id": f"evt_{n}", "created": n, "type": kind,
+                "durable": {"aggregateID": "ses_v2", "seq": n, "version": 1},
+                "data": {"sessionID": "ses_v2", **data}}
+
+    return [
+        frame(1, "session.created", {"info": {"id": "ses_v2", "title": "t"}}),
+        frame(2, "session.model.selected", {"model": {"id": "nope", "providerID": "nope"}}),
+        frame(3, "session.execution.started", {}),
+        frame(4, "session.execution.failed",
+              {"error": {"type": "provider.no-route", "message": "Model unavailable: nope/nope"}}),
+    ]
+
+
+def controller(dialect: Dialect) -> tuple[Controller, list[Change]]:
+    client = OpenCodeClient("http://127.0.0.1:9")  # never contacted: frames are fed by hand
+    client.dialect = dialect
+    changes: list[Change] = []
+    return Controller(client, Store(), changes.extend, lambda state: None), changes
+
+
+def failed_message(store: Store, session_id: str) -> Message:
+    found = [m for m in store.session(session_id).messages.values() if m.error is not None]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_preview_provider_unreachable_names_model_cause_and_fix(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="octui")
+    ctl, changes = controller(Dialect.PREVIEW)
+    for frame in preview_frames():
+        ctl._ingest(frame)
+    msg = failed_message(ctl.store, SID)
+    shown = failure_text(msg).plain
+    assert shown.splitlines() == [
+        "✗ model fake-model (provider mock) failed: HTTP transport failed", FIX]
+    assert "Ctrl+K" in shown and "opencode auth login" in shown
+    assert Change("failed", SID, AMID) in changes
+    logged = [r.getMessage() for r in caplog.records if r.name == "octui"]
+    assert logged == [f"turn failed in {SID}: model fake-model (provider mock): "
+                      "HTTP transport failed [type unknown]"]
+
+
+def test_v2_no_route_has_no_step_so_the_selected_model_is_named(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="octui")
+    ctl, _ = controller(Dialect.V2)
+    for frame in v2_no_route_frames():
+        ctl._ingest(frame)
+    msg = failed_message(ctl.store, "ses_v2")
+    assert msg.role == "notice"
+    assert failure_text(msg).plain.splitlines()[0] == (
+        "✗ model nope (provider nope) failed: Model unavailable: nope/nope [provider.no-route]")
+    assert any("Model unavailable: nope/nope [type provider.no-route]" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_a_retried_step_says_so_and_offers_no_fix() -> None:
+    ctl, _ = controller(Dialect.V2)
+    base = {"sessionID": "ses_r", "assistantMessageID": "msg_a"}
+    error = {"type": "provider.invalid-output", "message": "The provider response ended unexpectedly."}
+    for n, (kind, data) in enumerate([
+        ("session.step.started", base | {"agent": "build", "model": {"id": "m", "providerID": "p"}}),
+        ("session.step.failed", base | {"error": error}),
+        ("session.retry.scheduled", base | {"attempt": 2, "at": 5, "error": error}),
+    ], start=1):
+        ctl._ingest({"id": f"evt_{n}", "created": n, "type": kind,
+                     "durable": {"aggregateID": "ses_r", "seq": n, "version": 1}, "data": data})
+    msg = failed_message(ctl.store, "ses_r")
+    assert failure_text(msg).plain == (
+        "✗ model m (provider p) failed: The provider response ended unexpectedly. "
+        "[provider.invalid-output] — retried")
+
+
+@pytest.mark.parametrize(("error", "model", "headline"), [
+    (StructuredError(type="provider.rate-limit", message="Provider request failed with HTTP 429: slow down"),
+     ModelRef(id="gpt", providerID="openai", variant="high"),
+     "✗ model gpt#high (provider openai) failed: Provider request failed with HTTP 429: slow down "
+     "[provider.rate-limit]"),
+    (StructuredError(type="provider.unknown", message="fake mid-stream failure"), None,
+     "✗ The turn failed: fake mid-stream failure [provider.unknown]"),
+    (StructuredError(type="unknown", message=""), ModelRef(id="x", providerID="y"),
+     "✗ model x (provider y) failed: unknown"),
+    (StructuredError(type="aborted", message="Step interrupted"), ModelRef(id="x", providerID="y"),
+     "✗ Step interrupted [aborted]"),
+])
+def test_headlines(error: StructuredError, model: ModelRef | None, headline: str) -> None:
+    assert failure_headline(error, model) == headline
+    assert (failure_fix(error) is None) == (error.type == "aborted")
+
+
+def test_hostile_server_text_stays_one_inert_line() -> None:
+    error = StructuredError(type="unknown", message="bad\x1b]0;pwned\x07\nnext line")
+    headline = failure_headline(error, ModelRef(id="m\x1b[31m", providerID="p"))
+    assert "\x1b" not in headline and "\n" not in headline

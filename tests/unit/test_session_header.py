@@ -1,0 +1,95 @@
+"""The session header: title, directory and server on one line, degrading to fit a narrow terminal."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.snapshots.main_app import DIRECTORY, MainApp, frozen, settle, wait_connected
+from tui.demo import assistant, text, user
+from widgets.session_header import SessionHeader, header_content, middle_ellipsis
+
+TITLE = "Refactor the auth middleware"
+LONG_DIR = "/home/someone/work/clients/acme/monorepo/services/payments-gateway"
+SERVER = "127.0.0.1:4096"
+
+
+def test_everything_fits_at_120() -> None:
+    line = header_content(TITLE, "/home/demo/project", SERVER, 118).plain
+    assert line.startswith(f"{TITLE}  /home/demo/project")
+    assert line.endswith(SERVER) and len(line) == 118
+
+
+def test_at_80_the_server_goes_before_the_directory_is_cut() -> None:
+    line = header_content(TITLE, LONG_DIR, SERVER, 78).plain
+    assert SERVER not in line
+    assert line.startswith(f"{TITLE}  /home/")
+    assert line.endswith("/payments-gateway") and "…" in line
+    assert len(line) == 78
+
+
+def test_server_stays_while_it_fits() -> None:
+    line = header_content(TITLE, "/home/demo/project", SERVER, 78).plain
+    assert line.endswith(SERVER)
+
+
+def test_very_narrow_shortens_the_title_then_drops_the_directory() -> None:
+    line = header_content("A very long session title that goes on and on", LONG_DIR, SERVER, 40).plain
+    assert len(line) <= 40 and "…" in line and line.startswith("A very long")
+    tiny = header_content("A very long session title that goes on and on", LONG_DIR, SERVER, 20).plain
+    assert len(tiny) <= 20 and "/" not in tiny
+
+
+@pytest.mark.parametrize("width", [1, 2, 5, 12, 17, 30])
+def test_middle_ellipsis_keeps_the_width_and_the_last_folder(width: int) -> None:
+    cut = middle_ellipsis("/home/demo/project", width)
+    assert len(cut) == min(width, len("/home/demo/project"))
+    if width >= 12:
+        assert cut.endswith("/project")
+
+
+def test_server_text_is_one_inert_line() -> None:
+    line = header_content("evil\x1b]0;t\x07\ntitle", "/tmp", SERVER, 80).plain
+    assert "\x1b" not in line and "\n" not in line
+
+
+async def test_main_screen_shows_the_open_session_and_repaints_only_on_change() -> None:
+    with frozen():
+        app = MainApp()
+        info = app.server.seed_session(TITLE, [user("hi"), assistant(text("hello"))])
+        app.spec.session_id = str(info["id"])
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_connected(pilot)
+            header = app.screen_main().query_one(SessionHeader)
+            assert header.values == (TITLE, DIRECTORY, "demo.invalid")
+            assert header.render_line(0).text.strip().startswith(f"{TITLE}  {DIRECTORY}")
+            updates: list[object] = []
+            original = header.update
+            header.update = lambda *a, **k: (updates.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+            for _ in range(5):
+                app.screen_main().refresh_status()
+            assert updates == []  # nothing changed: no repaint
+            app.server.emit("session.renamed", {"sessionID": info["id"], "title": "Renamed"})
+            await settle(pilot)
+            assert header.values[0] == "Renamed" and len(updates) == 1
+
+
+async def test_the_status_bar_drops_details_to_fit_80_columns() -> None:
+    from widgets.status_bar import StatusBar, StatusInfo
+
+    info = StatusInfo(connection="connected", server="1.18 preview 1.18.33", agent="build",
+                      model="anthropic/claude-sonnet-4-5", busy=True, tokens=6_700, cost=0.0036,
+                      context_limit=200_000, context_used=4_000, asks=2, mode="auto-accept edits")
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_connected(pilot)
+            bar = app.screen_main().query_one(StatusBar)
+            bar.info = info
+            await pilot.pause()
+            line = bar.render_line(0).text.rstrip()
+            assert len(line) <= 80 and line.endswith("⚑ 2 waiting")  # whole, never cut mid-part
+            assert "connected" in line and "busy" in line and "auto-accept edits" in line
+            assert "$0.0036" not in line  # the cost went first
+            await pilot.resize_terminal(200, 24)
+            await pilot.pause()
+            assert "$0.0036" in bar.render_line(0).text
