@@ -20,9 +20,8 @@ from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import EventStream, StreamState
 from tui.history_pager import HistoryPager
-from tui.protocol.dialect import PREVIEW_PREFIXES, Dialect, Normaliser
+from tui.protocol.dialects import Dialect, FrameNormaliser, detect
 from tui.protocol.events import ProtocolError, parse_event
-from tui.protocol.frames import plain_delta
 from tui.protocol.models import FormInfo, ModelRef, PermissionReply, PermissionRequest, SessionInfo
 from tui.session_loading import SessionLoading
 from tui.state.store import Store
@@ -38,7 +37,8 @@ ACTIVE_POLL_S = 4.0  # busy sessions with a silent stream are re-checked this of
 SHELL_POLL_S = 0.5  # live output of a running v2 shell is fetched this often
 SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
 SHELL_KEEP_CHARS = 1_000_000
-_V2, _PREVIEW = Dialect.V2, Dialect.PREVIEW  # a plain global read: Enum member lookup is slow per frame
+_MARKERS = detect.EVENT_MARKERS  # event types (and prefixes) that only one generation sends
+_MARKER_PREFIXES = detect.MARKER_PREFIXES
 
 
 class Controller(SessionLoading):
@@ -53,7 +53,10 @@ class Controller(SessionLoading):
         self.on_changes: ChangeSink = self._reviewed(on_changes)
         self._unreviewed = on_changes  # text/reasoning delta changes: nothing to review or follow
         self.on_state = on_state
-        self.normaliser = Normaliser()
+        # Frames of the connected generation -> pinned v2 frames; rebuilt when the generation
+        # changes (detected late, from an event name or a route's 404).
+        self._frames_of: Dialect | None = None
+        self._frames: FrameNormaliser | None = None
         self.current: str | None = None
         self.stream = EventStream(client, self._on_frame, self._on_stream_state,
                                   heartbeat_timeout=heartbeat_timeout, on_warning=self._warn)
@@ -108,17 +111,18 @@ class Controller(SessionLoading):
         try:
             if not isinstance(frame, dict):
                 raise ProtocolError(f"event frame is a {type(frame).__name__}, not an object")
-            if client.dialect is _V2:
-                kind = frame.get("type")
-                if isinstance(kind, str) and kind.startswith(PREVIEW_PREFIXES):
-                    client.dialect = Dialect.PREVIEW  # the health probe guessed wrong
-            preview = client.dialect is _PREVIEW
+            kind = frame.get("type")
+            if type(kind) is str and (kind in _MARKERS or kind.startswith(_MARKER_PREFIXES)):
+                self._heard(kind)  # a type only one generation sends: that is the server's
+            frames = self._frames
+            if frames is None or self._frames_of is not client.dialect:
+                frames = self._frames_for(client.dialect)
             # Most frames are deltas for a part the store has: those need no event object.
-            fast = self.normaliser.plain_delta(frame) if preview else plain_delta(frame)
+            fast = frames.plain_delta(frame)
             changes = None if fast is None else self.store.apply_delta(*fast)
             if changes is None:
-                if preview:
-                    frame = self.normaliser.event(frame)
+                if not frames.identity:
+                    frame = frames.event(frame)
                     if frame is None:
                         return
                 event = parse_event(frame)
@@ -138,6 +142,19 @@ class Controller(SessionLoading):
         elif event is not None and event.is_unknown and self.store.warnings:
             log.info("%s", self.store.warnings[-1])  # unknown events never change anything
 
+    def _frames_for(self, dialect: Dialect) -> FrameNormaliser:
+        self._frames_of = dialect
+        self._frames = dialect.frames()
+        return self._frames
+
+    def _heard(self, kind: str) -> None:
+        """The stream names the generation: follow it (the health probe only knows the family,
+        and a server without ``/openapi.json`` is told apart only here)."""
+        found = detect.from_event_type(kind)
+        if found is not None and found is not self.client.dialect:
+            log.info("event %s: the server speaks %s, not %s", kind, found.label, self.client.dialect.label)
+            self.client.dialect = found
+
     def _follow_up(self, changes: list[Change]) -> None:
         for change in changes:
             kind = change.kind
@@ -153,7 +170,7 @@ class Controller(SessionLoading):
     # ---------------------------------------------------------------- live shell output
     def _maybe_follow_shell(self, change: Change) -> None:
         """v2 shells report a ``shellID`` while running: poll its output until the tool ends."""
-        if self.client.dialect is not Dialect.V2 or not change.session_id or not change.message_id:
+        if not self.client.dialect.caps.shell_output or not change.session_id or not change.message_id:
             return
         call = self._call(change.session_id, change.message_id, (change.part_key or "")[5:])
         if call is None or call.finished or call.shell_id is None:
@@ -244,7 +261,7 @@ class Controller(SessionLoading):
         try:
             permissions = await self.client.pending_permissions()
             questions = await self.client.pending_questions()
-            forms = await self.client.pending_forms() if self.client.dialect is Dialect.V2 else None
+            forms = await self.client.pending_forms() if self.client.dialect.caps.forms else None
         except OctuiError as exc:
             self._warn(f"could not load pending asks: {exc}")
             return []
@@ -316,7 +333,7 @@ class Controller(SessionLoading):
                 with contextlib.suppress(OctuiError):
                     if isinstance(ask, PermissionRequest):
                         await self.client.permission_reply(session_id, ask.id, "reject")
-                    elif self.client.dialect is Dialect.V2 and isinstance(ask, FormInfo):
+                    elif self.client.dialect.caps.forms and isinstance(ask, FormInfo):
                         await self.client.form_cancel(session_id, ask.id)
             await self.client.interrupt(session_id)
         self._spawn(self._check_active_soon())
