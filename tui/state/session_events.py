@@ -69,6 +69,8 @@ def _status(state: SessionState, event: Event) -> list[Change]:
     payload = event.payload
     assert isinstance(payload, ev.SessionStatus)
     status = payload.status
+    if status.type == "idle":
+        state.executing = False
     changes = _set_busy(state, status.type != "idle")
     note = None
     if status.type == "retry":
@@ -83,18 +85,28 @@ def _status(state: SessionState, event: Event) -> list[Change]:
 
 @handles(ev.SessionIdle, ev.ExecutionSucceeded, ev.ExecutionInterrupted)
 def _idle(state: SessionState, event: Event) -> list[Change]:
+    state.executing = False
     return _set_busy(state, False)
 
 
 @handles(ev.ExecutionStarted)
 def _execution_started(state: SessionState, event: Event) -> list[Change]:
+    # 2.x runs several steps in one execution (a steer waits for the step to end, a retry starts
+    # a new one): a step's end is not the turn's end while the execution runs.
+    state.executing = True
     return _set_busy(state, True)
+
+
+def _step_over(state: SessionState) -> list[Change]:
+    """A step ended: idle now only where no execution frames the steps (1.18)."""
+    return [] if state.executing else _set_busy(state, False)
 
 
 @handles(ev.ExecutionFailed)
 def _execution_failed(state: SessionState, event: Event) -> list[Change]:
     payload = event.payload
     assert isinstance(payload, ev.ExecutionFailed)
+    state.executing = False
     changes = _set_busy(state, False)
     last = next((m for m in reversed(state.messages.values()) if m.role == "assistant"), None)
     if last is None or last.error is None:
@@ -132,6 +144,9 @@ def _step_started(state: SessionState, event: Event) -> list[Change]:
     msg.error = None
     msg.time_completed = None
     msg.version += 1
+    if state.status_note and state.status_note.startswith("retrying"):
+        state.status_note = None  # the retry has begun
+        changes.append(_touch(state))
     return changes + [change("message", state.id, msg.id)] + _set_busy(state, True)
 
 
@@ -149,7 +164,7 @@ def _step_ended(state: SessionState, event: Event) -> list[Change]:
     recount_usage(state)
     changes.append(_touch(state))
     if payload.finish != "tool-calls":
-        changes += _set_busy(state, False)
+        changes += _step_over(state)
     return changes
 
 
@@ -169,7 +184,7 @@ def _step_failed(state: SessionState, event: Event) -> list[Change]:
     msg.version += 1
     changes.append(change("message", state.id, msg.id))
     recount_usage(state)
-    return changes + _set_busy(state, False)
+    return changes + _step_over(state)
 
 
 # ------------------------------------------------------------------ text / reasoning

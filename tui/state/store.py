@@ -194,18 +194,18 @@ class Store:
         return [Change("message", session_id, msg.id), Change("session", session_id)]
 
     def set_inbox(self, session_id: str, items: Iterable[dict[str, Any]]) -> list[Change]:
-        """v2 ``GET …/inbox``: the pending prompts, replacing what the stream told us."""
+        """The pending-input list (``Session.Inbox.*`` items, whatever the generation's route),
+        replacing what the stream told us."""
         state = self.session(session_id)
         fresh: dict[str, PendingInput] = {}
         for item in items:
             inbox_id = item.get("id")
-            payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
+            payload = item.get("payload")
             if not isinstance(inbox_id, str) or inbox_id in state.messages:
                 continue
-            text = payload.get("text") if isinstance(payload, dict) else None
-            fresh[inbox_id] = PendingInput(
-                id=inbox_id, text=text if isinstance(text, str) else "",
-                delivery=str(item.get("delivery") or "steer"), kind=str(item.get("type") or "user"))
+            fresh[inbox_id] = session_entries.pending_input(
+                inbox_id, str(item.get("type") or "user"), payload if isinstance(payload, dict) else {},
+                str(item.get("delivery") or "steer"))
         if [(p.id, p.delivery) for p in fresh.values()] == \
                 [(p.id, p.delivery) for p in state.inbox.values()]:
             return []
@@ -222,6 +222,8 @@ class Store:
                 continue
             state = self.session(sid)
             busy = sid in ids
+            if not busy:
+                state.executing = False  # the server says idle: an execution end we missed
             if state.busy != busy:
                 state.busy = busy
                 if not busy:

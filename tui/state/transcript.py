@@ -152,7 +152,9 @@ class PendingInput:
     id: str
     text: str
     delivery: str = "steer"
-    kind: str = "user"
+    kind: str = "user"  # user | synthetic | compaction | move
+    description: str | None = None  # synthetic items (e.g. a background subagent's report)
+    metadata: dict[str, Any] = field(default_factory=dict)  # synthetic: {source, childID, state…}
 
 
 @dataclass
@@ -164,6 +166,7 @@ class SessionState:
     messages: dict[str, Message] = field(default_factory=dict)
     inbox: dict[str, PendingInput] = field(default_factory=dict)
     busy: bool = False
+    executing: bool = False  # 2.x: between execution.started and its end (steps come and go inside)
     status_note: str | None = None  # retry countdowns and similar
     cost: float = 0
     tokens: TokenUsage = field(default_factory=TokenUsage)

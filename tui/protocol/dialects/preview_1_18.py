@@ -144,6 +144,7 @@ class Normaliser:
                 data["subpath"] = subdirectory
         elif rest == "revert.committed":
             data["to"] = data.pop("messageID", "")
+            data["keepBoundary"] = True  # 1.18 keeps the staged message itself (DIALECTS.md §7)
         return kind
 
     def _ordinal(self, data: dict[str, Any], key: str, block_id: Any) -> int:
