@@ -11,7 +11,7 @@ from collections.abc import Callable
 from tui.protocol import events as ev
 from tui.protocol.events import Event
 from tui.protocol.models import CacheTokens, StructuredError, TokenUsage
-from tui.state.deltas import change
+from tui.state.deltas import GAP, change
 from tui.state.history import contents
 from tui.state.transcript import (
     BlockKind,
@@ -197,7 +197,9 @@ def _block(state: SessionState, event: Event, kind: BlockKind) -> tuple[Message,
     for part in msg.parts:
         if isinstance(part, TextBlock) and part.ordinal == ordinal and part.kind == kind:
             return msg, part, changes
-    block = TextBlock(kind=kind, ordinal=ordinal, streaming=True)
+    # A block first heard of by a delta started before we were listening.
+    block = TextBlock(kind=kind, ordinal=ordinal, streaming=True,
+                      gap=isinstance(payload, ev.BlockDelta))
     msg.parts.append(block)
     msg.version += 1
     changes.append(change("message", state.id, msg.id))
@@ -219,7 +221,8 @@ def _block_delta(state: SessionState, event: Event) -> list[Change]:
     msg, block, changes = _block(state, event, kind)
     if not block.streaming or not payload.delta:
         return changes  # the block already has its authoritative text
-    block.text += payload.delta
+    block.text += (GAP + payload.delta) if block.gap else payload.delta
+    block.gap = False
     block.version += 1
     changes.append(change("part", state.id, msg.id, block.key))
     return changes
@@ -235,6 +238,7 @@ def _block_ended(state: SessionState, event: Event) -> list[Change]:
         return changes
     block.text = payload.text
     block.streaming = False
+    block.gap = False
     block.version += 1
     return changes + [change("part", state.id, msg.id, block.key)]
 

@@ -25,7 +25,7 @@ from tui.protocol.models import (
 from tui.state import session_entries, session_events
 from tui.state.deltas import append_delta, change
 from tui.state.history import message_from_wire
-from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState
+from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState, TextBlock
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
 _REGISTERED = session_entries  # importing it registers the inbox/notice/shell/revert reducers
@@ -143,6 +143,8 @@ class Store:
                 kept[mid] = msg
             rebuilt = {**kept, **rebuilt}
             older = state.older
+        if state.busy:
+            _resume_open_blocks(state.messages, rebuilt)
         state.messages = rebuilt
         state.older = older
         for pending in list(state.inbox):
@@ -254,6 +256,24 @@ class Store:
             return []
         self.asks = fresh
         return [Change("asks")]
+
+
+def _resume_open_blocks(before: dict[str, Message], rebuilt: dict[str, Message]) -> None:
+    """A running session's unfinished assistant message, reloaded: the server shows its open
+    blocks as "" until they end (TRACES.md §11). Keep them streaming so the next deltas show,
+    keep what the old stream had shown of them, and mark the gap the stream could not replay."""
+    for mid, msg in rebuilt.items():
+        if msg.role != "assistant" or not msg.streaming:
+            continue
+        old = before.get(mid)
+        for part in msg.parts:
+            if not isinstance(part, TextBlock) or part.text:
+                continue
+            seen = old.block(part.kind, part.ordinal) if old is not None else None
+            if seen is not None and seen.text:
+                part.text = seen.text
+            part.streaming = True
+            part.gap = True
 
 
 def _on_session_created(store: Store, event: Event) -> list[Change]:

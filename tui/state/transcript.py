@@ -32,6 +32,10 @@ class TextBlock:
     ordinal: int
     text: str = ""
     streaming: bool = False
+    gap: bool = False
+    """Deltas were missed before the next one (joined or reconnected mid-block; the stream has no
+    replay and REST shows a running block as ""): that delta is joined with "…". ``*.ended``
+    brings the whole text."""
     version: int = 0
 
     @property
