@@ -66,12 +66,51 @@ def served_spec() -> Json:
 
 @dataclass
 class Connection:
-    """One recorded stream connection. ``hold_after`` frames go out at once; the rest wait for
+    """One recorded stream connection. ``hold_after`` messages go out at once; the rest wait for
     ``release`` (so a test can act, e.g. create the session, at the point the recording did)."""
 
-    body: bytes
+    recorded: list[Json]
     hold_after: int | None = None
     release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def body(self) -> bytes:
+        return sse_bytes(self.recorded)
+
+
+class Projection:
+    """What the real server's REST would say about the frames sent so far: busy sessions
+    (``/api/session/active``) and pending asks (``/api/permission|question|form/request``)."""
+
+    def __init__(self) -> None:
+        self.running: set[str] = set()
+        self.asks: dict[str, tuple[str, Json]] = {}  # id -> (kind, request)
+
+    def sent(self, frame: Json) -> None:
+        kind, data = frame.get("type"), frame.get("data") or {}
+        sid = data.get("sessionID")
+        if kind == "session.execution.started":
+            self.running.add(sid)
+        elif kind in ("session.execution.succeeded", "session.execution.failed",
+                      "session.execution.interrupted"):
+            self.running.discard(sid)
+        elif kind == "permission.asked":
+            self.asks[data["id"]] = ("permission", data)
+        elif kind == "question.asked":
+            self.asks[data["id"]] = ("question", data)
+        elif kind == "form.created":
+            self.asks[data["form"]["id"]] = ("form", data["form"])
+        elif kind in ("permission.replied", "question.replied", "question.rejected"):
+            self.asks.pop(data.get("requestID"), None)
+        elif kind in ("form.replied", "form.cancelled"):
+            self.asks.pop(data.get("id"), None)
+
+    def active(self) -> Json:
+        return {"data": {sid: {"type": "running"} for sid in sorted(self.running)}}
+
+    def pending(self, kind: str) -> Json:
+        return {"location": {"directory": "<WORK>/proj"},
+                "data": [req for k, req in self.asks.values() if k == kind]}
 
 
 class ReplayServer:
@@ -79,10 +118,14 @@ class ReplayServer:
 
     def __init__(self, connections: list[Connection], rest: dict[str, Any] | None = None) -> None:
         self.connections = list(connections)
+        self.projection = Projection()
         self.rest: dict[str, Any] = {"GET /api/health": (200, health_body()),
                                      "GET /openapi.json": (200, served_spec()),
-                                     "GET /api/session/active": (200, {"data": {}}),
+                                     "GET /api/session/active": (200, lambda _r: self.projection.active()),
                                      **(rest or {})}
+        for kind in ("permission", "question", "form"):
+            self.rest.setdefault(f"GET /api/{kind}/request",
+                                 (200, lambda _r, k=kind: self.projection.pending(k)))
         self.played = 0  # connections fully consumed by the client
         self.done = asyncio.Event()  # the last connection was played to its end
         self.closing = asyncio.Event()
@@ -107,9 +150,6 @@ class ReplayServer:
                                   content=self._play(connection, last))
         key = f"{request.method} {request.url.path}"
         found = self.rest.get(key)
-        if found is None and request.url.path.endswith(("/permission/request", "/question/request",
-                                                         "/form/request")):
-            found = (200, {"location": {"directory": "<WORK>/proj"}, "data": []})
         if found is None:
             return httpx.Response(404)  # the real server: unknown route, empty body
         status, body = found
@@ -119,26 +159,30 @@ class ReplayServer:
 
     async def _play(self, connection: Connection, last: bool) -> AsyncIterator[bytes]:
         data = connection.body
-        if connection.hold_after is not None:
-            cut = _after_frames(data, connection.hold_after)
-            for start in range(0, cut, CHUNK):
-                yield data[start:min(start + CHUNK, cut)]
-            await connection.release.wait()
-            data = data[cut:]
-        for start in range(0, len(data), CHUNK):
-            yield data[start:start + CHUNK]
+        ends: list[int] = []  # byte offset after each record
+        offset = 0
+        for record in connection.recorded:
+            offset += len("\n".join(record["raw"]).encode("utf-8")) + 2
+            ends.append(offset)
+        hold = ends[connection.hold_after - 1] if connection.hold_after else None
+        start, told = 0, 0
+        while start < len(data):
+            end = len(data) if hold is None or start >= hold else hold
+            stop = min(start + CHUNK, end)
+            # The server's state moves as its frames go out (before the client reads them).
+            while told < len(ends) and ends[told] <= stop:
+                frame = connection.recorded[told].get("data")
+                if isinstance(frame, dict):
+                    self.projection.sent(frame)
+                told += 1
+            yield data[start:stop]
+            start = stop
+            if hold is not None and start == hold:
+                await connection.release.wait()
         self.played += 1
         if last:
             self.done.set()
             await self.closing.wait()  # like the real stream: open until the client leaves
-
-
-def _after_frames(data: bytes, count: int) -> int:
-    """Byte offset just after the first ``count`` SSE messages (each ends with a blank line)."""
-    offset = 0
-    for _ in range(count):
-        offset = data.index(b"\n\n", offset) + 2
-    return offset
 
 
 @dataclass

@@ -23,7 +23,6 @@ from tests.replay.harness import (
     records,
     replay,
     sample,
-    sse_bytes,
     store_transcript,
 )
 from tui.protocol.dialects import Dialect
@@ -62,7 +61,7 @@ def test_every_trace_is_replayed() -> None:
 @pytest.mark.parametrize("name", SCENARIOS)
 async def test_replay_rebuilds_the_server_history(name: str) -> None:
     trace = records(TRACES_20 / "traces" / f"{name}.jsonl")
-    run = await replay(ReplayServer([Connection(sse_bytes(trace))]))
+    run = await replay(ReplayServer([Connection(trace)]))
     assert run.client.dialect is Dialect.V2_0_PREVIEW  # told apart by the served /openapi.json
     store = run.store
     history = sample(f"{name}.messages.json")

@@ -21,18 +21,21 @@ def _inbox_enqueued(state: SessionState, event: Event) -> list[Change]:
     if payload.inboxID in state.messages:
         return []
     state.inbox[payload.inboxID] = pending_input(payload.inboxID, payload.item.type,
-                                                 payload.item.payload, payload.item.delivery)
+                                                 payload.item.payload, payload.item.delivery,
+                                                 event.created)
     return [_touch(state)]
 
 
-def pending_input(inbox_id: str, kind: str, payload: dict[str, Any], delivery: str) -> PendingInput:
+def pending_input(inbox_id: str, kind: str, payload: dict[str, Any], delivery: str,
+                  time_created: float | None = None) -> PendingInput:
     """A pending item from its (pinned) ``type``/``payload``/``delivery``."""
     text = payload.get("text")
     description = payload.get("description")
     metadata = payload.get("metadata")
     return PendingInput(id=inbox_id, text=text if isinstance(text, str) else "", delivery=delivery,
                         kind=kind, description=description if isinstance(description, str) else None,
-                        metadata=metadata if isinstance(metadata, dict) else {})
+                        metadata=metadata if isinstance(metadata, dict) else {},
+                        time_created=time_created)
 
 
 @handles(ev.InboxDelivered)

@@ -205,9 +205,11 @@ class Store:
             payload = item.get("payload")
             if not isinstance(inbox_id, str) or inbox_id in state.messages:
                 continue
+            created = item.get("timeCreated")
+            stamp = float(created) if type(created) in (int, float) else None
             fresh[inbox_id] = session_entries.pending_input(
                 inbox_id, str(item.get("type") or "user"), payload if isinstance(payload, dict) else {},
-                str(item.get("delivery") or "steer"))
+                str(item.get("delivery") or "steer"), stamp)
         if [(p.id, p.delivery) for p in fresh.values()] == \
                 [(p.id, p.delivery) for p in state.inbox.values()]:
             return []

@@ -159,6 +159,7 @@ class PendingInput:
     kind: str = "user"  # user | synthetic | compaction | move
     description: str | None = None  # synthetic items (e.g. a background subagent's report)
     metadata: dict[str, Any] = field(default_factory=dict)  # synthetic: {source, childID, state…}
+    time_created: float | None = None
 
 
 @dataclass
