@@ -94,6 +94,8 @@ class Controller(SessionLoading):
         self.stream_state = state
         self.on_state(state)
         if state.phase == "connected" and (previous is None or previous.generation != state.generation):
+            if previous is not None and previous.generation:
+                self.store.stream_gap()  # before the new connection's first frame is applied
             self._connected.set()
             self._spawn(self.resync())
 

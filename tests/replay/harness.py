@@ -72,6 +72,8 @@ class Connection:
     recorded: list[Json]
     hold_after: int | None = None
     release: asyncio.Event = field(default_factory=asyncio.Event)
+    held: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the client has read everything before the hold."""
 
     @property
     def body(self) -> bytes:
@@ -178,6 +180,7 @@ class ReplayServer:
             yield data[start:stop]
             start = stop
             if hold is not None and start == hold:
+                connection.held.set()  # the generator runs on: the client wants the next bytes
                 await connection.release.wait()
         self.played += 1
         if last:
@@ -213,6 +216,16 @@ class Replay:
             busy = self.controller._resyncing or any(not t.done() for t in self.controller._tasks)
             calm = 0 if busy else calm + 1
 
+    async def settled(self, timeout: float = 10.0) -> None:
+        """The controller has applied what it read (no resync holding frames, no follow-ups)."""
+        async def wait() -> None:
+            calm = 0
+            while calm < 3:
+                await asyncio.sleep(0.01)
+                busy = self.controller._resyncing or any(not t.done() for t in self.controller._tasks)
+                calm = 0 if busy else calm + 1
+        await asyncio.wait_for(wait(), timeout)
+
     async def connected(self, generation: int = 1, timeout: float = 10.0) -> None:
         async def wait() -> None:
             while not any(s.phase == "connected" and s.generation >= generation for s in self.states):
@@ -242,6 +255,16 @@ async def replay(server: ReplayServer, *, before: Callable[[Replay], Awaitable[N
 
 # ------------------------------------------------------------------ transcripts, side by side
 Entry = tuple[Any, ...]
+
+
+def messages_answer(page: Json) -> Callable[[httpx.Request], Json]:
+    """A recorded ``/message`` page (oldest first) served in the order the client asks for."""
+    def answer(request: httpx.Request) -> Json:
+        items = history_items(page)
+        if request.url.params.get("order", "desc") != "asc":
+            items = list(reversed(items))
+        return {"data": items, "cursor": {"previous": None, "next": None}}
+    return answer
 
 
 def history_items(page: Any) -> list[Json]:

@@ -109,6 +109,16 @@ class Store:
             return None
         return append_delta(state, kind, message_id, ref, delta)
 
+    def stream_gap(self) -> None:
+        """A new stream connection: the stream has no replay, so every block still streaming
+        may have missed deltas; the next one that arrives is joined with a gap mark."""
+        for state in self.sessions.values():
+            for msg in state.messages.values():
+                if msg.role == "assistant" and msg.streaming:
+                    for part in msg.parts:
+                        if isinstance(part, TextBlock) and part.streaming:
+                            part.gap = True
+
     # ----------------------------------------------------------- snapshots
     def upsert_info(self, info: SessionInfo) -> list[Change]:
         self.deleted.discard(info.id)  # the server says it exists: trust it over an old event
@@ -272,10 +282,11 @@ def _resume_open_blocks(before: dict[str, Message], rebuilt: dict[str, Message])
             if not isinstance(part, TextBlock) or part.text:
                 continue
             seen = old.block(part.kind, part.ordinal) if old is not None else None
-            if seen is not None and seen.text:
-                part.text = seen.text
             part.streaming = True
-            part.gap = True
+            if seen is not None and seen.text:
+                part.text, part.gap = seen.text, seen.gap  # what the stream showed, gap marked
+            else:
+                part.gap = True
 
 
 def _on_session_created(store: Store, event: Event) -> list[Change]:
