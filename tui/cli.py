@@ -210,7 +210,7 @@ async def _export_text(session_id: str, fmt: str, connection: Connection | None,
         url, username, password = connection
     try:
         async with OpenCodeClient(url, username=username, password=password) as client:
-            await client.connect()
+            await client.identify()
             info = await client.get_session(session_id)
             store = Store()
             store.upsert_info(info)

@@ -30,6 +30,7 @@ from tui.state.transcript import Change, SessionState, TextBlock, ToolCall
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TRACES_20 = FIXTURES / "traces-2.0"
+TRACES_118 = FIXTURES / "traces"  # the 1.18.33 preview (samples/: its histories, health)
 BASE = "http://127.0.0.1:4096"
 CHUNK = 997  # uneven: frames and UTF-8 sequences get cut across chunk boundaries
 
@@ -118,11 +119,16 @@ class Projection:
 class ReplayServer:
     """Serves recorded connections in order; the last one stays open once played."""
 
-    def __init__(self, connections: list[Connection], rest: dict[str, Any] | None = None) -> None:
+    def __init__(self, connections: list[Connection], rest: dict[str, Any] | None = None, *,
+                 generation: str = "2.0") -> None:
         self.connections = list(connections)
         self.projection = Projection()
-        self.rest: dict[str, Any] = {"GET /api/health": (200, health_body()),
-                                     "GET /openapi.json": (200, served_spec()),
+        if generation == "1.18":  # ``{healthy}`` only, and its spec is at /doc, not /openapi.json
+            health = json.loads((TRACES_118 / "samples" / "rest_samples.health.json").read_text())
+            base: dict[str, Any] = {"GET /api/health": (200, health["health"]["body"])}
+        else:
+            base = {"GET /api/health": (200, health_body()), "GET /openapi.json": (200, served_spec())}
+        self.rest: dict[str, Any] = {**base,
                                      "GET /api/session/active": (200, lambda _r: self.projection.active()),
                                      **(rest or {})}
         for kind in ("permission", "question", "form"):

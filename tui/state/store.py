@@ -216,7 +216,8 @@ class Store:
             if not isinstance(inbox_id, str) or inbox_id in state.messages:
                 continue
             created = item.get("timeCreated")
-            stamp = float(created) if type(created) in (int, float) else None
+            stamp = float(created) if isinstance(created, (int, float)) and not isinstance(created, bool) \
+                else None
             fresh[inbox_id] = session_entries.pending_input(
                 inbox_id, str(item.get("type") or "user"), payload if isinstance(payload, dict) else {},
                 str(item.get("delivery") or "steer"), stamp)
