@@ -307,6 +307,10 @@ def subagent_text(call: ToolCall) -> str:
 def subagent_status(call: ToolCall) -> str:
     for source in (call.metadata, call.progress):
         if isinstance(source, dict) and (status := _str(source.get("status"))):
+            if status == "running" and call.status == "completed":
+                # A background subagent: the tool is done, the child runs on (the tree tells when
+                # it ends; this row's metadata never changes again).
+                return "in background"
             return one_line(status, 40)
     return call.status
 

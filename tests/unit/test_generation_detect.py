@@ -148,3 +148,30 @@ def test_the_registry() -> None:
     assert caps.pending_route == "pending" and not caps.pending_cancel and not caps.pending_redeliver
     assert not caps.prompt_skills and not caps.compaction_delivery and not caps.interrupt_continue
     assert Dialect.V2.caps.pending_route == "inbox" and Dialect.V2.caps.pending_cancel
+
+
+async def test_a_start_up_line_hint_survives_connect_and_the_spec_refines_it() -> None:
+    import httpx
+
+    from tui.client.http import OpenCodeClient
+
+    served = load(SAMPLES_20 / "more_server_openapi.json")
+    health = load(SAMPLES_20 / "rest_probes.health.json")["/api/health"]["body"]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/health":
+            return httpx.Response(200, json=health)
+        if request.url.path == "/openapi.json":
+            return httpx.Response(200, json=served)
+        return httpx.Response(404)
+
+    client = OpenCodeClient("http://127.0.0.1:1", transport=httpx.MockTransport(answer))
+    client.hint_startup_line(LINE_118)
+    assert client.dialect is Dialect.PREVIEW
+    client.hint_startup_line(LINE_2X)
+    assert client.dialect.family == "2.x"
+    client.hint_startup_line("some other output")
+    assert client.dialect.family == "2.x"
+    await client.identify()
+    assert client.dialect is Dialect.V2_0_PREVIEW
+    await client.aclose()

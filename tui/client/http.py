@@ -97,6 +97,13 @@ class OpenCodeClient(ClientCore):
             self.dialect = guess
         return Health.model_validate(raw)
 
+    def hint_startup_line(self, line: str) -> None:
+        """Take the family a local ``opencode serve`` start-up line shows (1.18 and 2.x print
+        different lines), before ``identify``; a line that is neither changes nothing."""
+        found = detect.from_startup_line(line)
+        if found is not None and found.family != self.dialect.family:
+            self.dialect = found
+
     async def identify(self) -> Health:
         """``connect()``, then tell the 2.x generations apart by the routes the server serves."""
         health = await self.connect()
