@@ -37,8 +37,7 @@ ACTIVE_POLL_S = 4.0  # busy sessions with a silent stream are re-checked this of
 SHELL_POLL_S = 0.5  # live output of a running v2 shell is fetched this often
 SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
 SHELL_KEEP_CHARS = 1_000_000
-_MARKERS = detect.EVENT_MARKERS  # event types (and prefixes) that only one generation sends
-_MARKER_PREFIXES = detect.MARKER_PREFIXES
+MARKS_MAX = 1024  # event types remembered by ``_mark`` (a server has a few hundred at most)
 
 
 class Controller(SessionLoading):
@@ -57,6 +56,7 @@ class Controller(SessionLoading):
         # changes (detected late, from an event name or a route's 404).
         self._frames_of: Dialect | None = None
         self._frames: FrameNormaliser | None = None
+        self._marks: dict[str, Dialect | None] = {}  # event type -> the generation it names, if any
         self.current: str | None = None
         self.stream = EventStream(client, self._on_frame, self._on_stream_state,
                                   heartbeat_timeout=heartbeat_timeout, on_warning=self._warn)
@@ -114,8 +114,13 @@ class Controller(SessionLoading):
             if not isinstance(frame, dict):
                 raise ProtocolError(f"event frame is a {type(frame).__name__}, not an object")
             kind = frame.get("type")
-            if type(kind) is str and (kind in _MARKERS or kind.startswith(_MARKER_PREFIXES)):
-                self._heard(kind)  # a type only one generation sends: that is the server's
+            if type(kind) is str:
+                try:
+                    marked = self._marks[kind]
+                except KeyError:
+                    marked = self._mark(kind)
+                if marked is not None and marked is not client.dialect:
+                    self._heard(kind, marked)  # a type only one generation sends: the server's
             frames = self._frames
             if frames is None or self._frames_of is not client.dialect:
                 frames = self._frames_for(client.dialect)
@@ -149,13 +154,17 @@ class Controller(SessionLoading):
         self._frames = dialect.frames()
         return self._frames
 
-    def _heard(self, kind: str) -> None:
+    def _mark(self, kind: str) -> Dialect | None:
+        found = detect.from_event_type(kind)
+        if len(self._marks) < MARKS_MAX:
+            self._marks[kind] = found
+        return found
+
+    def _heard(self, kind: str, found: Dialect) -> None:
         """The stream names the generation: follow it (the health probe only knows the family,
         and a server without ``/openapi.json`` is told apart only here)."""
-        found = detect.from_event_type(kind)
-        if found is not None and found is not self.client.dialect:
-            log.info("event %s: the server speaks %s, not %s", kind, found.label, self.client.dialect.label)
-            self.client.dialect = found
+        log.info("event %s: the server speaks %s, not %s", kind, found.label, self.client.dialect.label)
+        self.client.dialect = found
 
     def _follow_up(self, changes: list[Change]) -> None:
         for change in changes:
