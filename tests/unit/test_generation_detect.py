@@ -175,3 +175,20 @@ async def test_a_start_up_line_hint_survives_connect_and_the_spec_refines_it() -
     await client.identify()
     assert client.dialect is Dialect.V2_0_PREVIEW
     await client.aclose()
+
+
+def test_the_2_0_preview_lifts_a_subagent_s_nested_progress_metadata() -> None:
+    """traces-2.0 m02: ``tool.progress {metadata: {metadata: {sessionID, status}}}``."""
+    frames = Dialect.V2_0_PREVIEW.frames()
+    data = {"sessionID": "ses_p", "assistantMessageID": "msg_a", "id": "call_1",
+            "metadata": {"metadata": {"sessionID": "ses_child", "status": "running"}}}
+    out = frames.event({"type": "session.tool.progress", "data": data})
+    assert out is not None and out["data"]["metadata"] == {"sessionID": "ses_child", "status": "running"}
+    flat = {**data, "metadata": {"shellID": "sh_1"}}
+    assert frames.event({"type": "session.tool.progress", "data": flat}) == {
+        "type": "session.tool.progress", "data": flat}
+    running = {"status": "running", "input": {}, "metadata": data["metadata"]}
+    stored = {"id": "msg_a", "type": "assistant",
+              "content": [{"type": "tool", "id": "call_1", "name": "subagent", "state": running}]}
+    part = Dialect.V2_0_PREVIEW.message(stored)["content"][0]
+    assert part["state"]["metadata"] == {"sessionID": "ses_child", "status": "running"}

@@ -54,14 +54,18 @@ def _compaction_admitted(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "session.inbox.enqueued", out
 
 
-def _progress(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """``{metadata: {metadata: {sessionID, status}}}`` -> ``{metadata: {sessionID, status}}``."""
-    metadata = data.get("metadata")
+def _lifted(metadata: Any) -> Any:
+    """``{metadata: {sessionID, status}}`` -> ``{sessionID, status}`` (outer keys win)."""
     inner = metadata.get("metadata") if isinstance(metadata, dict) else None
     if not isinstance(inner, dict) or not isinstance(metadata, dict):
-        return "session.tool.progress", data
-    lifted = {**inner, **{k: v for k, v in metadata.items() if k != "metadata"}}
-    return "session.tool.progress", {**data, "metadata": lifted}
+        return metadata
+    return {**inner, **{k: v for k, v in metadata.items() if k != "metadata"}}
+
+
+def _progress(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A subagent's ``tool.progress`` nests its metadata one level down: lift it."""
+    lifted = _lifted(data.get("metadata"))
+    return "session.tool.progress", data if lifted is data.get("metadata") else {**data, "metadata": lifted}
 
 
 _FIXES: dict[str, Fix] = {
@@ -108,6 +112,20 @@ class V2Preview(Dialect):
 
     def frames(self) -> PreviewFrames:
         return PreviewFrames()
+
+    def message(self, info: dict[str, Any]) -> dict[str, Any]:
+        """A running tool's stored state may hold the nested progress metadata: lift it too."""
+        content = info.get("content")
+        if info.get("type") != "assistant" or not isinstance(content, list):
+            return info
+        parts = []
+        for part in content:
+            state = part.get("state") if isinstance(part, dict) else None
+            if isinstance(state, dict) and isinstance(state.get("metadata"), dict) \
+                    and isinstance(state["metadata"].get("metadata"), dict):
+                part = {**part, "state": {**state, "metadata": _lifted(state["metadata"])}}
+            parts.append(part)
+        return {**info, "content": parts}
 
     def pending_item(self, item: dict[str, Any]) -> dict[str, Any]:
         if "payload" in item or "data" not in item:
