@@ -10,6 +10,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
+from tests.replay.harness import TRACES_20, records
 from tests.snapshots.replay_app import SIZE, ReplayApp, created_session, play
 from tui import clock
 
@@ -19,8 +20,6 @@ SCENARIO = "m01_queue"
 
 def nth(kind: str, n: int) -> int:
     """Index in the m01_queue trace of the ``n``-th frame of type ``kind``."""
-    from tests.replay.harness import TRACES_20, records
-
     seen = 0
     for i, record in enumerate(records(TRACES_20 / "traces" / f"{SCENARIO}.jsonl")):
         if (record.get("data") or {}).get("type") == kind:
