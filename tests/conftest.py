@@ -9,10 +9,12 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import signal
 import threading
+from collections.abc import Iterator
 from types import FrameType
 
 import pytest
@@ -47,3 +49,16 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory,
     home = tmp_path_factory.mktemp("octui-user")
     monkeypatch.setenv("OCTUI_CONFIG", str(home / "config.toml"))
     monkeypatch.setenv("OCTUI_STATE_DIR", str(home / "state"))
+
+
+@pytest.fixture(autouse=True)
+def _octui_logger_restored() -> Iterator[None]:
+    """A test that runs the CLI in-process gives the ``octui`` logger a file handler and stops it
+    propagating; put it back, so a later test's ``caplog`` still sees octui's records."""
+    logger = logging.getLogger("octui")
+    saved = (list(logger.handlers), logger.level, logger.propagate)
+    yield
+    for handler in logger.handlers:
+        if handler not in saved[0]:
+            handler.close()
+    logger.handlers[:], logger.level, logger.propagate = saved

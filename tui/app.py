@@ -30,7 +30,6 @@ from tui.controller import Controller
 from tui.keymap import apply_keymap, keymap_classes
 from tui.messages import BootFailed, ConnectionChanged, StoreChanged
 from tui.notify import Alert, Notifier, terminal_signal
-from tui.protocol.dialect import Dialect
 from tui.protocol.models import Health, ModelInfo
 from tui.session_actions import SessionActions
 from tui.state.store import Store
@@ -129,8 +128,8 @@ class OctuiApp(App[int]):
             assert url is not None
             self.client = OpenCodeClient(url, username=spec.username, password=password,
                                          transport=spec.transport)
-            self.health = await self.client.connect()
-            if self.health.version is None and self.client.dialect is not Dialect.V2:
+            self.health = await self.client.identify()  # family from health, generation from its spec
+            if self.health.version is None and self.client.dialect.family == "1.18":
                 self.health.version = await self.client.legacy_version()
         except OctuiError as exc:
             self.post_message(BootFailed(str(exc), 3))

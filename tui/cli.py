@@ -197,8 +197,7 @@ def _export(args: argparse.Namespace, connection: Connection | None, directory: 
 
 async def _export_text(session_id: str, fmt: str, connection: Connection | None,
                        directory: str) -> str:
-    from tui.export import export_json, export_markdown
-    from tui.state.store import Store
+    from tui.export import export_json, export_markdown, fetch_session
 
     local: LocalServer | None = None
     password: str | None
@@ -210,19 +209,8 @@ async def _export_text(session_id: str, fmt: str, connection: Connection | None,
         url, username, password = connection
     try:
         async with OpenCodeClient(url, username=username, password=password) as client:
-            await client.connect()
-            info = await client.get_session(session_id)
-            store = Store()
-            store.upsert_info(info)
-            newest_first: list[dict[str, object]] = []
-            cursor: str | None = None
-            for _ in range(1000):  # bounded paging
-                page, cursor = await client.list_messages(session_id, limit=200, cursor=cursor)
-                newest_first.extend(page)
-                if not cursor or not page:
-                    break
-            store.load_history(session_id, list(reversed(newest_first)))
-            state = store.session(session_id)
+            await client.identify()
+            state = await fetch_session(client, session_id)
     finally:
         if local is not None:
             await local.stop()

@@ -21,9 +21,8 @@ from tui.client.http import OpenCodeClient
 from tui.client.stream import EventStream, StreamState
 from tui.failures import failure_log_line
 from tui.history_pager import HistoryPager
-from tui.protocol.dialect import PREVIEW_PREFIXES, Dialect, Normaliser
+from tui.protocol.dialects import Dialect, FrameNormaliser, detect
 from tui.protocol.events import ProtocolError, parse_event
-from tui.protocol.frames import plain_delta
 from tui.protocol.models import FormInfo, ModelRef, PermissionReply, PermissionRequest, SessionInfo
 from tui.session_loading import SessionLoading
 from tui.state.store import Store
@@ -39,7 +38,7 @@ ACTIVE_POLL_S = 4.0  # busy sessions with a silent stream are re-checked this of
 SHELL_POLL_S = 0.5  # live output of a running v2 shell is fetched this often
 SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
 SHELL_KEEP_CHARS = 1_000_000
-_V2, _PREVIEW = Dialect.V2, Dialect.PREVIEW  # a plain global read: Enum member lookup is slow per frame
+MARKS_MAX = 1024  # event types remembered by ``_mark`` (a server has a few hundred at most)
 
 
 class Controller(SessionLoading):
@@ -54,7 +53,11 @@ class Controller(SessionLoading):
         self.on_changes: ChangeSink = self._reviewed(on_changes)
         self._unreviewed = on_changes  # text/reasoning delta changes: nothing to review or follow
         self.on_state = on_state
-        self.normaliser = Normaliser()
+        # Frames of the connected generation -> pinned v2 frames; rebuilt when the generation
+        # changes (detected late, from an event name or a route's 404).
+        self._frames_of: Dialect | None = None
+        self._frames: FrameNormaliser | None = None
+        self._marks: dict[str, Dialect | None] = {}  # event type -> the generation it names, if any
         self.current: str | None = None
         self.stream = EventStream(client, self._on_frame, self._on_stream_state,
                                   heartbeat_timeout=heartbeat_timeout, on_warning=self._warn)
@@ -92,6 +95,8 @@ class Controller(SessionLoading):
         self.stream_state = state
         self.on_state(state)
         if state.phase == "connected" and (previous is None or previous.generation != state.generation):
+            if previous is not None and previous.generation:
+                self.store.stream_gap()  # before the new connection's first frame is applied
             self._connected.set()
             self._spawn(self.resync())
 
@@ -109,17 +114,23 @@ class Controller(SessionLoading):
         try:
             if not isinstance(frame, dict):
                 raise ProtocolError(f"event frame is a {type(frame).__name__}, not an object")
-            if client.dialect is _V2:
-                kind = frame.get("type")
-                if isinstance(kind, str) and kind.startswith(PREVIEW_PREFIXES):
-                    client.dialect = Dialect.PREVIEW  # the health probe guessed wrong
-            preview = client.dialect is _PREVIEW
+            kind = frame.get("type")
+            if type(kind) is str:
+                try:
+                    marked = self._marks[kind]
+                except KeyError:
+                    marked = self._mark(kind)
+                if marked is not None and marked is not client.dialect:
+                    self._heard(kind, marked)  # a type only one generation sends: the server's
+            frames = self._frames
+            if frames is None or self._frames_of is not client.dialect:
+                frames = self._frames_for(client.dialect)
             # Most frames are deltas for a part the store has: those need no event object.
-            fast = self.normaliser.plain_delta(frame) if preview else plain_delta(frame)
+            fast = frames.plain_delta(frame)
             changes = None if fast is None else self.store.apply_delta(*fast)
             if changes is None:
-                if preview:
-                    frame = self.normaliser.event(frame)
+                if not frames.identity:
+                    frame = frames.event(frame)
                     if frame is None:
                         return
                 event = parse_event(frame)
@@ -138,6 +149,23 @@ class Controller(SessionLoading):
             self.on_changes(changes)
         elif event is not None and event.is_unknown and self.store.warnings:
             log.info("%s", self.store.warnings[-1])  # unknown events never change anything
+
+    def _frames_for(self, dialect: Dialect) -> FrameNormaliser:
+        self._frames_of = dialect
+        self._frames = dialect.frames()
+        return self._frames
+
+    def _mark(self, kind: str) -> Dialect | None:
+        found = detect.from_event_type(kind)
+        if len(self._marks) < MARKS_MAX:
+            self._marks[kind] = found
+        return found
+
+    def _heard(self, kind: str, found: Dialect) -> None:
+        """The stream names the generation: follow it (the health probe only knows the family,
+        and a server without ``/openapi.json`` is told apart only here)."""
+        log.info("event %s: the server speaks %s, not %s", kind, found.label, self.client.dialect.label)
+        self.client.dialect = found
 
     def _follow_up(self, changes: list[Change]) -> None:
         for change in changes:
@@ -165,7 +193,7 @@ class Controller(SessionLoading):
     # ---------------------------------------------------------------- live shell output
     def _maybe_follow_shell(self, change: Change) -> None:
         """v2 shells report a ``shellID`` while running: poll its output until the tool ends."""
-        if self.client.dialect is not Dialect.V2 or not change.session_id or not change.message_id:
+        if not self.client.dialect.caps.shell_output or not change.session_id or not change.message_id:
             return
         call = self._call(change.session_id, change.message_id, (change.part_key or "")[5:])
         if call is None or call.finished or call.shell_id is None:
@@ -256,7 +284,7 @@ class Controller(SessionLoading):
         try:
             permissions = await self.client.pending_permissions()
             questions = await self.client.pending_questions()
-            forms = await self.client.pending_forms() if self.client.dialect is Dialect.V2 else None
+            forms = await self.client.pending_forms() if self.client.dialect.caps.forms else None
         except OctuiError as exc:
             self._warn(f"could not load pending asks: {exc}")
             return []
@@ -328,7 +356,7 @@ class Controller(SessionLoading):
                 with contextlib.suppress(OctuiError):
                     if isinstance(ask, PermissionRequest):
                         await self.client.permission_reply(session_id, ask.id, "reject")
-                    elif self.client.dialect is Dialect.V2 and isinstance(ask, FormInfo):
+                    elif self.client.dialect.caps.forms and isinstance(ask, FormInfo):
                         await self.client.form_cancel(session_id, ask.id)
             await self.client.interrupt(session_id)
         self._spawn(self._check_active_soon())

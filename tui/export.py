@@ -35,11 +35,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tui.client.http import OpenCodeClient
 from tui.protocol.models import ModelRef, StructuredError, TokenUsage
 from tui.sanitize import clean_text, one_line
+from tui.state.store import Store
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 
-__all__ = ["EXPORT_FORMAT", "MAX_OUTPUT_CHARS", "MAX_OUTPUT_LINES", "export_json", "export_markdown"]
+__all__ = ["EXPORT_FORMAT", "MAX_OUTPUT_CHARS", "MAX_OUTPUT_LINES", "export_json", "export_markdown",
+           "fetch_session"]
 
 EXPORT_FORMAT = "octui.export/1"
 MAX_OUTPUT_LINES = 60
@@ -48,6 +51,28 @@ MAX_OUTPUT_CHARS = 6000
 """Tool output characters kept in Markdown."""
 
 _TITLE_KEYS = ("title", "description", "command", "path", "filePath", "pattern", "url", "query")
+
+
+MAX_PAGES = 1000
+
+
+async def fetch_session(client: OpenCodeClient, session_id: str) -> SessionState:
+    """A session and its whole history, read over REST (newest page first) into a fresh store.
+
+    ``client`` must be connected (``identify``): its dialect turns every generation's history into
+    the pinned shapes the store reads."""
+    info = await client.get_session(session_id)
+    store = Store()
+    store.upsert_info(info)
+    newest_first: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):  # bounded paging
+        page, cursor = await client.list_messages(session_id, limit=200, cursor=cursor)
+        newest_first.extend(page)
+        if not cursor or not page:
+            break
+    store.load_history(session_id, list(reversed(newest_first)))
+    return store.session(session_id)
 
 
 # ------------------------------------------------------------------------------------ JSON

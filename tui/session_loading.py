@@ -16,7 +16,6 @@ from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.history_pager import HistoryPager
-from tui.protocol.dialect import Dialect
 from tui.protocol.models import SessionInfo
 from tui.state.store import Store
 from tui.state.transcript import Change
@@ -71,13 +70,27 @@ class SessionLoading:
             info = await self.client.get_session(session_id)
             changes = self.store.upsert_info(info)
             changes += await self.history.newest(session_id)
-            if self.client.dialect is Dialect.V2:
-                changes += self.store.set_inbox(session_id, await self.client.inbox(session_id))
+            changes += await self._load_pending(session_id)
         finally:
             self._release()
         changes += await self._load_ancestors(info)
         changes += await self._load_subtree(self.store.root_of(session_id))
         return changes
+
+    async def _load_pending(self, session_id: str) -> list[Change]:
+        """Pending inputs (steer/queue chips). Not worth failing the whole load over: a server
+        whose generation has no such list, or an error, leaves the stream's view as it is."""
+        if self.client.dialect.caps.pending_route is None:
+            return []
+        try:
+            items = await self.client.pending_inputs(session_id)
+        except OctuiError as exc:
+            self._warn(f"could not load pending prompts: {exc}")
+            return []
+        return self.store.set_inbox(session_id, items)
+
+    def _warn(self, text: str) -> None:
+        raise NotImplementedError
 
     async def _load_ancestors(self, info: SessionInfo) -> list[Change]:
         """A child opened directly still gets its breadcrumb: fetch the parents we lack."""
@@ -96,7 +109,7 @@ class SessionLoading:
 
     async def _load_subtree(self, root_id: str) -> list[Change]:
         """Rebuild the subagent tree after a gap: child sessions of the root, a few levels down."""
-        if self.client.dialect is not Dialect.V2:
+        if not self.client.dialect.caps.subagents:
             return []  # the 1.18 /api loop runs no subagents and cannot filter by parent
         changes: list[Change] = []
         level = [root_id]

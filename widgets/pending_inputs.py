@@ -1,8 +1,9 @@
 """Prompts admitted to the session but not yet delivered (steered or queued).
 
 Focus the list (Tab) to manage them: ``x`` cancels one, ``s`` switches it between steer (joins
-the running turn) and queue (runs after it). The screen sends the change; the server's events
-update the list.
+the running turn) and queue (runs after it), where the server's generation can do that (the 2.0
+preview cannot: there the keys are gone). The screen sends the change; the server's events update
+the list.
 """
 
 from __future__ import annotations
@@ -39,8 +40,15 @@ class PendingInputs(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, compact=True)
         self._items: list[PendingInput] = []
+        self.can_cancel = True
+        self.can_redeliver = True
 
-    def show_items(self, items: list[PendingInput]) -> None:
+    def show_items(self, items: list[PendingInput], *, can_cancel: bool = True,
+                   can_redeliver: bool = True) -> None:
+        """Show ``items``; ``can_cancel``/``can_redeliver``: what the server lets a client do."""
+        if (can_cancel, can_redeliver) != (self.can_cancel, self.can_redeliver):
+            self.can_cancel, self.can_redeliver = can_cancel, can_redeliver
+            self.refresh_bindings()
         self.display = bool(items)
         if [(p.id, p.delivery, p.text) for p in items] == \
                 [(p.id, p.delivery, p.text) for p in self._items]:
@@ -56,7 +64,17 @@ class PendingInputs(OptionList):
     def _label(item: PendingInput) -> str:
         mark = "⇥ steer " if item.delivery == "steer" else "⏸ queued"
         text = item.text or ("⇣ compaction (summarise the session)" if item.kind == "compaction" else "")
+        if item.kind == "synthetic" and item.metadata.get("source") == "subagent":
+            # A background subagent's report, waiting to wake this session: name it, not its XML.
+            text = f"⚙ subagent finished: {item.description or item.metadata.get('childID') or ''}"
         return f"{mark}  {one_line(text, 100)}"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_item":
+            return self.can_cancel
+        if action == "toggle_delivery":
+            return self.can_redeliver
+        return super().check_action(action, parameters)
 
     def _current(self) -> PendingInput | None:
         index = self.highlighted
@@ -64,10 +82,10 @@ class PendingInputs(OptionList):
 
     def action_cancel_item(self) -> None:
         item = self._current()
-        if item is not None:
+        if item is not None and self.can_cancel:
             self.post_message(self.Cancel(item.id))
 
     def action_toggle_delivery(self) -> None:
         item = self._current()
-        if item is not None:
+        if item is not None and self.can_redeliver:
             self.post_message(self.ChangeDelivery(item.id, "queue" if item.delivery == "steer" else "steer"))

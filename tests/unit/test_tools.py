@@ -281,3 +281,16 @@ def test_input_pairs_odd_values() -> None:
 def test_tools_module_imports_no_textual() -> None:
     code = "import sys, tui.tools; assert 'textual' not in sys.modules, 'textual imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_background_subagent_row_says_so_not_running_or_done() -> None:
+    """traces-2.0 m02: ``tool.success`` with ``metadata.status: "running"`` while the child works."""
+    from tui.tools import subagent_status
+
+    call = ToolCall(id="call_1", name="subagent", status="completed",
+                    metadata={"sessionID": "ses_child", "status": "running", "truncated": False})
+    assert subagent_status(call) == "running in background"
+    call.status = "running"
+    call.progress = {"sessionID": "ses_child", "status": "running"}
+    call.metadata = {}
+    assert subagent_status(call) == "running"

@@ -48,8 +48,8 @@ async def run_command(
     if files:
         body["files"] = [dict(f) for f in files]
     path = f"/api/session/{seg(session_id)}/command"
-    data = client.data(await client.post(path, body), "POST", path)
-    return data if isinstance(data, dict) else {}
+    data = client.data(await client.post(path, client.dialect.command_body(body)), "POST", path)
+    return client.dialect.pending_item(data) if isinstance(data, dict) else {}
 
 
 async def run_skill(
@@ -64,18 +64,24 @@ async def run_skill(
 ) -> dict[str, Any]:
     """Invoke skill ``skill_id`` (typed as ``/name arguments``) in a session.
 
-    v2: a bare ``/name`` activates it with ``POST /api/session/{id}/skill`` (the server appends a
+    2.x: a bare ``/name`` activates it with ``POST /api/session/{id}/skill`` (the server appends a
     skill message and resumes); with arguments or files it is a prompt whose ``skills`` carry the
-    skill with the ``/name`` span as its mention. 1.18 has neither the route nor ``skills`` on a
-    prompt: the text goes as typed and the model may load the skill with its ``skill`` tool.
+    skill with the ``/name`` span as its mention. A 2.x server whose prompts take no ``skills``
+    (the 2.0 preview) gets the skill activated without a run (``resume: false``), then the text as
+    typed. 1.18 has neither the route nor ``skills`` on a prompt: the text goes as typed and the
+    model may load the skill with its ``skill`` tool.
     """
     text = f"/{name} {arguments}".rstrip()
     file_list = [dict(f) for f in files or ()]
     if not client.is_v2:
         return await client.prompt(session_id, text, delivery=delivery, files=file_list or None)
+    skill_path = f"/api/session/{seg(session_id)}/skill"
     if not arguments and not file_list:
-        await client.post(f"/api/session/{seg(session_id)}/skill", {"skill": skill_id})
+        await client.post(skill_path, {"skill": skill_id})
         return {}
+    if not client.dialect.caps.prompt_skills:
+        await client.post(skill_path, {"skill": skill_id, "resume": False})
+        return await client.prompt(session_id, text, delivery=delivery, files=file_list or None)
     mention = {"start": 0, "end": utf16_offset(text, len(name) + 1), "text": f"/{name}"}
     return await client.prompt(session_id, text, delivery=delivery, files=file_list or None,
                                skills=[{"id": skill_id, "mention": mention}])

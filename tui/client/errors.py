@@ -116,6 +116,15 @@ class NotFound(ApiError):
     """404: ``SessionNotFoundError``, ``MessageNotFoundError`` ..."""
 
 
+class RouteMissing(ApiError):
+    """404 with an empty body: the server has no such route (a capability miss of this server's
+    generation), unlike a missing entity, which answers 404 with ``{_tag, message}``."""
+
+    def _line(self) -> str:
+        where = f"{self.method} {self.path}".strip() or "this request"
+        return f"the server has no route {where} (404, empty body): its generation does not offer it"
+
+
 class Conflict(ApiError):
     """409: ``ConflictError``, ``SessionBusyError``, ``FormAlreadySettledError``."""
 
@@ -159,5 +168,7 @@ def api_error(
             status, tag, message, body, url=url, method=method, path=path, password_sent=password_sent,
             username=username,
         )
+    if status == 404 and (body is None or (isinstance(body, str) and not body.strip())):
+        return RouteMissing(status, "HTTP404", "", body, url=url, method=method, path=path)
     cls = _BY_STATUS.get(status, ApiError)
     return cls(status, tag, message, body, url=url, method=method, path=path)

@@ -1,8 +1,9 @@
 """``OpenCodeClient``: one async method per REST route a chat client needs (PROTOCOL.md §4).
 
-Everything returned is in v2 shapes: 1.18 preview answers pass through ``tui.protocol.dialect``
-first, and routes the connected dialect lacks either degrade (empty list) or raise
-``NotSupported``. Call ``connect()`` first so ``dialect`` is known.
+Everything returned is in pinned v2 shapes: the answers of other generations pass through the
+connected ``Dialect`` (``tui.protocol.dialects``) first, and routes its ``caps`` lack either degrade
+(empty list) or raise ``NotSupported``. Call ``identify()`` (or at least ``connect()``) first so
+``dialect`` is known; it is refined later by what the server does (event names, a route's 404).
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ import httpx
 
 from tui.client.core import ClientCore, location_query, seg
 from tui.client.core import query as qs
-from tui.client.errors import BadResponse, NotSupported, OctuiError
-from tui.protocol import dialect as dia
-from tui.protocol.dialect import Dialect
+from tui.client.errors import BadResponse, NotSupported, OctuiError, RouteMissing
+from tui.protocol.dialects import Dialect, detect
 from tui.protocol.models import (
     AgentInfo,
     CommandInfo,
@@ -44,7 +44,7 @@ def model_ref_body(model: ModelRef | Mapping[str, Any]) -> dict[str, Any]:
 
 
 class OpenCodeClient(ClientCore):
-    """Async REST client. ``dialect`` defaults to V2 until ``connect()`` detects otherwise."""
+    """Async REST client. ``dialect`` defaults to the current v2 until detection says otherwise."""
 
     def __init__(
         self,
@@ -66,11 +66,15 @@ class OpenCodeClient(ClientCore):
 
     @property
     def is_v2(self) -> bool:
-        return self.dialect is Dialect.V2
+        """A 2.x generation (flat bodies, forms, ``/command``…), whichever one."""
+        return self.dialect.caps.flat_api
+
+    def _require(self, available: bool, operation: str) -> None:
+        if not available:
+            raise NotSupported(operation, self.dialect.label)
 
     def _v2_only(self, operation: str) -> None:
-        if not self.is_v2:
-            raise NotSupported(operation, self.dialect.label)
+        self._require(self.is_v2, operation)
 
     # Server ----------------------------------------------------------------------------------
 
@@ -84,10 +88,40 @@ class OpenCodeClient(ClientCore):
         return Health.model_validate(await self._health_raw())
 
     async def connect(self) -> Health:
-        """Probe ``/api/health`` (typed errors on failure) and detect the server dialect."""
+        """Probe ``/api/health`` (typed errors on failure); it tells the server's family.
+
+        A finer guess of the same family made before (``identify``, a start-up line) is kept."""
         raw = await self._health_raw()
-        self.dialect = dia.detect_from_health(raw)
+        guess = detect.from_health(raw)
+        if guess.family != self.dialect.family:
+            self.dialect = guess
         return Health.model_validate(raw)
+
+    def hint_startup_line(self, line: str) -> None:
+        """Take the family a local ``opencode serve`` start-up line shows (1.18 and 2.x print
+        different lines), before ``identify``; a line that is neither changes nothing."""
+        found = detect.from_startup_line(line)
+        if found is not None and found.family != self.dialect.family:
+            self.dialect = found
+
+    async def identify(self) -> Health:
+        """``connect()``, then tell the 2.x generations apart by the routes the server serves."""
+        health = await self.connect()
+        if self.dialect.family == "2.x":
+            await self.probe_spec()
+        return health
+
+    async def probe_spec(self) -> Dialect | None:
+        """Read the server's own ``GET /openapi.json`` (it lists exactly the routes it serves) and
+        switch to the generation it shows; None (and no change) when it is missing or says nothing."""
+        try:
+            doc = await self.request("GET", "/openapi.json", timeout=max(self.timeout, 15.0))
+        except OctuiError:
+            return None  # older servers serve no spec there: events and 404s will tell
+        found = detect.from_spec(doc)
+        if found is not None and found.family == self.dialect.family:
+            self.dialect = found
+        return found
 
     async def legacy_version(self) -> str | None:
         """1.18 keeps its version on the legacy ``/global/health`` route (best effort)."""
@@ -110,7 +144,7 @@ class OpenCodeClient(ClientCore):
     def _session(self, raw: Any) -> SessionInfo:
         if not isinstance(raw, dict):
             raise BadResponse(self.display_url, "GET", "/api/session", "session is not an object")
-        return SessionInfo.model_validate(dia.session_info(raw))
+        return SessionInfo.model_validate(self.dialect.session_info(raw))
 
     async def list_sessions(
         self,
@@ -153,7 +187,7 @@ class OpenCodeClient(ClientCore):
         title: str | None = None,
     ) -> SessionInfo:
         body: dict[str, Any] = {}
-        if title and self.is_v2:  # 1.18 rejects ``title`` (strict body)
+        if title and self.dialect.caps.session_title:  # 1.18 rejects ``title`` (strict body)
             body["title"] = title
         if agent:
             body["agent"] = agent
@@ -194,21 +228,21 @@ class OpenCodeClient(ClientCore):
         path = f"/api/session/{seg(session_id)}/message"
         params = qs(limit=limit, cursor=cursor, order=None if cursor else order)
         items, nxt = self.page(await self.request("GET", path, params=params), "GET", path)
-        return [dia.message(m) for m in items if isinstance(m, dict)], last_page_cursor(items, limit, nxt)
+        normalise = self.dialect.message
+        return [normalise(m) for m in items if isinstance(m, dict)], last_page_cursor(items, limit, nxt)
 
     async def get_message(self, session_id: str, message_id: str) -> dict[str, Any]:
         path = f"/api/session/{seg(session_id)}/message/{seg(message_id)}"
         data = await self.get_data(path)
         if not isinstance(data, dict):
             raise BadResponse(self.display_url, "GET", path, "message is not an object")
-        return dia.message(data)
+        return self.dialect.message(data)
 
     async def history(
         self, session_id: str, after: int | None = None, limit: int | None = None
     ) -> tuple[list[dict[str, Any]], bool]:
         """1.18 only: durable session events after ``seq`` ``after`` -> (events, has_more)."""
-        if self.is_v2:
-            raise NotSupported("session history", self.dialect.label)
+        self._require(self.dialect.caps.durable_history, "session history")
         path = f"/api/session/{seg(session_id)}/history"
         body = await self.request("GET", path, params=qs(after=after, limit=limit))
         events = self.data_list(body, "GET", path)
@@ -232,7 +266,7 @@ class OpenCodeClient(ClientCore):
             body["files"] = [dict(f) for f in files]
         if agents:
             body["agents"] = [dict(a) for a in agents]
-        if skills:  # v2 only: the 1.18 prompt body has no skills (dialect.prompt_body drops them)
+        if skills:  # the dialect's prompt_body drops them where the server takes none
             body["skills"] = [dict(k) for k in skills]
         return body
 
@@ -246,44 +280,65 @@ class OpenCodeClient(ClientCore):
         message_id: str | None = None,
         skills: Iterable[Mapping[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        """Admit a user prompt; returns the admitted inbox item (v2) or ``SessionInputAdmitted`` (1.18)."""
+        """Admit a user prompt; returns the admitted item as ``Session.Inbox.User`` (2.x) or
+        ``SessionInputAdmitted`` (1.18)."""
         v2_body = self.prompt_v2_body(text, delivery, files, agents, message_id, skills)
         path = f"/api/session/{seg(session_id)}/prompt"
-        data = self.data(await self.post(path, dia.prompt_body(self.dialect, v2_body)), "POST", path)
-        return data if isinstance(data, dict) else {}
+        data = self.data(await self.post(path, self.dialect.prompt_body(v2_body)), "POST", path)
+        return self.dialect.pending_item(data) if isinstance(data, dict) else {}
 
     async def interrupt(self, session_id: str, resume_pending: bool | None = None) -> None:
-        """Stop the running turn. ``resume_pending`` maps to v2 ``?continue=`` (1.18 has none)."""
-        params = qs(**{"continue": resume_pending}) if self.is_v2 else None
+        """Stop the running turn. ``resume_pending`` maps to ``?continue=`` where the server has it."""
+        params = qs(**{"continue": resume_pending}) if self.dialect.caps.interrupt_continue else None
         await self.post(f"/api/session/{seg(session_id)}/interrupt", params=params)
 
     async def compact(self, session_id: str) -> dict[str, Any] | None:
-        """v2: returns the compaction inbox item. 1.18: no body, and it answers 503 (Unavailable)."""
+        """2.x: returns the compaction item. 1.18: no body, and it answers 503 (Unavailable)."""
         path = f"/api/session/{seg(session_id)}/compact"
         if not self.is_v2:
             await self.post(path)
             return None
-        data = self.data(await self.post(path, {}), "POST", path)
-        return data if isinstance(data, dict) else None
+        data = self.data(await self.post(path, self.dialect.compact_body()), "POST", path)
+        return self.dialect.pending_item(data) if isinstance(data, dict) else None
+
+    async def pending_inputs(self, session_id: str) -> list[dict[str, Any]]:
+        """Inputs admitted but not yet delivered, as ``Session.Inbox.*`` items (admission order).
+
+        The route depends on the generation (``/inbox``, ``/pending``; 1.18 has none). A route the
+        server does not have (404, empty body) means another generation of the family: switch to
+        it and ask there, once."""
+        for _ in range(2):
+            route = self.dialect.caps.pending_route
+            if route is None:
+                return []  # 1.18 has no pending-input API (DIALECTS.md §7)
+            try:
+                items = await self.get_list(f"/api/session/{seg(session_id)}/{route}")
+            except RouteMissing:
+                other = detect.after_missing_pending_route(self.dialect)
+                if other is None:
+                    raise
+                self.dialect = other
+                continue
+            normalise = self.dialect.pending_item
+            return [normalise(i) for i in items if isinstance(i, dict)]
+        return []
 
     async def inbox(self, session_id: str) -> list[dict[str, Any]]:
-        if not self.is_v2:
-            return []  # 1.18 has no inbox API (DIALECTS.md §7)
-        items = await self.get_list(f"/api/session/{seg(session_id)}/inbox")
-        return [i for i in items if isinstance(i, dict)]
+        """Old name of ``pending_inputs``."""
+        return await self.pending_inputs(session_id)
 
     async def inbox_cancel(self, session_id: str, inbox_id: str) -> None:
-        self._v2_only("cancelling a queued prompt")
+        self._require(self.dialect.caps.pending_cancel, "cancelling a pending prompt")
         await self.request("DELETE", f"/api/session/{seg(session_id)}/inbox/{seg(inbox_id)}")
 
     async def inbox_delivery(self, session_id: str, inbox_id: str, delivery: Delivery) -> None:
-        """v2: switch a pending prompt between steer and queue."""
-        self._v2_only("changing how a queued prompt is delivered")
+        """Switch a pending prompt between steer and queue (the current v2 only)."""
+        self._require(self.dialect.caps.pending_redeliver, "changing how a pending prompt is delivered")
         await self.post(f"/api/session/{seg(session_id)}/inbox/{seg(inbox_id)}/{delivery}")
 
     async def shell_output(self, shell_id: str, cursor: int | None = None) -> dict[str, Any]:
-        """v2: ``{output, cursor, size, truncated}`` of a shell from byte ``cursor``."""
-        self._v2_only("live shell output")
+        """2.x: ``{output, cursor, size, truncated}`` of a shell from byte ``cursor``."""
+        self._require(self.dialect.caps.shell_output, "live shell output")
         data = await self.get_data(f"/api/shell/{seg(shell_id)}/output", qs(cursor=cursor))
         return data if isinstance(data, dict) else {}
 
@@ -323,19 +378,20 @@ class OpenCodeClient(ClientCore):
         await self.post(f"/api/session/{seg(session_id)}/question/{seg(request_id)}/reject")
 
     async def form_reply(self, session_id: str, form_id: str, answer: Mapping[str, Any]) -> None:
-        self._v2_only("form reply")
+        self._require(self.dialect.caps.forms, "form reply")
         await self.post(f"/api/session/{seg(session_id)}/form/{seg(form_id)}/reply", {"answer": dict(answer)})
 
     async def form_cancel(self, session_id: str, form_id: str) -> None:
-        self._v2_only("form cancel")
+        self._require(self.dialect.caps.forms, "form cancel")
         await self.post(f"/api/session/{seg(session_id)}/form/{seg(form_id)}/cancel")
 
     def _permissions(self, items: list[Any]) -> list[PermissionRequest]:
-        valid = PermissionRequest.model_validate
-        return [valid(dia.permission_request(i)) for i in items if isinstance(i, dict)]
+        valid, normalise = PermissionRequest.model_validate, self.dialect.permission_request
+        return [valid(normalise(i)) for i in items if isinstance(i, dict)]
 
     def _questions(self, items: list[Any]) -> list[QuestionRequest]:
-        return [QuestionRequest.model_validate(dia.question_request(i)) for i in items if isinstance(i, dict)]
+        valid, normalise = QuestionRequest.model_validate, self.dialect.question_request
+        return [valid(normalise(i)) for i in items if isinstance(i, dict)]
 
     async def pending_permissions(self, directory: str | None = None) -> list[PermissionRequest]:
         return self._permissions(await self.get_list("/api/permission/request", location_query(directory)))
@@ -344,7 +400,7 @@ class OpenCodeClient(ClientCore):
         return self._questions(await self.get_list("/api/question/request", location_query(directory)))
 
     async def pending_forms(self, directory: str | None = None) -> list[FormInfo]:
-        if not self.is_v2:
+        if not self.dialect.caps.forms:
             return []
         items = await self.get_list("/api/form/request", location_query(directory))
         return [FormInfo.model_validate(i) for i in items if isinstance(i, dict)]
@@ -356,7 +412,7 @@ class OpenCodeClient(ClientCore):
         return self._questions(await self.get_list(f"/api/session/{seg(session_id)}/question"))
 
     async def session_forms(self, session_id: str) -> list[FormInfo]:
-        if not self.is_v2:
+        if not self.dialect.caps.forms:
             return []
         items = await self.get_list(f"/api/session/{seg(session_id)}/form")
         return [FormInfo.model_validate(i) for i in items if isinstance(i, dict)]
@@ -368,7 +424,7 @@ class OpenCodeClient(ClientCore):
         return [ModelInfo.model_validate(i) for i in items if isinstance(i, dict)]
 
     async def default_model(self, directory: str | None = None) -> ModelInfo | None:
-        if not self.is_v2:
+        if not self.dialect.caps.default_model:
             return None  # 1.18 has no /api/model/default
         data = await self.get_data("/api/model/default", location_query(directory))
         return ModelInfo.model_validate(data) if isinstance(data, dict) else None

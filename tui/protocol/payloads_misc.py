@@ -29,6 +29,7 @@ class RetryScheduled(SessionPayload):
 class CompactionStarted(SessionPayload):
     reason: str = "manual"
     recent: Any = None
+    inputID: str | None = None  # the admitted compaction item (also the history message id)
 
 
 class CompactionDelta(SessionPayload):
@@ -43,6 +44,7 @@ class CompactionEnded(SessionPayload):
 class CompactionFailed(SessionPayload):
     reason: str = "manual"
     error: StructuredError = Field(default_factory=StructuredError)
+    inputID: str | None = None
 
 
 class RevertStaged(SessionPayload):
@@ -55,6 +57,8 @@ class RevertCleared(SessionPayload):
 
 class RevertCommitted(SessionPayload):
     to: str = ""
+    keepBoundary: bool = False
+    """octui's mark, set by the 1.18 dialect: the ``to`` message stays (2.x deletes it too)."""
 
 
 class ShellInfo(Wire):

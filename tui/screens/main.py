@@ -189,7 +189,12 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
 
     def _refresh_pending(self) -> None:
         state = self.state
-        self.query_one(PendingInputs).show_items(list(state.inbox.values()) if state else [])
+        client = self.octui.client
+        caps = client.dialect.caps if client is not None else None
+        self.query_one(PendingInputs).show_items(
+            list(state.inbox.values()) if state else [],
+            can_cancel=caps.pending_cancel if caps else True,
+            can_redeliver=caps.pending_redeliver if caps else True)
 
     def refresh_status(self) -> None:
         app = self.octui

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from tui.state.transcript import Change, SessionState, TextBlock, ToolCall
 
+GAP = "…"
+"""Stands in a streaming block for the deltas that never arrived."""
+
 _CHANGES: dict[tuple[str, str | None, str | None, str | None, str | None], Change] = {}
 
 
@@ -46,6 +49,9 @@ def append_delta(state: SessionState, kind: str, message_id: str, ref: int | str
                 continue
             if not part.streaming or not delta:
                 return []  # the block already has its authoritative text
+            if part.gap:
+                delta = GAP + delta
+                part.gap = False
             part.text += delta
         part.version += 1
         return [change("part", state.id, msg.id, part.key)]

@@ -4,6 +4,8 @@ revert. Registered into ``session_events.HANDLERS`` on import (``tui.state.store
 
 from __future__ import annotations
 
+from typing import Any
+
 from tui.protocol import events as ev
 from tui.protocol.events import Event
 from tui.state.deltas import change
@@ -18,12 +20,22 @@ def _inbox_enqueued(state: SessionState, event: Event) -> list[Change]:
     assert isinstance(payload, ev.InboxEnqueued)
     if payload.inboxID in state.messages:
         return []
-    item = payload.item
-    text = item.payload.get("text")
-    state.inbox[payload.inboxID] = PendingInput(
-        id=payload.inboxID, text=text if isinstance(text, str) else "", delivery=item.delivery,
-        kind=item.type)
+    state.inbox[payload.inboxID] = pending_input(payload.inboxID, payload.item.type,
+                                                 payload.item.payload, payload.item.delivery,
+                                                 event.created)
     return [_touch(state)]
+
+
+def pending_input(inbox_id: str, kind: str, payload: dict[str, Any], delivery: str,
+                  time_created: float | None = None) -> PendingInput:
+    """A pending item from its (pinned) ``type``/``payload``/``delivery``."""
+    text = payload.get("text")
+    description = payload.get("description")
+    metadata = payload.get("metadata")
+    return PendingInput(id=inbox_id, text=text if isinstance(text, str) else "", delivery=delivery,
+                        kind=kind, description=description if isinstance(description, str) else None,
+                        metadata=metadata if isinstance(metadata, dict) else {},
+                        time_created=time_created)
 
 
 @handles(ev.InboxDelivered)
@@ -40,9 +52,11 @@ def _inbox_delivered(state: SessionState, event: Event) -> list[Change]:
             pending = PendingInput(id=payload.inboxID, text=prompt["text"])
     if pending is not None and pending.kind in ("user", "synthetic"):
         role: MessageRole = "user" if pending.kind == "user" else "synthetic"
+        # The message id is the input id (TRACES.md §1): history and stream agree.
         state.messages[payload.inboxID] = Message(
             id=payload.inboxID, role=role, session_id=state.id, text=pending.text,
-            time_created=event.created)
+            time_created=event.created, description=pending.description,
+            metadata=dict(pending.metadata))
         changes.append(change("message", state.id, payload.inboxID))
     elif pending is None:
         changes.append(change("need_message", state.id, payload.inboxID))
@@ -146,12 +160,17 @@ def _shell(state: SessionState, event: Event) -> list[Change]:
 @handles(ev.CompactionStarted, ev.CompactionDelta, ev.CompactionEnded, ev.CompactionFailed)
 def _compaction(state: SessionState, event: Event) -> list[Change]:
     payload = event.payload
+    changes: list[Change] = []
+    input_id = getattr(payload, "inputID", None)
+    if input_id and state.inbox.pop(input_id, None) is not None:
+        changes.append(_touch(state))  # a compaction is never promoted: starting it ends the wait
     open_id = next((m.id for m in reversed(state.messages.values())
                     if m.role == "compaction" and m.time_completed is None), None)
     if open_id is None:
         if isinstance(payload, ev.CompactionDelta):
-            return []
-        open_id = f"evt:{event.id}"
+            return changes
+        # Keyed by the admitted item's id when known: that is the history's message id.
+        open_id = input_id if input_id and input_id not in state.messages else f"evt:{event.id}"
         state.messages[open_id] = Message(id=open_id, role="compaction", session_id=state.id,
                                           time_created=event.created)
     msg = state.messages[open_id]
@@ -164,7 +183,7 @@ def _compaction(state: SessionState, event: Event) -> list[Change]:
         msg.error = payload.error
         msg.time_completed = event.created or 0.0
     msg.version += 1
-    return [Change("message", state.id, msg.id)]
+    return changes + [Change("message", state.id, msg.id)]
 
 
 @handles(ev.RevertStaged, ev.RevertCleared, ev.RevertCommitted)
@@ -181,7 +200,8 @@ def _revert(state: SessionState, event: Event) -> list[Change]:
     elif isinstance(payload, ev.RevertCommitted):
         ids = list(state.messages)
         if payload.to in ids:
-            for mid in ids[ids.index(payload.to) + 1:]:
+            # 2.x deletes the boundary message and everything after it; 1.18 keeps the boundary.
+            for mid in ids[ids.index(payload.to) + (1 if payload.keepBoundary else 0):]:
                 del state.messages[mid]
         if state.info is not None:
             state.info.revert = None

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from tui.protocol import events as ev
 from tui.protocol.events import Event
 from tui.protocol.models import CacheTokens, StructuredError, TokenUsage
-from tui.state.deltas import change
+from tui.state.deltas import GAP, change
 from tui.state.history import contents
 from tui.state.transcript import (
     BlockKind,
@@ -69,6 +69,8 @@ def _status(state: SessionState, event: Event) -> list[Change]:
     payload = event.payload
     assert isinstance(payload, ev.SessionStatus)
     status = payload.status
+    if status.type == "idle":
+        state.executing = False
     changes = _set_busy(state, status.type != "idle")
     note = None
     if status.type == "retry":
@@ -83,18 +85,28 @@ def _status(state: SessionState, event: Event) -> list[Change]:
 
 @handles(ev.SessionIdle, ev.ExecutionSucceeded, ev.ExecutionInterrupted)
 def _idle(state: SessionState, event: Event) -> list[Change]:
+    state.executing = False
     return _set_busy(state, False)
 
 
 @handles(ev.ExecutionStarted)
 def _execution_started(state: SessionState, event: Event) -> list[Change]:
+    # 2.x runs several steps in one execution (a steer waits for the step to end, a retry starts
+    # a new one): a step's end is not the turn's end while the execution runs.
+    state.executing = True
     return _set_busy(state, True)
+
+
+def _step_over(state: SessionState) -> list[Change]:
+    """A step ended: idle now only where no execution frames the steps (1.18)."""
+    return [] if state.executing else _set_busy(state, False)
 
 
 @handles(ev.ExecutionFailed)
 def _execution_failed(state: SessionState, event: Event) -> list[Change]:
     payload = event.payload
     assert isinstance(payload, ev.ExecutionFailed)
+    state.executing = False
     changes = _set_busy(state, False)
     last = next((m for m in reversed(state.messages.values()) if m.role == "assistant"), None)
     if last is None or last.error is None:
@@ -146,6 +158,9 @@ def _step_started(state: SessionState, event: Event) -> list[Change]:
         msg.metadata = {k: v for k, v in msg.metadata.items() if k != "retried"}
     msg.time_completed = None
     msg.version += 1
+    if state.status_note and state.status_note.startswith("retrying"):
+        state.status_note = None  # the retry has begun
+        changes.append(_touch(state))
     return changes + [change("message", state.id, msg.id)] + _set_busy(state, True)
 
 
@@ -163,7 +178,7 @@ def _step_ended(state: SessionState, event: Event) -> list[Change]:
     recount_usage(state)
     changes.append(_touch(state))
     if payload.finish != "tool-calls":
-        changes += _set_busy(state, False)
+        changes += _step_over(state)
     return changes
 
 
@@ -184,7 +199,7 @@ def _step_failed(state: SessionState, event: Event) -> list[Change]:
     changes.append(change("message", state.id, msg.id))
     changes.append(Change("failed", state.id, msg.id))  # the controller logs it (tui/failures.py)
     recount_usage(state)
-    return changes + _set_busy(state, False)
+    return changes + _step_over(state)
 
 
 # ------------------------------------------------------------------ text / reasoning
@@ -197,7 +212,9 @@ def _block(state: SessionState, event: Event, kind: BlockKind) -> tuple[Message,
     for part in msg.parts:
         if isinstance(part, TextBlock) and part.ordinal == ordinal and part.kind == kind:
             return msg, part, changes
-    block = TextBlock(kind=kind, ordinal=ordinal, streaming=True)
+    # A block first heard of by a delta started before we were listening.
+    block = TextBlock(kind=kind, ordinal=ordinal, streaming=True,
+                      gap=isinstance(payload, ev.BlockDelta))
     msg.parts.append(block)
     msg.version += 1
     changes.append(change("message", state.id, msg.id))
@@ -219,7 +236,8 @@ def _block_delta(state: SessionState, event: Event) -> list[Change]:
     msg, block, changes = _block(state, event, kind)
     if not block.streaming or not payload.delta:
         return changes  # the block already has its authoritative text
-    block.text += payload.delta
+    block.text += (GAP + payload.delta) if block.gap else payload.delta
+    block.gap = False
     block.version += 1
     changes.append(change("part", state.id, msg.id, block.key))
     return changes
@@ -235,6 +253,7 @@ def _block_ended(state: SessionState, event: Event) -> list[Change]:
         return changes
     block.text = payload.text
     block.streaming = False
+    block.gap = False
     block.version += 1
     return changes + [change("part", state.id, msg.id, block.key)]
 

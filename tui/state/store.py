@@ -25,7 +25,7 @@ from tui.protocol.models import (
 from tui.state import session_entries, session_events
 from tui.state.deltas import append_delta, change
 from tui.state.history import message_from_wire
-from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState
+from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState, TextBlock
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
 _REGISTERED = session_entries  # importing it registers the inbox/notice/shell/revert reducers
@@ -109,6 +109,16 @@ class Store:
             return None
         return append_delta(state, kind, message_id, ref, delta)
 
+    def stream_gap(self) -> None:
+        """A new stream connection: the stream has no replay, so every block still streaming
+        may have missed deltas; the next one that arrives is joined with a gap mark."""
+        for state in self.sessions.values():
+            for msg in state.messages.values():
+                if msg.role == "assistant" and msg.streaming:
+                    for part in msg.parts:
+                        if isinstance(part, TextBlock) and part.streaming:
+                            part.gap = True
+
     # ----------------------------------------------------------- snapshots
     def upsert_info(self, info: SessionInfo) -> list[Change]:
         self.deleted.discard(info.id)  # the server says it exists: trust it over an old event
@@ -143,6 +153,8 @@ class Store:
                 kept[mid] = msg
             rebuilt = {**kept, **rebuilt}
             older = state.older
+        if state.busy:
+            _resume_open_blocks(state.messages, rebuilt)
         state.messages = rebuilt
         state.older = older
         for pending in list(state.inbox):
@@ -194,18 +206,21 @@ class Store:
         return [Change("message", session_id, msg.id), Change("session", session_id)]
 
     def set_inbox(self, session_id: str, items: Iterable[dict[str, Any]]) -> list[Change]:
-        """v2 ``GET …/inbox``: the pending prompts, replacing what the stream told us."""
+        """The pending-input list (``Session.Inbox.*`` items, whatever the generation's route),
+        replacing what the stream told us."""
         state = self.session(session_id)
         fresh: dict[str, PendingInput] = {}
         for item in items:
             inbox_id = item.get("id")
-            payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
+            payload = item.get("payload")
             if not isinstance(inbox_id, str) or inbox_id in state.messages:
                 continue
-            text = payload.get("text") if isinstance(payload, dict) else None
-            fresh[inbox_id] = PendingInput(
-                id=inbox_id, text=text if isinstance(text, str) else "",
-                delivery=str(item.get("delivery") or "steer"), kind=str(item.get("type") or "user"))
+            created = item.get("timeCreated")
+            stamp = float(created) if isinstance(created, (int, float)) and not isinstance(created, bool) \
+                else None
+            fresh[inbox_id] = session_entries.pending_input(
+                inbox_id, str(item.get("type") or "user"), payload if isinstance(payload, dict) else {},
+                str(item.get("delivery") or "steer"), stamp)
         if [(p.id, p.delivery) for p in fresh.values()] == \
                 [(p.id, p.delivery) for p in state.inbox.values()]:
             return []
@@ -222,6 +237,8 @@ class Store:
                 continue
             state = self.session(sid)
             busy = sid in ids
+            if not busy:
+                state.executing = False  # the server says idle: an execution end we missed
             if state.busy != busy:
                 state.busy = busy
                 if not busy:
@@ -252,6 +269,25 @@ class Store:
             return []
         self.asks = fresh
         return [Change("asks")]
+
+
+def _resume_open_blocks(before: dict[str, Message], rebuilt: dict[str, Message]) -> None:
+    """A running session's unfinished assistant message, reloaded: the server shows its open
+    blocks as "" until they end (TRACES.md §11). Keep them streaming so the next deltas show,
+    keep what the old stream had shown of them, and mark the gap the stream could not replay."""
+    for mid, msg in rebuilt.items():
+        if msg.role != "assistant" or not msg.streaming:
+            continue
+        old = before.get(mid)
+        for part in msg.parts:
+            if not isinstance(part, TextBlock) or part.text:
+                continue
+            seen = old.block(part.kind, part.ordinal) if old is not None else None
+            part.streaming = True
+            if seen is not None and seen.text:
+                part.text, part.gap = seen.text, seen.gap  # what the stream showed, gap marked
+            else:
+                part.gap = True
 
 
 def _on_session_created(store: Store, event: Event) -> list[Change]:

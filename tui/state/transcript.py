@@ -32,6 +32,10 @@ class TextBlock:
     ordinal: int
     text: str = ""
     streaming: bool = False
+    gap: bool = False
+    """Deltas were missed before the next one (joined or reconnected mid-block; the stream has no
+    replay and REST shows a running block as ""): that delta is joined with "…". ``*.ended``
+    brings the whole text."""
     version: int = 0
 
     @property
@@ -152,7 +156,10 @@ class PendingInput:
     id: str
     text: str
     delivery: str = "steer"
-    kind: str = "user"
+    kind: str = "user"  # user | synthetic | compaction | move
+    description: str | None = None  # synthetic items (e.g. a background subagent's report)
+    metadata: dict[str, Any] = field(default_factory=dict)  # synthetic: {source, childID, state…}
+    time_created: float | None = None
 
 
 @dataclass
@@ -164,6 +171,7 @@ class SessionState:
     messages: dict[str, Message] = field(default_factory=dict)
     inbox: dict[str, PendingInput] = field(default_factory=dict)
     busy: bool = False
+    executing: bool = False  # 2.x: between execution.started and its end (steps come and go inside)
     status_note: str | None = None  # retry countdowns and similar
     cost: float = 0
     tokens: TokenUsage = field(default_factory=TokenUsage)

@@ -138,8 +138,17 @@ def _tool_links(state: SessionState) -> list[ToolLink]:
 
 
 def _synthetic_results(state: SessionState) -> dict[str, Message]:
-    """``childID -> synthetic message`` for background results delivered to ``state``."""
+    """``childID -> synthetic message`` for background results delivered to ``state``, or only
+    admitted so far (the 2.0 preview announces a finished background child as a pending
+    synthetic input that wakes the parent later)."""
     found: dict[str, Message] = {}
+    for pending in state.inbox.values():
+        if pending.kind == "synthetic" and pending.metadata.get("source") == "subagent":
+            child = pending.metadata.get("childID")
+            if isinstance(child, str) and child:
+                found[child] = Message(id=pending.id, role="synthetic", session_id=state.id,
+                                       text=pending.text, description=pending.description,
+                                       metadata=pending.metadata, time_created=pending.time_created)
     for msg in state.messages.values():
         if msg.role == "synthetic" and msg.metadata.get("source") == "subagent":
             child = msg.metadata.get("childID")
