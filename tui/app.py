@@ -111,7 +111,9 @@ class OctuiApp(App[int]):
         try:
             url, password = spec.url, spec.password
             if spec.start_local:
-                self.notify("Starting a local OpenCode server…", timeout=3)
+                # 2.x takes 6-12 s to listen, up to a minute on a loaded machine: say so.
+                self.notify("Starting a local OpenCode server (it can take up to a minute)…",
+                            timeout=15)
                 self.local = LocalServer()
                 started = await self.local.start(cwd=spec.directory)
                 url, password = started.url, started.password
@@ -147,16 +149,21 @@ class OctuiApp(App[int]):
     async def _load_models(self) -> None:
         if self.client is None:
             return
-        # The catalog fills lazily after start (503 / empty): a GET is safe to retry, bounded.
+        # The catalog fills lazily after start (503, or [] for a second or two on 2.x): a GET is
+        # safe to retry, bounded. An empty list that stays empty is kept: the server has no models.
         for delay in (*CATALOG_RETRY_S, None):
             try:
-                self.models = await self.client.models()
+                models = await self.client.models()
             except OctuiError as exc:
                 if delay is None:
                     self.notify(f"Model list unavailable: {exc}", severity="warning", timeout=8)
                     return
                 await asyncio.sleep(delay)
                 continue
+            if not models and delay is not None:
+                await asyncio.sleep(delay)
+                continue
+            self.models = models
             self.screen_main().refresh_status()
             return
 
