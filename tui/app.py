@@ -56,6 +56,10 @@ class ConnectSpec:
     continue_last: bool = False
     directory: str = field(default_factory=os.getcwd)
     heartbeat_timeout: float = 35.0
+    # Which server this is, for the status line: "service" (the user's registered background
+    # service), "private" (a local server octui started), "" (a --url / demo / test server).
+    origin: str = ""
+    notices: list[str] = field(default_factory=list)  # said once at start (e.g. a refused registry)
 
 
 class OctuiApp(App[int]):
@@ -108,6 +112,8 @@ class OctuiApp(App[int]):
     @work(exclusive=True, group="boot", exit_on_error=False)
     async def _boot(self) -> None:
         spec = self.spec
+        for notice in spec.notices:
+            self.notify(notice, severity="warning", timeout=20)
         try:
             url, password = spec.url, spec.password
             if spec.start_local:
