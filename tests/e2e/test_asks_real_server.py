@@ -163,7 +163,7 @@ async def test_bash_ask_always_then_runs_without_ask(
         async with running_app(live_server, sid) as (app, pilot):
             await submit_prompt(pilot, f"Run it twice. {tag}")
             dialog = await _permission(pilot, sid)
-            patterns = list(dialog.ask.save)
+            patterns = list(dialog.ask.save or [])
             if w.v2:  # TRACES.md 7: one pattern per simple command: its program and a wildcard
                 assert dialog.can_always and len(patterns) == 1
                 assert program in patterns[0] and patterns[0].endswith(" *") and "echo" not in patterns[0]

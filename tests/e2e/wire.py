@@ -116,7 +116,17 @@ class Wire:
             return [command]
         return [part for part in _SHELL_SPLIT.split(command.strip()) if part]
 
-    # -- request bodies ------------------------------------------------------------------------
+    def attachment_uri(self, file: dict[str, Any]) -> Any:
+        """A user message's file attachment URI: 1.18 ``uri``; 2.x ``source: {type: "uri", uri}``."""
+        if self.v2:
+            return (file.get("source") or {}).get("uri")
+        return file.get("uri")
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def location_params(self, directory: str) -> dict[str, str]:
+        """The location query: 1.18 ``directory=``; 2.x a deep object ``location[directory]=``."""
+        return {"location[directory]": directory} if self.v2 else {"directory": directory}
 
     def prompt_body(self, text: str, **extra: Any) -> dict[str, Any]:
         """``POST /api/session/{id}/prompt``: 1.18 nests ``prompt: {text}``, 2.x takes ``text``."""
