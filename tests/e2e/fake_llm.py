@@ -34,7 +34,8 @@ a dict; every field is optional:
 each call is fitted to the tools the request offers: ``bash`` and ``shell`` stand for each other
 (1.18.33 offers ``bash``, 2.x ``shell``), as do ``task`` and ``subagent``; an argument the offered
 schema lacks is renamed to its counterpart when the schema has that one (``filePath``/``path``,
-``subagent_type``/``agent``, skill ``name``/``id``). A name the server offers in neither spelling
+``subagent_type``/``agent``, skill ``name``/``id``), and one a strict schema has no place for is
+dropped (2.x ``shell`` takes no ``description``). A name the server offers in neither spelling
 is sent as written (the server then answers "Unknown tool"); ``"exact": true`` on a call keeps it
 as written. Each log entry lists the tools offered (``offered_tools``) and the calls actually sent
 (``sent_calls``: ``[{"name", "arguments"}]``).
@@ -154,7 +155,7 @@ ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
 
 
 def offered_tools(body: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Tool name -> its JSON-schema ``properties`` ({} when not given), as the request offers them."""
+    """Tool name -> its JSON-schema ``parameters`` ({} when not given), as the request offers them."""
     offered: dict[str, dict[str, Any]] = {}
     for tool in body.get("tools") or []:
         if not isinstance(tool, Mapping):
@@ -163,13 +164,13 @@ def offered_tools(body: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         name = function.get("name") if isinstance(function, Mapping) else None
         if isinstance(name, str):
             parameters = function.get("parameters") if isinstance(function, Mapping) else None
-            properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
-            offered[name] = dict(properties) if isinstance(properties, Mapping) else {}
+            offered[name] = dict(parameters) if isinstance(parameters, Mapping) else {}
     return offered
 
 
 def fit_call(call: Mapping[str, Any], offered: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """The call with its name and argument names fitted to the offered tools (see the docstring)."""
+    """The call with its name and argument names fitted to the offered tools (see the docstring);
+    an argument a strict schema (``additionalProperties: false``) has no place for is dropped."""
     fitted = dict(call)
     name = str(call.get("name", ""))
     if call.get("exact") or not offered:
@@ -177,7 +178,8 @@ def fit_call(call: Mapping[str, Any], offered: Mapping[str, Mapping[str, Any]]) 
     if name not in offered:
         name = next((alias for alias in TOOL_ALIASES.get(name, ()) if alias in offered), name)
     fitted["name"] = name
-    properties = offered.get(name) or {}
+    schema = offered.get(name) or {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
     arguments = call.get("arguments")
     if properties and isinstance(arguments, Mapping):
         renamed: dict[str, Any] = {}
@@ -185,7 +187,8 @@ def fit_call(call: Mapping[str, Any], offered: Mapping[str, Mapping[str, Any]]) 
             if key not in properties:
                 aliases = ARGUMENT_ALIASES.get(key, ())
                 key = next((a for a in aliases if a in properties and a not in arguments), key)
-            renamed[key] = value
+            if key in properties or schema.get("additionalProperties") is not False:
+                renamed[key] = value
         fitted["arguments"] = renamed
     return fitted
 

@@ -59,7 +59,7 @@ def test_export_markdown_and_json_match_the_session(
     sid = server.create_session()["id"]
     prompt = f"Export me. {tag}"
     server.prompt(sid, prompt)
-    events.wait_for("session.next.step.ended", _sid(sid))
+    events.wait_for(server.wire.ev("step.ended"), _sid(sid))
     with server.client() as http:
         title = http.get(f"/api/session/{sid}").json()["data"]["title"]
         raw = http.get(f"/api/session/{sid}/message", params={"order": "asc"}).json()["data"]

@@ -220,7 +220,7 @@ def _sent(llm: FakeLLM, tools: list[dict[str, Any]], name: str) -> list[dict[str
 def test_fake_llm_fits_tool_names_and_arguments_to_what_the_server_offers(llm: FakeLLM) -> None:
     assert {t["name"] for t in TOOLS_2X} >= {"shell", "subagent", "skill", "read"}  # the recording
     llm.add_scenario("fit", [{"tool_calls": [
-        {"name": "bash", "arguments": {"command": "echo hi"}},
+        {"name": "bash", "arguments": {"command": "echo hi", "description": "greets"}},
         {"name": "task", "arguments": {"description": "Look", "prompt": "Go", "subagent_type": "general"}},
         {"name": "skill", "arguments": {"name": "demo-skill"}},
         {"name": "read", "arguments": {"filePath": "notes.txt"}},
@@ -229,7 +229,7 @@ def test_fake_llm_fits_tool_names_and_arguments_to_what_the_server_offers(llm: F
     ]}])
     on_2x = _sent(llm, _offered(TOOLS_2X), "fit")
     assert on_2x == [
-        {"name": "shell", "arguments": {"command": "echo hi"}},
+        {"name": "shell", "arguments": {"command": "echo hi"}},  # strict schema: no description
         {"name": "subagent", "arguments": {"description": "Look", "prompt": "Go", "agent": "general"}},
         {"name": "skill", "arguments": {"id": "demo-skill"}},
         {"name": "read", "arguments": {"path": "notes.txt"}},
@@ -240,6 +240,7 @@ def test_fake_llm_fits_tool_names_and_arguments_to_what_the_server_offers(llm: F
     assert llm.requests[-1]["sent_calls"] == on_2x
     on_118 = _sent(llm, TOOLS_118, "fit")
     assert [c["name"] for c in on_118] == ["bash", "task", "skill", "read", "apply_patch", "bash"]
+    assert on_118[0]["arguments"] == {"command": "echo hi", "description": "greets"}  # not strict
     assert on_118[2]["arguments"] == {"name": "demo-skill"}
     assert on_118[3]["arguments"] == {"path": "notes.txt"}
     assert llm.sent_calls("fit") == on_2x + on_118

@@ -189,7 +189,8 @@ async def test_version_mismatch_is_skipped(state_home: Path, fake_service: FakeS
     assert found.service is None and "version local" in found.skipped[0]
 
 
-async def test_wrong_password_is_skipped_and_never_quoted(state_home: Path, fake_service: FakeService) -> None:
+async def test_wrong_password_is_skipped_and_never_quoted(state_home: Path,
+                                                           fake_service: FakeService) -> None:
     register(state_home, fake_service.url, password="not-" + PASSWORD)
     found = await discover()
     assert found.service is None and "HTTP 401" in found.skipped[0]
@@ -197,8 +198,9 @@ async def test_wrong_password_is_skipped_and_never_quoted(state_home: Path, fake
 
 
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660, 0o666])
-async def test_registry_others_may_read_is_refused_with_the_reason(state_home: Path, fake_service: FakeService,
-                                                                   mode: int) -> None:
+async def test_registry_others_may_read_is_refused_with_the_reason(
+    state_home: Path, fake_service: FakeService, mode: int
+) -> None:
     path = register(state_home, fake_service.url, mode=mode)
     found = await discover()
     assert found.service is None
@@ -263,7 +265,8 @@ def test_file_order(state_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert names == ["service.json", "service-local.json", "service-pr-42.json", "service-beta.json"]
     monkeypatch.delenv("XDG_STATE_HOME")
     monkeypatch.setenv("HOME", str(state_home.parent / "home"))
-    assert candidate_files()[0] == state_home.parent / "home" / ".local" / "state" / "opencode" / "service.json"
+    default = state_home.parent / "home" / ".local" / "state" / "opencode"
+    assert candidate_files()[0] == default / "service.json"
 
 
 async def test_first_healthy_file_wins_and_bad_ones_are_passed_over(state_home: Path,
@@ -309,8 +312,9 @@ def test_plain_octui_attaches_to_a_healthy_service(state_home: Path, fake_servic
 
 
 @pytest.mark.parametrize("problem", ["unhealthy", "unreachable", "stale", "none"])
-def test_plain_octui_starts_its_private_server_otherwise(state_home: Path, fake_service: FakeService,
-                                                         captured_spec: list[ConnectSpec], problem: str) -> None:
+def test_plain_octui_starts_its_private_server_otherwise(
+    state_home: Path, fake_service: FakeService, captured_spec: list[ConnectSpec], problem: str
+) -> None:
     if problem == "unhealthy":
         register(state_home, fake_service.url)
         fake_service.status = 500
@@ -381,7 +385,7 @@ def test_password_is_never_logged_printed_or_in_argv(
     assert "service.json" in log_text and "the file names other" in log_text  # the log says what happened
     assert "service-local.json" in log_text and fake_service.url in log_text
     assert PASSWORD not in out + err + caplog.text + log_text
-    assert PASSWORD not in spec.url and PASSWORD not in repr(spec.notices)
+    assert PASSWORD not in str(spec.url) and PASSWORD not in repr(spec.notices)
     found = cli._find_service(False)
     assert found.service is not None
     assert PASSWORD not in repr(found) and PASSWORD not in repr(found.service.registration)
