@@ -332,3 +332,54 @@ async def test_permission_reject_fails_the_tool(live_server: RealServer, fake_ll
         await driver.wait_idle()
         assert not driver.app.store.asks
     assert not (live_server.project_dir / marker).exists()
+
+
+# --------------------------------------------------------------------------------------------
+# Subagents
+# --------------------------------------------------------------------------------------------
+
+
+async def test_subagent_child_in_the_tree_or_the_unknown_tool_row(
+    live_server: RealServer, fake_llm: FakeLLM
+) -> None:
+    """2.x runs a subagent in a child session: octui shows it in the tree and Alt+Down opens it
+    (TRACES.md 05_subagent). 1.18.33 has no subagent tool on /api: the row fails, no child."""
+    from tui.state.tree import TreeNode, build_tree
+
+    w = live_server.wire
+    name, child_name = unique("subagent"), unique("child")
+    child_answer = f"Child result {child_name}."
+    child_tag = fake_llm.add_scenario(child_name, [{"text": child_answer}])
+    tag = fake_llm.add_scenario(name, [
+        {"tool_calls": [{"name": "task", "arguments": {"description": "Inspect repo",
+                                                       "prompt": f"Look around {child_tag}",
+                                                       "subagent_type": "general"}}]},
+        {"text": f"Parent done {name}."},
+    ])
+    async with running_app(live_server) as driver:
+        await driver.type_prompt(f"Delegate it. {tag}")
+        sid = await driver.wait_for_session()
+        await driver.wait_for_message(_assistant_with(f"Parent done {name}."), "the parent's answer", 60)
+        (call,) = [t for t in tools_of(driver.state) if t.name == w.subagent_tool]
+        if not w.v2:
+            assert call.status == "error" and call.error is not None
+            assert "Unknown tool: task" in call.error.message
+            assert build_tree(driver.app.store, sid).children == []
+            assert not fake_llm.requests_for(child_name)
+            return
+        assert call.status == "completed"
+        def first_child() -> TreeNode | None:
+            children = build_tree(driver.app.store, sid).children
+            return children[0] if children else None
+
+        node: TreeNode = await driver.wait_until(first_child, "the child in the subagent tree", 20)
+        assert node.title == "Inspect repo" and node.known
+        child = node.session_id
+        await driver.wait_until(lambda: build_tree(driver.app.store, sid).children[0].finished,
+                                "the child to be finished in the tree", 20)
+        await driver.pilot.press("alt+down")
+        await driver.wait_until(lambda: driver.session_id == child, "Alt+Down to open the child")
+        assert driver.state.parent_id == sid
+        await driver.wait_for_text(child_answer)
+        await driver.pilot.press("alt+up")
+        await driver.wait_until(lambda: driver.session_id == sid, "Alt+Up back to the parent")

@@ -552,3 +552,53 @@ def test_restart_keeps_port_and_sessions(live_server: RealServer, new_session: d
         again = http.get(f"/api/session/{new_session['id']}")
     assert again.status_code == 200
     assert again.json()["data"]["id"] == new_session["id"]
+
+
+@pytest.mark.e2e
+def test_subagent_is_a_child_session_or_an_unknown_tool(
+    live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder, new_session: dict[str, Any]
+) -> None:
+    """1.18.33 offers no subagent tool on /api (REAL-SERVER.md 05: "Unknown tool: task"); 2.x runs
+    one in a child session (TRACES.md 05_subagent, m02): created with parentID, its id in the
+    parent's tool.progress at metadata.metadata.sessionID, flat in tool.success."""
+    w = live_server.wire
+    sid = new_session["id"]
+    child_tag = fake_llm.add_scenario("harness_child", [{"reasoning": "child thinking",
+                                                         "text": "Child result: README.md only."}])
+    tag = fake_llm.add_scenario("harness_subagent", [
+        {"text": "Delegating.", "tool_calls": [{"name": "task", "arguments": {
+            "description": "Inspect repo", "prompt": f"List the files {child_tag}",
+            "subagent_type": "general"}}]},
+        {"text": "The subagent says: README.md only."},
+    ])
+    live_server.prompt(sid, f"Delegate. {tag}")
+    final = events.wait_for(w.ev("text.ended"), lambda d: _sid(sid)(d) and "subagent says" in d["text"],
+                            timeout=60)["data"]
+    assert final["text"] == "The subagent says: README.md only."
+    (sent,) = fake_llm.sent_calls("harness_subagent")
+    assert sent["name"] == w.subagent_tool
+    if not w.v2:
+        failed = events.wait_for(w.ev("tool.failed"), _sid(sid))["data"]
+        assert "Unknown tool: task" in failed["error"]["message"]
+        assert not fake_llm.requests_for("harness_child")  # no child ever ran
+        assert not events.of_type("session.created", lambda d: d.get("info", d).get("parentID") == sid)
+        return
+    assert sent["arguments"] == {"description": "Inspect repo", "prompt": f"List the files {child_tag}",
+                                 "agent": "general"}
+    created = events.wait_for("session.created", lambda d: d.get("parentID") == sid)["data"]
+    child = created["sessionID"]
+    assert created["title"] == "Inspect repo" and created["agent"] == "general"
+    progress = events.wait_for("session.tool.progress", _sid(sid))["data"]
+    assert progress["metadata"]["metadata"]["sessionID"] == child
+    success = events.wait_for(w.ev("tool.success"), _sid(sid))["data"]
+    assert success["metadata"]["sessionID"] == child
+    assert success["content"][0]["text"] == "Child result: README.md only."
+    child_text = events.wait_for(w.ev("text.ended"), _sid(child))["data"]["text"]
+    assert child_text == "Child result: README.md only."
+    (child_request,) = fake_llm.requests_for("harness_child")
+    offered = child_request["offered_tools"]
+    assert "subagent" not in offered and "question" not in offered  # children cannot nest (m02)
+    with live_server.client() as http:
+        children = http.get("/api/session", params={"parentID": sid}).json()["data"]
+    assert [c["id"] for c in children] == [child]
+    live_server.wait_idle(sid)
