@@ -24,6 +24,7 @@ from tui.client.http import OpenCodeClient
 from tui.client.local import BinaryNotFound, LocalServer, find_binary
 from tui.client.service import Discovery, discover
 from tui.config import Config, ConfigError, Connection, load_config, resolve_connection, state_dir
+from tui.demo.generation import GENERATIONS, DemoGeneration
 
 log = logging.getLogger("octui")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -57,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="start a private local server even when a background service is registered")
     parser.add_argument("--demo", action="store_true",
                         help="run against a built-in scripted server (no OpenCode needed)")
+    parser.add_argument("--demo-generation", choices=GENERATIONS, default=DemoGeneration.V2.value,
+                        metavar="{" + ",".join(GENERATIONS) + "}",
+                        help="which server generation --demo speaks: v2 (the pinned spec, default) or "
+                             "2.0-preview (as a recorded OpenCode 2.0 preview build answers)")
     sub = parser.add_subparsers(dest="command")
     export = sub.add_parser("export", help="print a session transcript and exit")
     export.add_argument("session_id")
@@ -121,7 +126,10 @@ def _warn_if_cleartext(url: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.demo_generation != DemoGeneration.V2.value and not args.demo:
+        parser.error("--demo-generation needs --demo")
     _log_to_file()
     try:
         config = load_config()
@@ -148,7 +156,7 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
     if args.demo:
         from tui.demo import DemoServer
 
-        demo = DemoServer(directory=directory)
+        demo = DemoServer(directory=directory, generation=args.demo_generation)
         spec = ConnectSpec(url=demo.base_url, transport=demo.transport, directory=directory,
                            session_id=args.session)
     elif connection is not None:

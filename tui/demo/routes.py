@@ -145,11 +145,12 @@ async def rename(s: DemoServer, r: httpx.Request, sid: str) -> Result:
 @on("POST", "/api/session/{sid}/agent")
 async def select_agent(s: DemoServer, r: httpx.Request, sid: str) -> Result:
     body = read_body(r, {"agent": str}, ("agent",))
-    if body["agent"] not in {a["id"] for a in AGENTS}:
+    # The 2.0 preview validates nothing here: the next turn fails instead (TRACES.md 6).
+    if not s.preview and body["agent"] not in {a["id"] for a in AGENTS}:
         raise ApiError(404, "AgentNotFoundError", f"Agent not found: {body['agent']}",
                        agentID=body["agent"])
     data = {"sessionID": sid, "agent": body["agent"]}
-    previous = s.state.sessions[sid].get("agent")
+    previous = None if s.preview else s.state.sessions[sid].get("agent")  # 2.0: no previous (m06)
     s.emit("session.agent.selected", data | ({"previous": previous} if previous else {}))
     return 204, None
 
@@ -160,7 +161,7 @@ async def select_model(s: DemoServer, r: httpx.Request, sid: str) -> Result:
     if not isinstance(model.get("id"), str) or not isinstance(model.get("providerID"), str):
         raise invalid("model needs id and providerID", "model")
     data = {"sessionID": sid, "model": model}
-    previous = s.state.sessions[sid].get("model")
+    previous = None if s.preview else s.state.sessions[sid].get("model")  # 2.0: no previous (m06)
     s.emit("session.model.selected", data | ({"previous": previous} if previous else {}))
     return 204, None
 

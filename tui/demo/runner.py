@@ -97,7 +97,8 @@ class Runner:
         fails); ``first``: a script to run before them (a skill activated on an idle session)."""
         emit, sid = self.s.emit, {"sessionID": session_id}
         emit("session.execution.started", sid)
-        emit("session.instructions.updated", sid | {"delta": dict(INSTRUCTIONS)})
+        emit("session.instructions.updated", sid | {"delta": dict(INSTRUCTIONS)},
+             metadata={"instructions": {"initial": True}})
         turn, last = Turn(session_id), None
         try:
             if first is not None:

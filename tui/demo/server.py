@@ -17,6 +17,10 @@ from tui.demo.runner import Runner, Turn
 from tui.demo.scripts import SCRIPTS, Script, Step, pick_script
 
 DEFAULT_MODEL: Json = {"id": "scripted", "providerID": "demo"}
+# Events the 2.0 preview sends without a ``location`` envelope field (every traces-2.0 recording).
+UNLOCATED_IN_PREVIEW = frozenset({
+    "session.execution.started", "session.execution.succeeded", "session.execution.failed",
+    "session.execution.interrupted", "session.usage.updated"})
 PROJECT_ID = "prj_demo"
 
 
@@ -88,17 +92,20 @@ class DemoServer:
 
     # -- events --------------------------------------------------------------------------------
 
-    def emit(self, type: str, data: Json) -> Json:
+    def emit(self, type: str, data: Json, *, metadata: Json | None = None) -> Json:
         """Publish one event (v2 envelope, ``durable`` on durable types) to state and streams."""
         data = copy.deepcopy(data)
-        event: Json = {"id": self.ids("evt"), "created": self.now_ms(), "type": type,
-                       "location": self.location}
+        event: Json = {"id": self.ids("evt"), "created": self.now_ms(), "type": type}
+        if not (self.preview and type in UNLOCATED_IN_PREVIEW):
+            event["location"] = self.location
         version = self._durable.get(type)
         if version is not None:
             aggregate = data.get("sessionID") or data.get("projectID") or ""
             seq = self._seq.get(aggregate, -1) + 1
             self._seq[aggregate] = seq
             event["durable"] = {"aggregateID": aggregate, "seq": seq, "version": version}
+        if metadata is not None:
+            event["metadata"] = copy.deepcopy(metadata)
         event["data"] = data
         self.state.apply(event)
         self.emitted.append(event)
