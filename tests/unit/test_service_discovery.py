@@ -41,6 +41,7 @@ class FakeService:
         self.status = 200
         self.delay = 0.0
         self.requests: list[tuple[str, bool]] = []
+        self.routes: dict[str, Any] = {}  # more GET answers: path -> JSON body
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -59,8 +60,15 @@ class FakeService:
                     self.send_header("content-length", "0")
                     self.end_headers()
                     return
-                body = json.dumps(owner.health).encode() if self.path == "/api/health" else b""
-                self.send_response(owner.status if self.path == "/api/health" else 404)
+                path = self.path.split("?", 1)[0]
+                found = owner.routes.get(path)
+                if path == "/api/health":
+                    body, status = json.dumps(owner.health).encode(), owner.status
+                elif found is not None:
+                    body, status = json.dumps(found).encode(), 200
+                else:
+                    body, status = b"", 404
+                self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
@@ -426,3 +434,56 @@ async def test_status_line_says_which_server(origin: str) -> None:
             await pilot.pause(0.02)
         assert status.info.server.startswith(f"{origin} · ")
         assert f"{origin} · " in str(status.render())
+
+
+SID = "ses_service0001"
+
+
+def _serve_a_session(service: FakeService) -> None:
+    service.routes[f"/api/session/{SID}"] = {"data": {
+        "id": SID, "title": "On the service", "time": {"created": 1, "updated": 2},
+        "location": {"directory": "/home/demo"}}}
+    service.routes[f"/api/session/{SID}/message"] = {"data": [
+        {"id": "msg_a1", "type": "assistant", "time": {"created": 2, "completed": 3}, "finish": "stop",
+         "content": [{"type": "text", "text": "Answered on the service."}]},
+        {"id": "msg_u1", "type": "user", "time": {"created": 1}, "text": "Hello service"}],
+        "cursor": {"previous": None, "next": None}}
+
+
+def test_export_reads_the_service_s_sessions_unless_standalone(
+    state_home: Path, fake_service: FakeService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import asyncio
+
+    register(state_home, fake_service.url)
+    _serve_a_session(fake_service)
+    started: list[str] = []
+
+    class PrivateServer:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            started.append("private")
+
+        async def start(self, cwd: str) -> Any:
+            raise cli.OctuiError("no private server in this test")
+
+        async def stop(self) -> None:
+            return None
+
+    monkeypatch.setattr(cli, "LocalServer", PrivateServer)
+    text = asyncio.run(cli._export_text(SID, "json", None, str(tmp_path)))
+    exported = json.loads(text)
+    assert exported["id"] == SID and exported["title"] == "On the service"
+    assert [m["role"] for m in exported["messages"]] == ["user", "assistant"]
+    assert started == [] and PASSWORD not in text
+    with pytest.raises(cli.OctuiError, match="no private server"):
+        asyncio.run(cli._export_text(SID, "json", None, str(tmp_path), standalone=True))
+    assert started == ["private"]
+    # From the command line: "export --standalone" reaches the private path too.
+    monkeypatch.setenv("OCTUI_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.setenv("OCTUI_STATE_DIR", str(tmp_path / "octui-state"))
+    assert cli.main(["export", SID, "--standalone"]) != 0
+    assert started == ["private", "private"]
+    assert cli.main(["export", SID]) == 0
+    out, err = capsys.readouterr()
+    assert "Answered on the service." in out and PASSWORD not in out + err
