@@ -57,6 +57,10 @@ class ConnectSpec:
     continue_last: bool = False
     directory: str = field(default_factory=os.getcwd)
     heartbeat_timeout: float = 35.0
+    # Which server this is, for the status line: "service" (the user's registered background
+    # service), "private" (a local server octui started), "" (a --url / demo / test server).
+    origin: str = ""
+    notices: list[str] = field(default_factory=list)  # said once at start (e.g. a refused registry)
 
 
 class OctuiApp(App[int]):
@@ -118,9 +122,12 @@ class OctuiApp(App[int]):
     @work(exclusive=True, group="boot", exit_on_error=False)
     async def _boot(self) -> None:
         spec = self.spec
+        for notice in spec.notices:
+            self.notify(notice, severity="warning", timeout=20)
         try:
             url, password = spec.url, spec.password
             if spec.start_local:
+                # 2.x takes 6-12 s to listen, up to a minute on a loaded machine: the banner says so.
                 self.screen_main().show_starting_server()
                 self.local = LocalServer()
                 started = await self.local.start(cwd=spec.directory)
@@ -128,6 +135,8 @@ class OctuiApp(App[int]):
             assert url is not None
             self.client = OpenCodeClient(url, username=spec.username, password=password,
                                          transport=spec.transport)
+            if self.local is not None and self.local.startup_line:
+                self.client.hint_startup_line(self.local.startup_line)  # the family, before any request
             self.health = await self.client.identify()  # family from health, generation from its spec
             if self.health.version is None and self.client.dialect.family == "1.18":
                 self.health.version = await self.client.legacy_version()
@@ -164,16 +173,21 @@ class OctuiApp(App[int]):
     async def _load_models(self) -> None:
         if self.client is None:
             return
-        # The catalog fills lazily after start (503 / empty): a GET is safe to retry, bounded.
+        # The catalog fills lazily after start (503, or [] for a second or two on 2.x): a GET is
+        # safe to retry, bounded. An empty list that stays empty is kept: the server has no models.
         for delay in (*CATALOG_RETRY_S, None):
             try:
-                self.models = await self.client.models()
+                models = await self.client.models()
             except OctuiError as exc:
                 if delay is None:
                     self.notify(f"Model list unavailable: {exc}", severity="warning", timeout=8)
                     return
                 await asyncio.sleep(delay)
                 continue
+            if not models and delay is not None:
+                await asyncio.sleep(delay)
+                continue
+            self.models = models
             self.screen_main().refresh_status()
             return
 

@@ -22,8 +22,11 @@ from urllib.parse import urlsplit
 from tui.client.errors import NotFound, OctuiError, Unauthorized
 from tui.client.http import OpenCodeClient
 from tui.client.local import BinaryNotFound, LocalServer, find_binary
+from tui.client.service import Discovery, discover
 from tui.config import Config, ConfigError, Connection, load_config, resolve_connection, state_dir
+from tui.demo.generation import GENERATIONS, DemoGeneration
 
+log = logging.getLogger("octui")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
 
 
@@ -37,7 +40,9 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="octui", description="A terminal client for the OpenCode agent server.",
-        epilog="With no --url, octui starts a local `opencode serve` on 127.0.0.1 and stops it on exit. "
+        epilog="With no --url, octui attaches to your OpenCode background service when one is registered "
+               "and healthy (`opencode serve --service`), else it starts a private `opencode serve` on "
+               "127.0.0.1 and stops it on exit (--standalone: always the private one). "
                "Password for --url: OPENCODE_SERVER_PASSWORD (user: OPENCODE_SERVER_USERNAME, "
                "default opencode).")
     parser.add_argument("--version", action="version", version=f"octui {_version()}")
@@ -49,8 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--continue", dest="continue_last", action="store_true",
                         help="open the most recent session")
     parser.add_argument("--dir", dest="directory", help="project directory (default: current)")
+    parser.add_argument("--standalone", action="store_true",
+                        help="start a private local server even when a background service is registered")
     parser.add_argument("--demo", action="store_true",
                         help="run against a built-in scripted server (no OpenCode needed)")
+    parser.add_argument("--demo-generation", choices=GENERATIONS, default=DemoGeneration.V2.value,
+                        metavar="{" + ",".join(GENERATIONS) + "}",
+                        help="which server generation --demo speaks: v2 (the pinned spec, default) or "
+                             "2.0-preview (as a recorded OpenCode 2.0 preview build answers)")
     sub = parser.add_subparsers(dest="command")
     export = sub.add_parser("export", help="print a session transcript and exit")
     export.add_argument("session_id")
@@ -58,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--url", default=argparse.SUPPRESS)
     export.add_argument("--server", default=argparse.SUPPRESS)
     export.add_argument("--password-file", metavar="PATH", default=argparse.SUPPRESS)
+    export.add_argument("--standalone", action="store_true", default=argparse.SUPPRESS)
     export.add_argument("--format", choices=["markdown", "json"], default="markdown")
     return parser
 
@@ -114,7 +126,10 @@ def _warn_if_cleartext(url: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.demo_generation != DemoGeneration.V2.value and not args.demo:
+        parser.error("--demo-generation needs --demo")
     _log_to_file()
     try:
         config = load_config()
@@ -141,7 +156,7 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
     if args.demo:
         from tui.demo import DemoServer
 
-        demo = DemoServer(directory=directory)
+        demo = DemoServer(directory=directory, generation=args.demo_generation)
         spec = ConnectSpec(url=demo.base_url, transport=demo.transport, directory=directory,
                            session_id=args.session)
     elif connection is not None:
@@ -153,12 +168,23 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
         spec = ConnectSpec(url=url, username=username, password=password, directory=directory,
                            session_id=args.session, continue_last=args.continue_last)
     else:
-        try:
-            find_binary()
-        except BinaryNotFound as exc:
-            return _fail(str(exc), EXIT_UNREACHABLE)
-        spec = ConnectSpec(start_local=True, directory=directory, session_id=args.session,
-                           continue_last=args.continue_last)
+        found = _find_service(args.standalone)
+        if found.service is not None:
+            service = found.service
+            spec = ConnectSpec(url=service.url, username=service.username, password=service.password,
+                               directory=directory, session_id=args.session,
+                               continue_last=args.continue_last, origin="service",
+                               notices=found.notices)
+        else:
+            try:
+                find_binary()
+            except BinaryNotFound as exc:
+                for notice in found.notices:
+                    print(f"octui: {notice}", file=sys.stderr)
+                return _fail(str(exc), EXIT_UNREACHABLE)
+            spec = ConnectSpec(start_local=True, directory=directory, session_id=args.session,
+                               continue_last=args.continue_last, origin="private",
+                               notices=found.notices)
     app = OctuiApp(spec, demo=demo, config=config)
     _stop_local_server_on_signals(app)
     code = app.run()
@@ -181,6 +207,21 @@ def _stop_local_server_on_signals(app: Any) -> None:
         signal.signal(sig, handler)
 
 
+def _find_service(standalone: bool) -> Discovery:
+    """The user's registered background service (none with --standalone); the password stays
+    inside the returned object: only the reasons a registration was skipped are logged."""
+    if standalone:
+        return Discovery()
+    found = asyncio.run(discover())
+    for reason in found.skipped:
+        log.info("service registry: %s", reason)
+    for notice in found.notices:
+        log.warning("service registry: %s", notice)
+    if found.service is not None:
+        log.info("attached to the OpenCode service %s (%s)", found.service.url, found.service.label)
+    return found
+
+
 async def _probe(url: str, username: str, password: str | None) -> None:
     async with OpenCodeClient(url, username=username, password=password, timeout=5.0) as client:
         await client.connect()
@@ -188,7 +229,8 @@ async def _probe(url: str, username: str, password: str | None) -> None:
 
 def _export(args: argparse.Namespace, connection: Connection | None, directory: str) -> int:
     try:
-        text = asyncio.run(_export_text(args.session_id, args.format, connection, directory))
+        text = asyncio.run(_export_text(args.session_id, args.format, connection, directory,
+                                        standalone=args.standalone))
     except OctuiError as exc:
         return _fail(str(exc), _code_for(exc))
     sys.stdout.write(text)
@@ -196,19 +238,29 @@ def _export(args: argparse.Namespace, connection: Connection | None, directory: 
 
 
 async def _export_text(session_id: str, fmt: str, connection: Connection | None,
-                       directory: str) -> str:
+                       directory: str, standalone: bool = False) -> str:
     from tui.export import export_json, export_markdown, fetch_session
 
     local: LocalServer | None = None
     password: str | None
-    if connection is None:
+    service = None
+    if connection is None and not standalone:
+        found = await discover()
+        for notice in found.notices:
+            print(f"octui: {notice}", file=sys.stderr)  # said once, before anything else
+        service = found.service
+    if connection is not None:
+        url, username, password = connection
+    elif service is not None:
+        url, username, password = service.url, service.username, service.password
+    else:
         local = LocalServer()
         started = await local.start(cwd=directory)
         url, username, password = started.url, started.username, started.password
-    else:
-        url, username, password = connection
     try:
         async with OpenCodeClient(url, username=username, password=password) as client:
+            if local is not None and local.startup_line:
+                client.hint_startup_line(local.startup_line)
             await client.identify()
             state = await fetch_session(client, session_id)
     finally:

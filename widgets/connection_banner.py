@@ -20,7 +20,7 @@ class ConnectionBanner(Static):
         elif phase == "stopped":
             self.update("✗ Disconnected.")
         elif phase == "starting":
-            self.update("◌ Starting a local OpenCode server (opencode serve)…")
+            self.update("◌ Starting a local OpenCode server (opencode serve; 2.x may take a minute)…")
         elif phase == "connecting":
             self.update("◌ Connecting to the server…")
         else:

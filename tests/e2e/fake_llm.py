@@ -30,6 +30,16 @@ a dict; every field is optional:
 ``usage``          ``{"prompt_tokens", "completion_tokens"}`` (default 100 / 20), sent last
 ``finish_reason``  overrides the computed one
 
+**Tool names follow the server.** A script names tools the way either server generation does, and
+each call is fitted to the tools the request offers: ``bash`` and ``shell`` stand for each other
+(1.18.33 offers ``bash``, 2.x ``shell``), as do ``task`` and ``subagent``; an argument the offered
+schema lacks is renamed to its counterpart when the schema has that one (``filePath``/``path``,
+``subagent_type``/``agent``, skill ``name``/``id``), and one a strict schema has no place for is
+dropped (2.x ``shell`` takes no ``description``). A name the server offers in neither spelling
+is sent as written (the server then answers "Unknown tool"); ``"exact": true`` on a call keeps it
+as written. Each log entry lists the tools offered (``offered_tools``) and the calls actually sent
+(``sent_calls``: ``[{"name", "arguments"}]``).
+
 Use it in-process::
 
     llm = FakeLLM()
@@ -57,7 +67,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FakeLLM", "Step", "find_scenario", "load_scenarios"]
+__all__ = ["FakeLLM", "Step", "find_scenario", "fit_call", "load_scenarios", "offered_tools"]
 
 Step = dict[str, Any]
 
@@ -129,6 +139,58 @@ def load_scenarios(source: str | Path | Mapping[str, Any]) -> dict[str, list[Ste
             raise ValueError(f"scenario {name!r}: expected a list of step objects")
         result[str(name)] = [dict(step) for step in steps]
     return result
+
+
+# Same tool under the other generation's name (1.18.33 -> 2.x and back).
+TOOL_ALIASES: dict[str, tuple[str, ...]] = {
+    "bash": ("shell",), "shell": ("bash",),
+    "task": ("subagent",), "subagent": ("task",),
+}
+# Same argument under another name, tried only when the offered schema lacks the one written.
+ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
+    "filePath": ("path",), "path": ("filePath",),
+    "subagent_type": ("agent",), "agent": ("subagent_type",),
+    "name": ("id",), "id": ("name",),
+}
+
+
+def offered_tools(body: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Tool name -> its JSON-schema ``parameters`` ({} when not given), as the request offers them."""
+    offered: dict[str, dict[str, Any]] = {}
+    for tool in body.get("tools") or []:
+        if not isinstance(tool, Mapping):
+            continue
+        function = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
+        name = function.get("name") if isinstance(function, Mapping) else None
+        if isinstance(name, str):
+            parameters = function.get("parameters") if isinstance(function, Mapping) else None
+            offered[name] = dict(parameters) if isinstance(parameters, Mapping) else {}
+    return offered
+
+
+def fit_call(call: Mapping[str, Any], offered: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The call with its name and argument names fitted to the offered tools (see the docstring);
+    an argument a strict schema (``additionalProperties: false``) has no place for is dropped."""
+    fitted = dict(call)
+    name = str(call.get("name", ""))
+    if call.get("exact") or not offered:
+        return fitted
+    if name not in offered:
+        name = next((alias for alias in TOOL_ALIASES.get(name, ()) if alias in offered), name)
+    fitted["name"] = name
+    schema = offered.get(name) or {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    arguments = call.get("arguments")
+    if properties and isinstance(arguments, Mapping):
+        renamed: dict[str, Any] = {}
+        for key, value in arguments.items():
+            if key not in properties:
+                aliases = ARGUMENT_ALIASES.get(key, ())
+                key = next((a for a in aliases if a in properties and a not in arguments), key)
+            if key in properties or schema.get("additionalProperties") is not False:
+                renamed[key] = value
+        fitted["arguments"] = renamed
+    return fitted
 
 
 def split_text(text: str, parts: int) -> list[str]:
@@ -206,6 +268,10 @@ class FakeLLM:
 
     def requests_for(self, scenario: str) -> list[dict[str, Any]]:
         return [entry for entry in self.requests if entry.get("scenario") == scenario]
+
+    def sent_calls(self, scenario: str) -> list[dict[str, Any]]:
+        """Every tool call sent for ``scenario`` so far, with the names the server was offered."""
+        return [call for entry in self.requests_for(scenario) for call in entry.get("sent_calls", [])]
 
     def wait_for_requests(self, scenario: str, count: int, timeout: float = 10.0) -> list[dict[str, Any]]:
         """Wait (bounded) until ``count`` requests for ``scenario`` arrived; returns them."""
@@ -306,6 +372,12 @@ class FakeLLM:
                 return entry, {"text": DEFAULT_REPLY}, None
             step = copy.deepcopy(steps[index])
             entry["kind"] = "scenario"
+            offered = offered_tools(body)
+            entry["offered_tools"] = sorted(offered)
+            if step.get("tool_calls"):
+                step["tool_calls"] = [fit_call(call, offered) for call in step["tool_calls"]]
+                entry["sent_calls"] = [{"name": c["name"], "arguments": c.get("arguments", {})}
+                                       for c in step["tool_calls"]]
             error = step.get("error")
             if isinstance(error, Mapping):
                 key = (name, index, tagged_text)

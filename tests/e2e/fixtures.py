@@ -16,7 +16,7 @@ from typing import NoReturn
 import pytest
 
 from tests.e2e.fake_llm import FakeLLM
-from tests.e2e.server import RealServer, find_opencode_bin, in_ci, make_workspace
+from tests.e2e.server import READY_TIMEOUT, RealServer, find_opencode_bin, in_ci, make_workspace
 
 
 def missing(reason: str) -> NoReturn:
@@ -62,7 +62,7 @@ def started_server(
     root: Path,
     *,
     port: int = 0,
-    timeout: float = 30.0,
+    timeout: float = READY_TIMEOUT,
 ) -> Iterator[RealServer]:
     """A real server in a fresh workspace under ``root``, wired to ``llm``; stopped on exit."""
     project, env = make_workspace(root, llm.base_url)

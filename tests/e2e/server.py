@@ -1,9 +1,23 @@
-"""Run the real ``opencode serve`` (npm ``opencode-ai@1.18.33``) offline for end-to-end tests.
+"""Run a real ``opencode serve`` offline for end-to-end tests: npm ``opencode-ai@1.18.33`` by default,
+or any 2.x ``opencode`` given by ``$OPENCODE_BIN``.
 
-See ``REAL-SERVER.md`` in the shared specs. The server gets an isolated HOME and XDG tree, a project
-directory that is a git repository with one commit, a global config whose only usable provider is
-the scripted fake LLM (:mod:`tests.e2e.fake_llm`), and a random Basic-auth password. It runs in its
-own process group and is stopped by that group's id, never by name. Every wait here is bounded.
+See ``REAL-SERVER.md`` and ``opencode-v2/traces-2.0/README.md`` in the shared specs. The server gets
+an isolated HOME and XDG tree, a project directory that is a git repository with one commit, a
+global config whose only usable provider is the scripted fake LLM (:mod:`tests.e2e.fake_llm`), and
+a random Basic-auth password. It runs in its own process group and is stopped by that group's id,
+never by name. Every wait here is bounded.
+
+Both server generations are handled by behaviour, never by a version string:
+
+* the start-up line: ``opencode server listening on <url>`` (1.18), ``server listening on <url>``
+  (2.x): any line with a URL after "listening on";
+* the config shape: the 1.18 shape (``provider``, ``permission``, ``small_model``) or the 2.x shape
+  (``providers``, ``permissions`` rules, ``agents.title``). 2.x also migrates the 1.18 shape, but
+  its permission rules name the tool ``shell``, so a 1.18 ``bash: ask`` would not make it ask. The
+  shape is guessed from ``opencode serve --help`` (a 2.x server can register as a background
+  ``--service``), then checked on the running server: the spec document it serves (2.x: its own
+  ``/openapi.json``; 1.18: ``/doc``) tells the generation, and a wrong guess is rewritten and the
+  server started again, once per binary per test run.
 """
 
 from __future__ import annotations
@@ -19,12 +33,17 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 from typing import IO, Any
 
 import httpx
 
+from tests.e2e.wire import Generation, Wire
+
 __all__ = [
+    "READY_TIMEOUT",
+    "ConfigShape",
     "EventRecorder",
     "RealServer",
     "ServerStartError",
@@ -36,7 +55,11 @@ __all__ = [
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BIN = REPO_ROOT / ".opencode" / "node_modules" / "opencode-linux-x64" / "bin" / "opencode"
-LISTEN_RE = re.compile(r"opencode server listening on (http://[^\s]+)")
+# 1.18 "opencode server listening on <url>", 2.x "server listening on <url>".
+LISTEN_RE = re.compile(r"listening on:?\s+(https?://[^\s'\"<>]+)", re.IGNORECASE)
+# 2.x listens after 6-12 s, up to a minute on a loaded machine or while a source build compiles
+# (traces-2.0/README.md); 1.18.33 after 1.5 s. The catalog fills 1-2 s later on both.
+READY_TIMEOUT = 120.0
 MODEL_PROVIDER = "mock"
 MODEL_ID = "fake-model"
 USERNAME = "opencode"
@@ -68,8 +91,52 @@ def find_opencode_bin() -> Path | None:
     return None
 
 
-def opencode_config(llm_base_url: str) -> dict[str, Any]:
-    """The global ``opencode.json`` from REAL-SERVER.md, pointing the ``mock`` provider at the fake."""
+class ConfigShape(str, Enum):  # noqa: UP042 (str() gives the value)
+    PREVIEW_118 = "1.18"  # REAL-SERVER.md: provider / permission / small_model
+    V2 = "2.x"  # traces-2.0/README.md: providers / permissions rules / agents.title
+
+
+SHAPE_FOR: dict[Generation, ConfigShape] = {
+    Generation.PREVIEW_118: ConfigShape.PREVIEW_118,
+    Generation.V2: ConfigShape.V2,
+}
+# The spec document each generation serves: only 2.x serves its own /openapi.json (1.18.33 answers
+# that path with its web app's HTML page), 1.18 serves /doc.
+SPEC_DOCUMENTS = (("/openapi.json", Generation.V2), ("/doc", Generation.PREVIEW_118))
+_KNOWN_SHAPES: dict[str, ConfigShape] = {}  # binary path -> the shape its running server needed
+
+
+def opencode_config(llm_base_url: str, shape: ConfigShape = ConfigShape.PREVIEW_118) -> dict[str, Any]:
+    """The global ``opencode.json`` of that shape, pointing the ``mock`` provider at the fake.
+
+    Both ask before a shell command or an edit runs (the 1.18 default allows both; 2.x names the
+    shell tool ``shell``)."""
+    if shape is ConfigShape.V2:
+        return {
+            "model": f"{MODEL_PROVIDER}/{MODEL_ID}",
+            "autoupdate": False,
+            "share": "disabled",
+            "providers": {
+                MODEL_PROVIDER: {
+                    "name": "Mock LLM",
+                    "package": "aisdk:@ai-sdk/openai-compatible",
+                    "settings": {"baseURL": llm_base_url, "apiKey": "sk-fake"},
+                    "models": {
+                        MODEL_ID: {
+                            "name": "Fake Model",
+                            "capabilities": {"tools": True, "input": ["text"], "output": ["text"]},
+                            "limit": {"context": 128000, "output": 8192},
+                            "cost": {"input": 0, "output": 0},
+                        }
+                    },
+                }
+            },
+            "agents": {"title": {"model": f"{MODEL_PROVIDER}/{MODEL_ID}"}},
+            "permissions": [
+                {"action": "shell", "resource": "*", "effect": "ask"},
+                {"action": "edit", "resource": "*", "effect": "ask"},
+            ],
+        }
     return {
         "$schema": "https://opencode.ai/config.json",
         "model": f"{MODEL_PROVIDER}/{MODEL_ID}",
@@ -110,10 +177,41 @@ def _git(project: Path, env: dict[str, str], *args: str) -> None:
     )
 
 
-def make_workspace(root: Path, llm_base_url: str) -> tuple[Path, dict[str, str]]:
+def config_path(env: dict[str, str]) -> Path:
+    return Path(env["XDG_CONFIG_HOME"]) / "opencode" / "opencode.json"
+
+
+def write_config(env: dict[str, str], llm_base_url: str, shape: ConfigShape) -> None:
+    config_path(env).write_text(json.dumps(opencode_config(llm_base_url, shape), indent=2) + "\n")
+
+
+def read_config(env: dict[str, str]) -> tuple[ConfigShape, str]:
+    """(shape, fake LLM base URL) of the config a workspace holds."""
+    config = json.loads(config_path(env).read_text())
+    if "providers" in config:
+        return ConfigShape.V2, str(config["providers"][MODEL_PROVIDER]["settings"]["baseURL"])
+    return ConfigShape.PREVIEW_118, str(config["provider"][MODEL_PROVIDER]["options"]["baseURL"])
+
+
+def guess_config_shape(binary: Path, env: dict[str, str], timeout: float = 60.0) -> ConfigShape:
+    """The config shape a binary probably needs, from what ``opencode serve --help`` offers: only a
+    2.x server can register as the user's background service (``--service``). Only a guess: the
+    running server's served spec decides (``RealServer.start``)."""
+    try:
+        done = subprocess.run([str(binary), "serve", "--help"], env=env, capture_output=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL, start_new_session=True)
+    except (OSError, subprocess.TimeoutExpired):
+        return ConfigShape.PREVIEW_118
+    text = (done.stdout + done.stderr).decode("utf-8", "replace")
+    return ConfigShape.V2 if re.search(r"--service\b", text) else ConfigShape.PREVIEW_118
+
+
+def make_workspace(root: Path, llm_base_url: str,
+                   shape: ConfigShape = ConfigShape.PREVIEW_118) -> tuple[Path, dict[str, str]]:
     """Create HOME/XDG dirs, the config and a one-commit git project under ``root``.
 
-    Returns (project dir, environment for the server).
+    Returns (project dir, environment for the server). ``RealServer.start`` rewrites the config
+    in the other shape when its server turns out to need it.
     """
     home = root / "home"
     xdg = {
@@ -126,7 +224,7 @@ def make_workspace(root: Path, llm_base_url: str) -> tuple[Path, dict[str, str]]
         path.mkdir(parents=True, exist_ok=True)
     config_dir = xdg["XDG_CONFIG_HOME"] / "opencode"
     config_dir.mkdir(parents=True, exist_ok=True)
-    (config_dir / "opencode.json").write_text(json.dumps(opencode_config(llm_base_url), indent=2) + "\n")
+    write_config({"XDG_CONFIG_HOME": str(xdg["XDG_CONFIG_HOME"])}, llm_base_url, shape)
 
     env = {key: value for key, value in os.environ.items() if not key.startswith(("OPENCODE_", "XDG_"))}
     env.update({key: str(value) for key, value in xdg.items()})
@@ -167,6 +265,10 @@ class RealServer:
         self.password = env["OPENCODE_SERVER_PASSWORD"]
         self.url = ""
         self.port = 0
+        self.startup_line = ""
+        # Known once the server answered: from the spec document it serves (see the module doc).
+        self.generation: Generation | None = None
+        self.spec_paths: dict[str, set[str]] = {}  # path (parameter names blanked) -> methods
         self._proc: subprocess.Popen[bytes] | None = None
         self._drain: threading.Thread | None = None
 
@@ -194,6 +296,17 @@ class RealServer:
     def async_client(self, timeout: float = 10.0) -> httpx.AsyncClient:
         return httpx.AsyncClient(base_url=self.url, auth=self.auth, timeout=timeout)
 
+    @property
+    def wire(self) -> Wire:
+        """Event names, fields and bodies of this server's generation (tests/e2e/wire.py)."""
+        if self.generation is None:
+            raise RuntimeError("the server's generation is known once it has started")
+        return Wire(self.generation)
+
+    def serves(self, method: str, path: str) -> bool:
+        """True when the server's own spec document lists this route (parameter names ignored)."""
+        return method.lower() in self.spec_paths.get(_route_key(path), set())
+
     def create_session(self, **body: Any) -> dict[str, Any]:
         """``POST /api/session`` and return its ``data`` (SessionV2Info)."""
         with self.client() as http:
@@ -205,9 +318,8 @@ class RealServer:
     def prompt(self, session_id: str, text: str, **extra: Any) -> dict[str, Any]:
         """``POST /api/session/{id}/prompt`` (returns at once; the turn runs asynchronously)."""
         with self.client() as http:
-            response = http.post(
-                f"/api/session/{session_id}/prompt", json={"prompt": {"text": text}, **extra}
-            )
+            body = self.wire.prompt_body(text, **extra)
+            response = http.post(f"/api/session/{session_id}/prompt", json=body)
             response.raise_for_status()
             data: dict[str, Any] = response.json()["data"]
             return data
@@ -244,10 +356,52 @@ class RealServer:
             return "(no log)"
         return "\n".join(text.splitlines()[-lines:])
 
-    def start(self, *, ready_timeout: float = 30.0, model_timeout: float = 30.0) -> RealServer:
-        """Spawn the server (on ``self.port``, 0 = any), wait for the listening line, then the model."""
+    def start(self, *, ready_timeout: float = READY_TIMEOUT,
+              model_timeout: float = READY_TIMEOUT) -> RealServer:
+        """Spawn the server (on ``self.port``, 0 = any), wait for its start-up line, learn its
+        generation, then wait for the fake model in its catalog.
+
+        The config shape is checked against the generation: on a mismatch it is rewritten and the
+        server started again (once; later servers of the same binary start right away)."""
         if self.running:
             raise RuntimeError("server already running")
+        self._fit_config_before_start()
+        port = self.port
+        self._spawn(ready_timeout)
+        try:
+            self._learn_generation()
+            assert self.generation is not None
+            needed = SHAPE_FOR[self.generation]
+            _KNOWN_SHAPES[str(self.binary)] = needed
+            shape, llm_url = read_config(self.env)
+            if shape is not needed:
+                self._log_note(f"config shape {shape.value} does not fit this {self.generation.value} "
+                               f"server: rewriting it as {needed.value} and starting again")
+                self._signal_group(signal.SIGTERM, 5.0)
+                write_config(self.env, llm_url, needed)
+                self.port = port
+                self._spawn(ready_timeout)
+                self._learn_generation()
+            self._wait_for_model(model_timeout)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _fit_config_before_start(self) -> None:
+        """Write the config in the shape this binary is known (or guessed) to need."""
+        shape, llm_url = read_config(self.env)
+        needed = _KNOWN_SHAPES.get(str(self.binary))
+        if needed is None:
+            needed = guess_config_shape(self.binary, self.env)
+        if needed is not shape:
+            write_config(self.env, llm_url, needed)
+
+    def _log_note(self, text: str) -> None:
+        with self.log_path.open("a", encoding="utf-8") as log:
+            log.write(f"=== harness: {text}\n")
+
+    def _spawn(self, ready_timeout: float) -> None:
         command = [str(self.binary), "serve", "--hostname", "127.0.0.1", "--port", str(self.port)]
         log = self.log_path.open("ab")
         log.write(f"\n=== {time.strftime('%H:%M:%S')} start: {' '.join(command)}\n".encode())
@@ -262,28 +416,50 @@ class RealServer:
             start_new_session=True,  # own process group: stop() kills the group by this pid
         )
         self._proc = proc
-        found: queue.Queue[str] = queue.Queue()
+        found: queue.Queue[tuple[str, str]] = queue.Queue()
         assert proc.stdout is not None
         self._drain = threading.Thread(
             target=_drain, args=(proc.stdout, log, found), name=f"opencode-log-{proc.pid}", daemon=True
         )
         self._drain.start()
+        started = time.monotonic()
         try:
+            url, line = found.get(timeout=ready_timeout)
+        except queue.Empty:
+            raise ServerStartError(
+                f"no 'listening on <url>' line within {ready_timeout:g} s although the server is still "
+                f"running (pid {proc.pid})\n{self.log_tail()}"
+            ) from None
+        if not url:
+            code = _exit_code_soon(proc)
+            state = f"exited with code {code}" if code is not None else "closed its output"
+            raise ServerStartError(
+                f"server {state} after {time.monotonic() - started:.1f} s without a 'listening on' "
+                f"line\n{self.log_tail()}"
+            )
+        self.url = url.rstrip("/")
+        self.startup_line = line
+        self.port = httpx.URL(self.url).port or 0
+
+    def _learn_generation(self) -> None:
+        """The generation, from the spec document the server serves: 2.x its own
+        ``/openapi.json``; 1.18.33 ``/doc`` (its ``/openapi.json`` is the web app's HTML page)."""
+        for attempt in range(50):  # bounded: the first requests after start may be slow
             try:
-                url = found.get(timeout=ready_timeout)
-            except queue.Empty:
-                raise ServerStartError(
-                    f"no 'listening' line within {ready_timeout}s (exit={proc.poll()})\n{self.log_tail()}"
-                ) from None
-            if not url:
-                raise ServerStartError(f"server exited early (exit={proc.poll()})\n{self.log_tail()}")
-            self.url = url.rstrip("/")
-            self.port = httpx.URL(self.url).port or 0
-            self._wait_for_model(model_timeout)
-        except BaseException:
-            self.stop()
-            raise
-        return self
+                with httpx.Client(base_url=self.url, auth=self.auth, timeout=10.0) as http:
+                    for path, generation in SPEC_DOCUMENTS:
+                        response = http.get(path)
+                        spec = _json_or_none(response)
+                        if isinstance(spec, dict) and isinstance(spec.get("paths"), dict):
+                            self.generation = generation
+                            self.spec_paths = _route_table(spec["paths"])
+                            return
+                break
+            except httpx.HTTPError:
+                if attempt == 49 or not self.running:
+                    raise
+                time.sleep(0.2)
+        raise ServerStartError(f"the server serves neither /openapi.json nor /doc as JSON\n{self.log_tail()}")
 
     def _wait_for_model(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -367,25 +543,57 @@ class RealServer:
         self._drain = None
 
 
-def _drain(stream: IO[bytes], log: IO[bytes], found: queue.Queue[str]) -> None:
-    """Copy the server's output to the log; report the listening URL (or "" at EOF) once."""
+def _drain(stream: IO[bytes], log: IO[bytes], found: queue.Queue[tuple[str, str]]) -> None:
+    """Copy the server's output to the log; report (URL, start-up line) once, ("", "") at EOF."""
     reported = False
     try:
         for raw in iter(stream.readline, b""):
             log.write(raw)
             log.flush()
             if not reported:
-                match = LISTEN_RE.search(raw.decode("utf-8", errors="replace"))
+                line = raw.decode("utf-8", errors="replace").strip()
+                match = LISTEN_RE.search(line)
                 if match:
-                    found.put(match.group(1))
+                    found.put((match.group(1), line))
                     reported = True
     except (OSError, ValueError):
         pass
     finally:
         if not reported:
-            found.put("")
+            found.put(("", ""))
         log.close()
         stream.close()
+
+
+def _exit_code_soon(proc: subprocess.Popen[bytes], wait: float = 2.0) -> int | None:
+    try:
+        return proc.wait(timeout=wait)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    if response.status_code != 200 or "json" not in response.headers.get("content-type", ""):
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+_PARAM_RE = re.compile(r"\{[^}]*\}|:[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _route_key(path: str) -> str:
+    return _PARAM_RE.sub("{}", path.split("?", 1)[0])
+
+
+def _route_table(paths: dict[str, Any]) -> dict[str, set[str]]:
+    table: dict[str, set[str]] = {}
+    for path, item in paths.items():
+        if isinstance(item, dict):
+            table.setdefault(_route_key(str(path)), set()).update(str(m).lower() for m in item)
+    return table
 
 
 class EventRecorder:

@@ -3,10 +3,14 @@
 Every test opens a fresh session of the session-scoped real server in the app, sends a tagged
 prompt from the composer and answers the dialog with the keys a user would press.
 
-Rule leaks: the server config asks for ``bash`` and ``edit``. A bash ``always`` saves the exact
-command as a project-wide rule for the rest of the server's run (REAL-SERVER.md gotcha 10), so
-the ``always`` test uses a command no other test runs; no test here replies ``always`` to an
-``edit`` ask (that would save ``*`` and silence every later edit ask), so no restart is needed.
+Rule leaks: the server config asks for the shell tool (1.18 ``bash``, 2.x ``shell``) and ``edit``.
+A shell ``always`` saves a project-wide rule for the rest of the server's run: 1.18 the exact
+command (REAL-SERVER.md gotcha 10), 2.x a pattern of its first word (``echo *``, TRACES.md 7). So
+the ``always`` test runs a program no other test runs, and on 2.x deletes the rule it made
+(``DELETE /api/permission/saved/{id}``); no test here replies ``always`` to an ``edit`` ask (that
+would save ``*`` and silence every later edit ask), so no restart is needed.
+
+Tool names are the server's (the fake LLM fits ``bash`` to ``shell``): ``wire.shell_tool``.
 """
 
 from __future__ import annotations
@@ -109,6 +113,8 @@ def _pending_permissions(server: RealServer, sid: str) -> list[dict[str, Any]]:
 async def test_bash_ask_once_asks_again_next_time(
     live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
 ) -> None:
+    w = live_server.wire
+    shell = w.shell_tool
     sid = live_server.create_session()["id"]
     command = f"echo once-{uuid.uuid4().hex[:6]}"
     tag = fake_llm.add_scenario(_unique("asks_once"), [_bash(command), _bash(command), {"text": "Twice."}])
@@ -117,21 +123,21 @@ async def test_bash_ask_once_asks_again_next_time(
         seen: list[str] = []
         for index in range(2):
             dialog = await _permission(pilot, sid)
-            assert dialog.ask.action == "bash" and dialog.ask.resources == [command]
+            assert dialog.ask.action == shell and dialog.ask.resources == w.shell_resources(command)
             assert command in screen_text(dialog)
-            assert dialog.tool is not None and dialog.tool.name == "bash"  # joined on the call id
+            assert dialog.tool is not None and dialog.tool.name == shell  # joined on the call id
             ask = dialog.ask
             assert ask.id in app.store.asks and ask.id not in seen
             seen.append(ask.id)
             await pilot.press("o")
             await _dialog_closed(pilot, dialog)
-            call = await _finished(pilot, app, sid, "bash", index)
+            call = await _finished(pilot, app, sid, shell, index)
             assert call.status == "completed" and exit_code(call) == 0
             assert call.output_text.startswith(command.removeprefix("echo "))
             await _settled(pilot, app, ask.id)
         await wait_until(pilot, lambda: "Twice." in session_texts(app, sid), "the text after both tools")
     # "once" saved nothing: the same command asked a second time.
-    replies = events.of_type("permission.v2.replied", _of(sid))
+    replies = events.of_type(w.ev("permission.replied"), _of(sid))
     assert [r["data"]["reply"] for r in replies] == ["once", "once"]
 
 
@@ -139,32 +145,58 @@ async def test_bash_ask_once_asks_again_next_time(
 async def test_bash_ask_always_then_runs_without_ask(
     live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
 ) -> None:
+    w = live_server.wire
+    shell = w.shell_tool
     sid = live_server.create_session()["id"]
-    # A command unique to this test: "always" saves it for the project for the server's lifetime.
-    command = f"echo always-{uuid.uuid4().hex[:8]}"
+    # A program unique to this test: "always" saves a rule for the project for the server's
+    # lifetime (1.18: the command; 2.x: "<first word> *").
+    token = uuid.uuid4().hex[:8]
+    program = f"always-{token}.sh"
+    script = live_server.project_dir / program
+    script.write_text(f"#!/bin/sh\necho always-{token} \"$@\"\n")
+    script.chmod(0o755)
+    command = f"./{program} run"
     steps = [_bash(command), _bash(command), {"text": "Ran twice."}]
     tag = fake_llm.add_scenario(_unique("asks_always"), steps)
-    async with running_app(live_server, sid) as (app, pilot):
-        await submit_prompt(pilot, f"Run it twice. {tag}")
-        dialog = await _permission(pilot, sid)
-        assert dialog.can_always and dialog.ask.save == [command]
-        assert "Allow always [a]" in screen_text(dialog)
-        await pilot.press("a")
-        await _dialog_closed(pilot)
-        first = await _finished(pilot, app, sid, "bash", 0)
-        second = await _finished(pilot, app, sid, "bash", 1)
-        await wait_until(pilot, lambda: "Ran twice." in session_texts(app, sid), "the final text")
-        assert first.status == second.status == "completed"
-        assert exit_code(second) == 0 and second.output_text.startswith(command.removeprefix("echo "))
-        # No second ask: neither a dialog nor anything pending in the app.
-        assert isinstance(app.screen, MainScreen)
-        assert not app.store.asks_for(sid)
-    asked = events.of_type("permission.v2.asked", _of(sid))
-    assert len(asked) == 1, [a["data"] for a in asked]
-    assert [r["data"]["reply"] for r in events.of_type("permission.v2.replied", _of(sid))] == ["always"]
-    with live_server.client() as http:
-        saved = http.get("/api/permission/saved")
-    assert saved.status_code == 200 and command in json.dumps(saved.json())
+    saved_ids: list[str] = []
+    try:
+        async with running_app(live_server, sid) as (app, pilot):
+            await submit_prompt(pilot, f"Run it twice. {tag}")
+            dialog = await _permission(pilot, sid)
+            patterns = list(dialog.ask.save or [])
+            if w.v2:  # TRACES.md 7: one pattern per simple command: its program and a wildcard
+                assert dialog.can_always and len(patterns) == 1
+                assert program in patterns[0] and patterns[0].endswith(" *") and "echo" not in patterns[0]
+            else:
+                assert dialog.can_always and patterns == [command]
+            assert "Allow always [a]" in screen_text(dialog)
+            await pilot.press("a")
+            await _dialog_closed(pilot)
+            first = await _finished(pilot, app, sid, shell, 0)
+            second = await _finished(pilot, app, sid, shell, 1)
+            await wait_until(pilot, lambda: "Ran twice." in session_texts(app, sid), "the final text")
+            assert first.status == second.status == "completed"
+            assert exit_code(second) == 0 and second.output_text.startswith(f"always-{token} run")
+            # No second ask: neither a dialog nor anything pending in the app.
+            assert isinstance(app.screen, MainScreen)
+            assert not app.store.asks_for(sid)
+        asked = events.of_type(w.ev("permission.asked"), _of(sid))
+        assert len(asked) == 1, [a["data"] for a in asked]
+        replies = events.of_type(w.ev("permission.replied"), _of(sid))
+        assert [r["data"]["reply"] for r in replies] == ["always"]
+        with live_server.client() as http:
+            saved = http.get("/api/permission/saved")
+        assert saved.status_code == 200
+        assert all(pattern in json.dumps(saved.json()) for pattern in patterns)
+        if w.v2:  # {data: [{id, projectID, action, resource}]}
+            rules = [r for r in saved.json()["data"] if r.get("resource") in patterns]
+            assert [r["action"] for r in rules] == [shell]
+            saved_ids = [r["id"] for r in rules]
+    finally:
+        script.unlink(missing_ok=True)
+        with live_server.client() as http:  # 2.x can forget a saved rule; then no other test sees it
+            for rule_id in saved_ids:
+                assert http.delete(f"/api/permission/saved/{rule_id}").status_code == 204
 
 
 @pytest.mark.e2e
@@ -184,7 +216,7 @@ async def test_reject_with_message_fails_tool_and_turn_continues(
         assert box.value == "Not in this test"
         await pilot.press("enter")
         await _dialog_closed(pilot)
-        call = await _finished(pilot, app, sid, "bash")
+        call = await _finished(pilot, app, sid, live_server.wire.shell_tool)
         assert call.status == "error"
         # The loop went on to the next LLM step: its text arrives and the turn ends.
         await wait_until(pilot, lambda: "Fine, I won't." in session_texts(app, sid), "the next step's text")
@@ -196,7 +228,7 @@ async def test_reject_with_message_fails_tool_and_turn_continues(
         )
         await _idle(pilot, app, sid)
     assert not (live_server.project_dir / "should-not-exist.txt").exists()
-    (reply,) = events.of_type("permission.v2.replied", _of(sid))
+    (reply,) = events.of_type(live_server.wire.ev("permission.replied"), _of(sid))
     assert reply["data"]["reply"] == "reject"
     assert len(fake_llm.requests_for(scenario)) == 2
 
@@ -214,9 +246,13 @@ async def test_reject_without_message_ends_turn_idle(
         assert app.store.session(sid).busy
         await pilot.press("r")
         await _dialog_closed(pilot)
-        call = await _finished(pilot, app, sid, "bash")
+        w = live_server.wire
+        call = await _finished(pilot, app, sid, w.shell_tool)
         assert call.status == "error" and call.error is not None
-        assert "interrupted" in call.error.message.lower()
+        if not w.v2:  # 1.18: "Tool execution interrupted" (REAL-SERVER.md 02c)
+            assert "interrupted" in call.error.message.lower()
+        else:  # 2.x: not recorded without a message; the failure must at least say something
+            assert call.error.message.strip()
         # 1.18 sends no end event here: the app must learn it from /api/session/active.
         await _idle(pilot, app, sid)
 
@@ -226,10 +262,16 @@ async def test_reject_without_message_ends_turn_idle(
         # The store is idle first; the status bar repaints on the next (possibly spaced) frame.
         await wait_until(pilot, lambda: "idle" in status() and "busy" not in status(), "an idle status bar")
     assert sid not in live_server.active_sessions()
-    (reply,) = events.of_type("permission.v2.replied", _of(sid))
+    (reply,) = events.of_type(w.ev("permission.replied"), _of(sid))
     assert reply["data"]["reply"] == "reject"
-    assert len(fake_llm.requests_for(scenario)) == 1  # no next step
-    assert "Never sent." not in json.dumps(events.snapshot())
+    assert not (live_server.project_dir / "nope.txt").exists()
+    if not w.v2:
+        assert len(fake_llm.requests_for(scenario)) == 1  # no next step
+        assert "Never sent." not in json.dumps(events.snapshot())
+    else:
+        # 2.x was not recorded rejecting without a message (whether the loop goes on is open);
+        # the refusal must hold: one ask only, and the session ends idle (asserted above).
+        assert len(events.of_type(w.ev("permission.asked"), _of(sid))) == 1
 
 
 # ---------------------------------------------------------------------------------- questions
@@ -281,8 +323,13 @@ async def test_question_single_and_multi_choice(
         summary = row.query_one(ToolHeader).query_one(".-summary", Label)
         await wait_until(pilot, lambda: "answered: Blue; Tests, Docs" in str(summary.render()),
                          "the row to show the answers")  # repainted on the next (maybe spaced) frame
-    (replied,) = events.of_type("question.v2.replied", _of(sid))
-    assert replied["data"]["answers"] == [["Blue"], ["Tests", "Docs"]]
+    w = live_server.wire
+    (replied,) = events.of_type(w.ev("question.replied"), _of(sid))
+    if w.v2:  # the question is a form: answers by field, one value or a list (TRACES.md 04_question)
+        assert replied["data"]["answer"] == {"q0": "Blue", "q1": ["Tests", "Docs"]}
+        assert replied["data"]["id"] == dialog.ask.id
+    else:
+        assert replied["data"]["answers"] == [["Blue"], ["Tests", "Docs"]]
 
 
 @pytest.mark.e2e
@@ -306,8 +353,18 @@ async def test_question_rejected_with_esc(
         # The store settles first; the row repaints on the next (possibly spaced) frame.
         await wait_until(pilot, lambda: "rejected" in str(summary.render()), "the row to say rejected")
         await _idle(pilot, app, sid)  # no end event after a question reject either
-    (rejected,) = events.of_type("question.v2.rejected", _of(sid))
-    assert rejected["data"]["requestID"] == ask_id
+    w = live_server.wire
+    (rejected,) = events.of_type(w.ev("question.rejected"), _of(sid))
+    if w.v2:
+        # TRACES.md 04b: the form is cancelled, the tool fails as dismissed, and the turn ends
+        # with execution.interrupted{reason: "shutdown"}.
+        assert rejected["data"]["id"] == ask_id
+        (ended,) = events.of_type("session.execution.interrupted", _of(sid))
+        assert ended["data"]["reason"] == "shutdown"
+        failed = events.of_type(w.ev("tool.failed"), _of(sid))
+        assert failed and "dismissed" in failed[-1]["data"]["error"]["message"]
+    else:
+        assert rejected["data"]["requestID"] == ask_id
     assert len(fake_llm.requests_for(scenario)) == 1
 
 
@@ -357,7 +414,7 @@ async def test_ask_raised_while_stream_is_cut_is_shown_after_resync(
         assert dialog.ask.id == ask_id and isinstance(app.store.asks[ask_id], PermissionRequest)
         await pilot.press("o")
         await _dialog_closed(pilot)
-        call = await _finished(pilot, app, sid, "bash")
+        call = await _finished(pilot, app, sid, live_server.wire.shell_tool)
         assert call.status == "completed" and exit_code(call) == 0
         await wait_until(pilot, lambda: "Back again." in session_texts(app, sid), "the text after")
         assert ask_id not in app.store.asks
@@ -391,7 +448,7 @@ async def test_open_dialog_survives_stream_cut_and_still_answers(
         assert app.screen is dialog
         await pilot.press("o")
         await _dialog_closed(pilot)
-        call = await _finished(pilot, app, sid, "bash")
+        call = await _finished(pilot, app, sid, live_server.wire.shell_tool)
         assert call.status == "completed" and exit_code(call) == 0
         await wait_until(pilot, lambda: "Survived." in session_texts(app, sid), "the text after")
     assert transport.event_connects >= 2

@@ -1,12 +1,13 @@
 """Permission modes (issue 9) through the headless app against the real server.
 
-For each mode, a ``bash`` and an ``edit`` ask: either octui answers it ``once`` itself (no dialog
+For each mode, a shell and an ``edit`` ask: either octui answers it ``once`` itself (no dialog
 ever opens, the call runs, and an "auto-allowed" line is in the transcript and on screen), or the
 permission dialog opens and the test answers ``o`` (allow once). Nothing here answers ``always``:
 the server is session-scoped and an ``always`` rule would leak into later tests.
 
 Dialogs can only open through ``AskFlow.open``, and replies only go out through
-``OpenCodeClient.permission_reply``; the tests record every call to both.
+``OpenCodeClient.permission_reply``; the tests record every call to both. The parameter ``bash``
+stands for the server's shell tool (1.18 ``bash``, 2.x ``shell``: ``wire.shell_tool``).
 """
 
 from __future__ import annotations
@@ -134,6 +135,7 @@ async def test_mode_answers_or_shows_the_ask(
     sid = live_server.create_session()["id"]
     tag, target, edited = _scenario(fake_llm, live_server.project_dir, tool)
     auto = ANSWERS[(mode, tool)]
+    tool = live_server.wire.shell_tool if tool == "bash" else tool  # the name the server uses
     async with running_app(live_server, sid) as (app, pilot):
         await _choose_mode(pilot, app, sid, mode)
         await submit_prompt(pilot, f"Use the tool. {tag}")
@@ -155,7 +157,7 @@ async def test_mode_answers_or_shows_the_ask(
 
         assert call.status == "completed", call.error
         assert [r[2] for r in replies] == ["once"]  # by octui or by the user's "o": never always
-        done = "Shell done." if tool == "bash" else "Edit done."
+        done = "Edit done." if tool == "edit" else "Shell done."
         await wait_until(pilot, lambda: done in session_texts(app, sid), "the text after the tool", 20)
         if edited is not None:
             assert edited.read_text() == "alpha\ngamma\n"
@@ -195,7 +197,7 @@ async def test_interrupt_rejects_a_pending_ask_in_auto_edits(
         await wait_until(pilot, lambda: not app.store.sessions[sid].busy, "the session to stop", 20)
         assert notice_key(ask_id) not in app.store.sessions[sid].messages
         assert replies == [(sid, ask_id, "reject")]
-        call = tool_call(app, sid, "bash")
+        call = tool_call(app, sid, live_server.wire.shell_tool)
         assert call is None or call.status != "completed"
 
 
@@ -213,4 +215,4 @@ async def test_full_access_survives_an_octui_restart(
         await wait_until(pilot, lambda: "Shell done." in session_texts(app, sid), "the turn to finish", 20)
         assert opened == [] and [r[2] for r in replies] == ["once"]
         texts = [m.text for m in app.store.sessions[sid].messages.values() if m.role == "notice"]
-        assert f"auto-allowed: bash `{command}`" in texts
+        assert f"auto-allowed: {live_server.wire.shell_tool} `{command}`" in texts

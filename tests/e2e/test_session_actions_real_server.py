@@ -1,4 +1,8 @@
-"""Session actions against the real 1.18 server: rename, delete, revert stage/clear/commit, compact.
+"""Session actions against the real server: rename, delete, revert stage/clear/commit, compact.
+
+Where the generations differ, the test branches on the running server's generation: 1.18.33
+answers ``/compact`` with 503, a 2.x server compacts (TRACES.md 4); a revert commit keeps the
+boundary user message on 1.18 (DIALECTS.md §7) and deletes it on 2.x (TRACES.md 3).
 
 The demo server has no revert or compaction routes, so these run here. Two layers: the client and
 ``SessionActions`` glue (what the server really answers), then the app driven with keys (f4 undo,
@@ -40,7 +44,7 @@ def two_turns(server: RealServer, fake_llm: FakeLLM, events: EventRecorder) -> t
     sid = server.create_session()["id"]
     for n in (1, 2):
         server.prompt(sid, f"prompt {n} {tag}")
-        events.wait_for_count("session.next.step.ended", n, _sid(sid), timeout=20)
+        events.wait_for_count(server.wire.ev("step.ended"), n, _sid(sid), timeout=20)
         server.wait_idle(sid)
     with server.client() as http:
         body = http.get(f"/api/session/{sid}/message", params={"order": "asc", "limit": 50}).json()
@@ -80,16 +84,37 @@ async def test_rename_and_delete(live_server: RealServer) -> None:
             await client.get_session(sid)
 
 
-async def test_compact_on_1_18_says_not_available(live_server: RealServer) -> None:
-    sid = live_server.create_session()["id"]
+async def test_compact_answers_as_the_server_can(live_server: RealServer, fake_llm: FakeLLM,
+                                                events: EventRecorder) -> None:
+    w = live_server.wire
+    if not w.v2:  # 1.18.33: 503 "not available yet"
+        sid = live_server.create_session()["id"]
+        async with client_for(live_server) as client:
+            await client.connect()
+            with pytest.raises(Unavailable) as caught:
+                await client.compact(sid)
+            text = error_text(caught.value, "Compaction")
+            assert text.startswith("Compaction is not available on this server")
+            app = GlueApp(client)
+            assert await SessionActions(app).compact(sid) is False  # type: ignore[arg-type]
+            assert app.toasts[-1][0] == "warning"
+        return
+    # 2.x: one turn, then /compact: admitted, run in its own execution, summarised (TRACES.md 4).
+    sid, _ = two_turns(live_server, fake_llm, events)
     async with client_for(live_server) as client:
         await client.connect()
-        with pytest.raises(Unavailable) as caught:
-            await client.compact(sid)
-        assert error_text(caught.value, "Compaction").startswith("Compaction is not available on this server")
         app = GlueApp(client)
-        assert await SessionActions(app).compact(sid) is False  # type: ignore[arg-type]
-        assert app.toasts[-1][0] == "warning"
+        assert await SessionActions(app).compact(sid) is True  # type: ignore[arg-type]
+        assert app.toasts[-1][0] == "information"
+    admitted = events.wait_for("session.compaction.admitted", _sid(sid), timeout=20)["data"]
+    ended = events.wait_for("session.compaction.ended", _sid(sid), timeout=60)["data"]
+    assert admitted["inputID"].startswith("msg_") and ended["reason"] == "manual"
+    started = events.wait_for("session.compaction.started", _sid(sid))["data"]
+    assert started["inputID"] == admitted["inputID"]
+    live_server.wait_idle(sid, timeout=30)
+    with live_server.client() as http:
+        context = http.get(f"/api/session/{sid}/context").json()["data"]
+    assert any(item.get("type") == "compaction" and item.get("status") == "completed" for item in context)
 
 
 async def test_revert_stage_clear_commit(live_server: RealServer, fake_llm: FakeLLM,
@@ -97,18 +122,23 @@ async def test_revert_stage_clear_commit(live_server: RealServer, fake_llm: Fake
     sid, (first, second) = two_turns(live_server, fake_llm, events)
     async with client_for(live_server) as client:
         await client.connect()
+        before = [m["id"] for m in (await client.list_messages(sid, order="asc"))[0]]
         revert = await client.revert_stage(sid, second)
         assert revert["messageID"] == second
         assert (await client.get_session(sid)).revert is not None
-        events.wait_for("session.next.revert.staged", _sid(sid))  # 1.18 name
+        events.wait_for(live_server.wire.ev("revert.staged"), _sid(sid))
         await client.revert_clear(sid)
         assert (await client.get_session(sid)).revert is None
         await client.revert_stage(sid, second)
         await client.revert_commit(sid)
         messages, _ = await client.list_messages(sid, order="asc")
         ids = [m["id"] for m in messages]
-        # 1.18 keeps the staged (user) message and deletes everything after it (DIALECTS.md §7).
-        assert ids[-1] == second and first in ids
+        if live_server.wire.v2:
+            # 2.x deletes the boundary message too (TRACES.md 3): what came before it is left.
+            assert ids == before[: before.index(second)] and first in ids
+        else:
+            # 1.18 keeps the staged (user) message and deletes everything after it (DIALECTS.md §7).
+            assert ids[-1] == second and first in ids
         assert (await client.get_session(sid)).revert is None
 
 
@@ -128,6 +158,11 @@ async def test_undo_redo_and_commit_with_keys(live_server: RealServer, fake_llm:
             assert http.get(f"/api/session/{sid}").json()["data"].get("revert") is None
         await driver.pilot.press("f4")
         await driver.wait_for_screen(RevertScreen)
+        kept = list(driver.state.messages)[: list(driver.state.messages).index(second)]
         await driver.pilot.press("c")  # commit
-        await driver.wait_until(lambda: list(driver.state.messages)[-1] == second,
-                                "commit to drop the messages after the boundary", 15)
+        if live_server.wire.v2:  # the boundary goes too (TRACES.md 3)
+            await driver.wait_until(lambda: list(driver.state.messages) == kept,
+                                    "commit to drop the boundary and everything after it", 15)
+        else:
+            await driver.wait_until(lambda: list(driver.state.messages)[-1] == second,
+                                    "commit to drop the messages after the boundary", 15)

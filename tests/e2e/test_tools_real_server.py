@@ -102,10 +102,11 @@ async def test_bash_coloured_output_and_failed_exit(live_server: RealServer, fak
         _unique("tools_bash_exit"),
         [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "Exit noted."}],
     )
+    shell = live_server.wire.shell_tool  # the server's name for it (1.18 bash, 2.x shell)
     async with running_app(live_server, sid) as (app, pilot):
         await submit_prompt(pilot, f"Fail in colour. {tag}")
-        await _allow_once(pilot, "bash")
-        call = await _finished(pilot, app, sid, "bash")
+        await _allow_once(pilot, shell)
+        call = await _finished(pilot, app, sid, shell)
         assert exit_code(call) == 3
         await wait_until(pilot, lambda: "Exit noted." in session_texts(app, sid), "the text after the tool")
         row = await _painted_row(pilot, app, call)
@@ -118,7 +119,7 @@ async def test_bash_coloured_output_and_failed_exit(live_server: RealServer, fak
 
         strips = widget_strips(row)
         header = strips[0].text
-        assert "bash" in header and "exit 3" in header
+        assert shell in header and "exit 3" in header
         # The output line: just "red", painted red, with no escape sequence left over.
         body = strips[1:]
         output = [s for s in body if s.text.strip(" ▌") == "red"]
@@ -194,8 +195,22 @@ async def test_apply_patch_row_shows_added_file(live_server: RealServer, fake_ll
         _unique("tools_patch"),
         [{"tool_calls": [{"name": "apply_patch", "arguments": {"patchText": patch}}]}, {"text": "Patched."}],
     )
+    scenario = tag.removeprefix("[[scenario:").removesuffix("]]")
     async with running_app(live_server, sid) as (app, pilot):
         await submit_prompt(pilot, f"Patch it. {tag}")
+        first = await wait_until(pilot, lambda: fake_llm.requests_for(scenario), "the model request")
+        if "apply_patch" not in first[0]["offered_tools"]:
+            # A server without the tool (2.x offers edit/write only, traces-2.0 more_tools.json):
+            # the call fails as unknown, no ask, nothing written (TRACES.md 2: "Unknown tool: ...").
+            call = await _finished(pilot, app, sid, "apply_patch")
+            assert call.status == "error" and call.error is not None
+            assert "Unknown tool: apply_patch" in call.error.message
+            assert not isinstance(app.screen, PermissionScreen) and not app.store.asks
+            assert not (live_server.project_dir / new_name).exists()
+            assert (live_server.project_dir / old_name).read_text() == "alpha\nbeta\n"
+            row = await _painted_row(pilot, app, call)
+            assert row.has_class("-error")
+            return
         await _allow_once(pilot, "edit")
         call = await _finished(pilot, app, sid, "apply_patch")
         assert call.status == "completed", call.error

@@ -37,7 +37,7 @@ def fault_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeLLM]:
 def fault_server(fault_llm: FakeLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer]:
     binary = require_opencode_bin()
     root = tmp_path_factory.mktemp("opencode-faults")
-    with started_server(binary, fault_llm, root, port=free_port(), timeout=60.0) as server:
+    with started_server(binary, fault_llm, root, port=free_port()) as server:
         yield server
 
 
@@ -45,7 +45,7 @@ def fault_server(fault_llm: FakeLLM, tmp_path_factory: pytest.TempPathFactory) -
 def running_server(fault_server: RealServer) -> RealServer:
     """``fault_server``, started again (same port and data) if an earlier test left it down."""
     if not fault_server.running:
-        fault_server.start(ready_timeout=60.0, model_timeout=60.0)
+        fault_server.start()
     return fault_server
 
 

@@ -36,6 +36,7 @@ class FakeServer:
         self.calls: list[str] = []
         self.stream_ends = asyncio.Event()
         self.streams = 0
+        self.models: list[dict[str, Any]] = [{"id": "fake-model", "providerID": "mock", "name": "Fake"}]
 
     def fail(self, route: str, *outcomes: int | str) -> None:
         self.faults[route] = list(outcomes)
@@ -57,7 +58,9 @@ class FakeServer:
             return httpx.Response(200, json={"healthy": True})
         if path == "/api/session/active":
             return httpx.Response(200, json={"data": {}})
-        if path in ("/api/permission/request", "/api/question/request", "/api/model"):
+        if path == "/api/model":
+            return httpx.Response(200, json={"data": self.models})
+        if path in ("/api/permission/request", "/api/question/request"):
             return httpx.Response(200, json={"data": []})
         if path == "/api/session" and request.method == "POST":
             return httpx.Response(200, json={"data": SESSION})
@@ -207,6 +210,20 @@ async def test_catalog_503_is_retried_then_loaded() -> None:
         await until(lambda: all(w.state is WorkerState.SUCCESS for w in app.workers if w.group == "catalog"),
                     "the catalog worker to finish", 5.0)
         assert server.calls.count("GET /api/model") == 3
+        assert not [n for n in notes(app) if "Model list unavailable" in n]
+
+
+async def test_empty_catalog_at_start_is_retried_until_it_fills() -> None:
+    """2.x answers ``/api/model`` with [] for a second or two after it starts listening."""
+    server = FakeServer()
+    filled = server.models
+    server.models = []
+    async with running(server) as app:
+        await until(lambda: server.calls.count("GET /api/model") >= 2, "a second catalog GET", 6.0)
+        assert app.models == []
+        server.models = filled
+        await until(lambda: app.models != [], "the catalog to load once filled", 10.0)
+        assert [m.id for m in app.models] == ["fake-model"]
         assert not [n for n in notes(app) if "Model list unavailable" in n]
 
 

@@ -106,7 +106,7 @@ async def test_ask_raised_while_disconnected_is_shown_after_reconnect_and_answer
                                 "the app to notice the cut", 5.0)
         await wait_reconnected(driver, generation)
         dialog = await driver.wait_for_screen(PermissionScreen, timeout=10.0)
-        assert dialog.ask.resources == [command]
+        assert dialog.ask.resources == server.wire.shell_resources(command)
         await driver.wait_for_text("Allow once [o]")
         await driver.pilot.press("o")
         await driver.wait_until(lambda: isinstance(app.screen, MainScreen), "the dialog to close")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tui.client.local import (
+    READY_TIMEOUT_S,
     BinaryNotFound,
     LocalServer,
     ServerStartFailed,
@@ -184,8 +185,79 @@ async def test_early_exit_reports_output(tmp_path: Path) -> None:
 async def test_never_ready_times_out_and_cleans_up(tmp_path: Path) -> None:
     fake = script(tmp_path / "opencode", 'echo "still warming up"\nexec sleep 30')
     server = LocalServer(fake)
-    with pytest.raises(ServerStartFailed, match="did not report 'listening' within 0.5 s"):
+    started = time.monotonic()
+    with pytest.raises(ServerStartFailed) as info:
         await server.start(tmp_path, timeout=0.5)
+    text = str(info.value)
+    assert "still running but printed no 'listening on <url>' line" in text
+    assert "still warming up" in text and "after 0." in text
+    assert time.monotonic() - started >= 0.5  # a timeout only after the time it names
+    assert server.pid is not None and await gone(server.pid)
+
+
+def test_default_wait_has_headroom_for_a_loaded_2x_server() -> None:
+    """2.x listens after 6-12 s, up to a minute on a loaded machine (traces-2.0/README.md)."""
+    assert READY_TIMEOUT_S >= 90
+
+
+@pytest.mark.parametrize(
+    ("line", "url"),
+    [
+        ("opencode server listening on http://127.0.0.1:45678", "http://127.0.0.1:45678"),  # 1.18
+        ("server listening on http://127.0.0.1:4096", "http://127.0.0.1:4096"),  # 2.x
+        ("INFO  Server listening on: http://127.0.0.1:5000/", "http://127.0.0.1:5000"),
+    ],
+)
+async def test_both_generations_start_up_lines(tmp_path: Path, line: str, url: str) -> None:
+    fake = script(tmp_path / "opencode", f'echo "warming up"\necho "{line}"\nexec sleep 30')
+    server = LocalServer(fake)
+    info = await server.start(tmp_path, timeout=10)
+    try:
+        assert info.url == url
+        assert server.startup_line == line
+    finally:
+        await server.stop()
+
+
+async def test_start_up_line_on_stderr_counts(tmp_path: Path) -> None:
+    line = 'echo "server listening on http://127.0.0.1:4097" >&2'
+    fake = script(tmp_path / "opencode", f"{line}\nexec sleep 30")
+    server = LocalServer(fake)
+    info = await server.start(tmp_path, timeout=10)
+    assert info.url == "http://127.0.0.1:4097"
+    await server.stop()
+
+
+async def test_unrelated_urls_are_not_the_start_up_line(tmp_path: Path) -> None:
+    fake = script(
+        tmp_path / "opencode",
+        'echo "fetching http://127.0.0.1:9/models"\necho "docs at https://opencode.ai"\nexec sleep 30',
+    )
+    with pytest.raises(ServerStartFailed, match="printed no 'listening on <url>' line"):
+        await LocalServer(fake).start(tmp_path, timeout=0.5)
+
+
+async def test_launcher_exit_is_seen_although_a_helper_holds_the_pipes(tmp_path: Path) -> None:
+    """asyncio's wait() waits for the pipes too: an exit must be noticed from the exit status."""
+    fake = script(tmp_path / "opencode", 'echo "launching"\nsleep 30 &\nexit 7')
+    server = LocalServer(fake)
+    started = time.monotonic()
+    with pytest.raises(ServerStartFailed) as info:
+        await server.start(tmp_path, timeout=20)
+    assert time.monotonic() - started < 10, "the exit was noticed only at the timeout"
+    text = str(info.value)
+    assert "exited with code 7 before it printed its 'listening on' line" in text
+    assert "launching" in text
+    assert server.pid is not None and await gone(server.pid)
+
+
+async def test_closed_output_without_start_up_line_is_said_at_once(tmp_path: Path) -> None:
+    fake = script(tmp_path / "opencode", 'echo "no address for you"\nexec sleep 30 >/dev/null 2>&1')
+    server = LocalServer(fake)
+    started = time.monotonic()
+    with pytest.raises(ServerStartFailed, match="closed its output without printing a 'listening on' line"):
+        await server.start(tmp_path, timeout=20)
+    assert time.monotonic() - started < 10
     assert server.pid is not None and await gone(server.pid)
 
 

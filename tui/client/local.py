@@ -1,8 +1,10 @@
 """``LocalServer``: spawn ``opencode serve`` on 127.0.0.1 with a random password, and stop it.
 
-Readiness is the stdout line ``opencode server listening on http://...``: no HTTP request may be
-sent before it (a request in the gap between "port open" and that line hung; REAL-SERVER.md
-gotcha 1). The child runs in its own process group so stop() also ends its helpers.
+Readiness is the server's start-up line, a URL after "listening on": 1.18 prints
+``opencode server listening on http://...``, 2.x prints ``server listening on http://...``. No HTTP
+request may be sent before it (a request in the gap between "port open" and that line hung;
+REAL-SERVER.md gotcha 1). 2.x needs 6-12 s to get there, up to a minute on a loaded machine, hence
+the generous default wait. The child runs in its own process group so stop() also ends its helpers.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from tui.client.errors import OctuiError
 
-_LISTENING = re.compile(rb"opencode server listening on (https?://[^\s'\"]+)")
+# Any line with a URL after "listening on", on stdout or stderr: the wording differs by generation.
+_LISTENING = re.compile(rb"listening on:?\s+(https?://[^\s'\"<>]+)", re.IGNORECASE)
+READY_TIMEOUT_S = 120.0  # 2.x listens after 6-12 s, up to a minute on a loaded machine
+_POLL_S = 0.1  # how often start() looks at the child while it waits
 _RING_LINES = 200
 _LINE_MAX = 2000
 _READ_CHUNK = 64 * 1024
@@ -127,6 +131,7 @@ class LocalServer:
         self._readers: list[asyncio.Task[None]] = []
         self._ring: deque[str] = deque(maxlen=_RING_LINES)
         self._listening: asyncio.Future[str] | None = None
+        self._startup_line: str | None = None
         self._password = ""
         self.url: str | None = None
         self._stopped = False
@@ -152,7 +157,12 @@ class LocalServer:
         """The last lines the server wrote (stdout and stderr), password scrubbed."""
         return list(self._ring)[-lines:]
 
-    async def start(self, cwd: str | Path, timeout: float = 30.0) -> LocalServerInfo:
+    async def start(self, cwd: str | Path, timeout: float = READY_TIMEOUT_S) -> LocalServerInfo:
+        """Spawn the server and wait (at most ``timeout`` s) for its start-up line.
+
+        Every way this can fail says what happened: the child exited (with its code), it closed
+        both output streams without a start-up line, or it kept running but printed none in time.
+        """
         if self._proc is not None:
             raise LocalServerError("this LocalServer was already started")
         binary = self.binary
@@ -173,51 +183,87 @@ class LocalServer:
             raise ServerStartFailed(f"cannot run {binary}: {exc.strerror or exc}") from exc
         proc = self._proc
         atexit.register(self.stop_sync)  # a normal interpreter exit never leaves the server behind
-        self._listening = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        self._listening = loop.create_future()
         assert proc.stdout is not None and proc.stderr is not None
         self._readers = [
-            asyncio.create_task(self._drain(proc.stdout, watch=True)),
-            asyncio.create_task(self._drain(proc.stderr, watch=False)),
+            asyncio.create_task(self._drain(proc.stdout)),
+            asyncio.create_task(self._drain(proc.stderr)),
         ]
-        exited: asyncio.Future[int] = asyncio.ensure_future(proc.wait())
-        waiting: set[asyncio.Future[Any]] = {self._listening, exited}
+        started = loop.time()
         try:
-            done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            failure = await self._wait_ready(proc, started + timeout)
         except BaseException:
-            exited.cancel()
             await self.stop()
             raise
-        if self._listening in done:
-            exited.cancel()
+        if failure is None:
             self.url = self._listening.result()
             return LocalServerInfo(self.url, USERNAME, self._password)
-        if exited in done:
-            # Let the readers take the last output before quoting it.
-            await asyncio.wait(self._readers, timeout=1.0)
-            code = proc.returncode
-            await self.stop()
-            raise ServerStartFailed(
-                f"opencode serve exited with code {code} before it was ready{self._tail()}"
-            )
-        exited.cancel()
         await self.stop()
-        raise ServerStartFailed(
-            f"opencode serve did not report 'listening' within {timeout:g} s{self._tail()}"
-        )
+        waited = loop.time() - started
+        raise ServerStartFailed(f"{failure} (after {waited:.1f} s){self._tail()}")
+
+    async def _wait_ready(self, proc: asyncio.subprocess.Process, deadline: float) -> str | None:
+        """None once the start-up line came, else why it never will (bounded by ``deadline``).
+
+        The exit is read from ``returncode`` rather than awaited with ``wait()``: asyncio's
+        ``wait()`` also waits for the pipes to close, which never happens while a helper the
+        server left behind still holds them.
+        """
+        loop = asyncio.get_running_loop()
+        listening = self._listening
+        assert listening is not None
+        while not listening.done():
+            if proc.returncode is not None:
+                # Let the readers take the last output before quoting it.
+                await asyncio.wait(self._readers, timeout=1.0)
+                if listening.done():
+                    break  # it printed the line, then exited: reported below by the caller
+                return (f"opencode serve exited with code {proc.returncode} before it printed "
+                        "its 'listening on' line")
+            if all(task.done() for task in self._readers):
+                return ("opencode serve closed its output without printing a 'listening on' line "
+                        "(it is still running; octui cannot learn its address)")
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return ("opencode serve is still running but printed no 'listening on <url>' line "
+                        "in the time octui waits for it")
+            await asyncio.wait({listening}, timeout=min(_POLL_S, remaining))
+        if proc.returncode is not None:
+            return (f"opencode serve printed its 'listening on' line, then exited with code "
+                    f"{proc.returncode}")
+        return None
+
+    @property
+    def startup_line(self) -> str | None:
+        """The start-up line the server printed (password scrubbed), e.g. to tell generations apart."""
+        return self._startup_line
 
     def _tail(self) -> str:
         lines = self.recent_output(12)
-        return (":\n  " + "\n  ".join(lines)) if lines else " (no output)"
+        return (":\n  " + "\n  ".join(lines)) if lines else " (it printed nothing)"
 
-    def _remember(self, raw: bytes) -> None:
+    def _scrub(self, raw: bytes) -> str:
         text = raw.decode("utf-8", "replace").rstrip("\r")
         if self._password:
             text = text.replace(self._password, "***")
-        if text.strip():
-            self._ring.append(text[:_LINE_MAX])
+        return text[:_LINE_MAX]
 
-    async def _drain(self, stream: asyncio.StreamReader, *, watch: bool) -> None:
-        """Read until EOF so the pipe never fills; keep the tail; spot the listening line."""
+    def _remember(self, raw: bytes) -> None:
+        text = self._scrub(raw)
+        if text.strip():
+            self._ring.append(text)
+
+    def _spot_listening(self, line: bytes) -> None:
+        if self._listening is None or self._listening.done():
+            return
+        match = _LISTENING.search(line)
+        if match:
+            self._startup_line = self._scrub(line).strip()
+            self._listening.set_result(match.group(1).decode("ascii", "replace").rstrip("/."))
+
+    async def _drain(self, stream: asyncio.StreamReader) -> None:
+        """Read until EOF so the pipe never fills; keep the tail; spot the start-up line."""
         partial = b""
         while True:
             chunk = await stream.read(_READ_CHUNK)
@@ -227,12 +273,10 @@ class LocalServer:
             partial = lines.pop()[-_LINE_MAX * 4:]  # bounded even without newlines
             for line in lines:
                 self._remember(line)
-                if watch and self._listening is not None and not self._listening.done():
-                    match = _LISTENING.search(line)
-                    if match:
-                        self._listening.set_result(match.group(1).decode().rstrip("/."))
+                self._spot_listening(line)
         if partial:
             self._remember(partial)
+            self._spot_listening(partial)
 
     async def stop(self, grace: float = 5.0) -> None:
         """SIGTERM the process group, wait up to ``grace`` s, then SIGKILL. Idempotent."""
@@ -297,6 +341,7 @@ __all__ = [
     "LocalServer",
     "LocalServerError",
     "LocalServerInfo",
+    "READY_TIMEOUT_S",
     "ServerStartFailed",
     "find_binary",
     "local_candidates",

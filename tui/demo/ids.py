@@ -49,6 +49,16 @@ DURABLE_VERSIONS: dict[str, int] = {
     "worktree.resolved": 1,
 }
 
+# The 2.0 preview's table (its own /openapi.json, checked by tests/contract): no inbox events and
+# no worktree, but admitted/promoted inputs and admitted compactions.
+PREVIEW_DURABLE_VERSIONS: dict[str, int] = {
+    **{k: v for k, v in DURABLE_VERSIONS.items()
+       if not k.startswith("session.inbox.") and k != "worktree.resolved"},
+    "session.input.admitted": 1,
+    "session.input.promoted": 1,
+    "session.compaction.admitted": 1,
+}
+
 # kind -> (prefix, zero-padded width); events get more digits because there are many more.
 _FORMATS: dict[str, tuple[str, int]] = {
     "ses": ("ses_demo", 4),

@@ -122,6 +122,33 @@ class Projection:
             msg.update(copy.deepcopy(item["payload"]))
             self.add_message(d["sessionID"], msg)
 
+    # -- the 2.0 preview's pending inputs: ``data`` where v2 has ``payload`` (TRACES.md 1) ------------
+
+    def _on_session_input_admitted(self, d: Json, at: float) -> None:
+        item = d["input"]
+        self.inbox.setdefault(d["sessionID"], []).append({
+            "id": d["inputID"],
+            "sessionID": d["sessionID"],
+            "timeCreated": at,
+            "type": item["type"],
+            "data": copy.deepcopy(item["data"]),
+            "delivery": item["delivery"],
+        })
+
+    def _on_session_input_promoted(self, d: Json, at: float) -> None:
+        items = self.inbox.get(d["sessionID"], [])
+        item = next((i for i in items if i["id"] == d["inputID"]), None)
+        if item is None:
+            return
+        items.remove(item)
+        msg: Json = {"id": item["id"], "time": {"created": at}, "type": item["type"]}
+        msg.update(copy.deepcopy(item["data"]))  # the user message id is the input id
+        self.add_message(d["sessionID"], msg)
+
+    def _on_session_compaction_admitted(self, d: Json, at: float) -> None:
+        self.inbox.setdefault(d["sessionID"], []).append({
+            "id": d["inputID"], "sessionID": d["sessionID"], "timeCreated": at, "type": "compaction"})
+
     def _on_session_inbox_cancelled(self, d: Json, at: float) -> None:
         items = self.inbox.get(d["sessionID"], [])
         items[:] = [i for i in items if i["id"] != d["inboxID"]]
@@ -159,6 +186,9 @@ class Projection:
 
     def _on_session_compaction_started(self, d: Json, at: float) -> None:
         self._compaction(d, at)["recent"] = d["recent"]
+        if "inputID" in d:  # the 2.0 preview never promotes a compaction: it leaves /pending here
+            items = self.inbox.get(d["sessionID"], [])
+            items[:] = [i for i in items if i["id"] != d["inputID"]]
 
     def _on_session_compaction_delta(self, d: Json, at: float) -> None:
         if d["sessionID"] in self._compactions:

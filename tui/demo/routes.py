@@ -11,7 +11,8 @@ import httpx
 
 from tui.demo import routes_asks, routes_input  # noqa: F401 (importing registers their routes)
 from tui.demo.catalog import AGENTS, COMMANDS, MODELS, SKILLS
-from tui.demo.routing import ApiError, Result, invalid, located, on, paged, read_body, route
+from tui.demo.generation import DemoGeneration
+from tui.demo.routing import ApiError, Json, Result, invalid, located, on, paged, read_body, route, served
 
 if TYPE_CHECKING:
     from tui.demo.server import DemoServer
@@ -23,7 +24,19 @@ __all__ = ["ApiError", "route"]
 
 @on("GET", "/api/health")
 async def health(s: DemoServer, r: httpx.Request) -> Result:
-    return 200, {"healthy": True, "version": "demo", "pid": os.getpid()}
+    # A source build of the 2.0 preview reports "local" (traces-2.0 rest_probes).
+    return 200, {"healthy": True, "version": "local" if s.preview else "demo", "pid": os.getpid()}
+
+
+@on("GET", "/openapi.json", only=DemoGeneration.PREVIEW)
+async def openapi(s: DemoServer, r: httpx.Request) -> Result:
+    """Like the 2.0 preview, the server's own spec: exactly the routes it serves."""
+    paths: dict[str, dict[str, Json]] = {"/api/event": {"get": {"responses": {"200": {
+        "description": "Success"}}}}}  # served by the transport, not a route handler
+    for method, path in served(s.generation):
+        if path != "/openapi.json":  # the document does not list itself
+            paths.setdefault(path, {})[method.lower()] = {"responses": {"200": {"description": "Success"}}}
+    return 200, {"openapi": "3.1.0", "info": {"title": "opencode", "version": "local"}, "paths": paths}
 
 
 @on("GET", "/api/server")
@@ -132,11 +145,12 @@ async def rename(s: DemoServer, r: httpx.Request, sid: str) -> Result:
 @on("POST", "/api/session/{sid}/agent")
 async def select_agent(s: DemoServer, r: httpx.Request, sid: str) -> Result:
     body = read_body(r, {"agent": str}, ("agent",))
-    if body["agent"] not in {a["id"] for a in AGENTS}:
+    # The 2.0 preview validates nothing here: the next turn fails instead (TRACES.md 6).
+    if not s.preview and body["agent"] not in {a["id"] for a in AGENTS}:
         raise ApiError(404, "AgentNotFoundError", f"Agent not found: {body['agent']}",
                        agentID=body["agent"])
     data = {"sessionID": sid, "agent": body["agent"]}
-    previous = s.state.sessions[sid].get("agent")
+    previous = None if s.preview else s.state.sessions[sid].get("agent")  # 2.0: no previous (m06)
     s.emit("session.agent.selected", data | ({"previous": previous} if previous else {}))
     return 204, None
 
@@ -147,7 +161,7 @@ async def select_model(s: DemoServer, r: httpx.Request, sid: str) -> Result:
     if not isinstance(model.get("id"), str) or not isinstance(model.get("providerID"), str):
         raise invalid("model needs id and providerID", "model")
     data = {"sessionID": sid, "model": model}
-    previous = s.state.sessions[sid].get("model")
+    previous = None if s.preview else s.state.sessions[sid].get("model")  # 2.0: no previous (m06)
     s.emit("session.model.selected", data | ({"previous": previous} if previous else {}))
     return 204, None
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from tui.demo.catalog import COMMANDS, SKILLS
+from tui.demo.generation import DemoGeneration
 from tui.demo.routing import ApiError, Json, Result, invalid, on, read_body
 
 if TYPE_CHECKING:
@@ -19,11 +20,16 @@ if TYPE_CHECKING:
 
 _PROMPT = {"id": str, "text": str, "files": list, "agents": list, "skills": list, "metadata": dict,
            "delivery": str, "resume": bool}
+_PREVIEW_PROMPT = {k: v for k, v in _PROMPT.items() if k != "skills"}  # the 2.0 preview has no skills
+
+
+def _prompt_fields(s: DemoServer) -> dict[str, type]:
+    return _PREVIEW_PROMPT if s.preview else _PROMPT
 
 
 @on("POST", "/api/session/{sid}/prompt")
 async def prompt(s: DemoServer, r: httpx.Request, sid: str) -> Result:
-    body = read_body(r, _PROMPT, ("text",))
+    body = read_body(r, _prompt_fields(s), ("text",))
     return 200, {"data": _admit(s, sid, body, body["text"])}
 
 
@@ -89,7 +95,7 @@ def _resolve_skill(item: object) -> Json:
 
 @on("POST", "/api/session/{sid}/command")
 async def command(s: DemoServer, r: httpx.Request, sid: str) -> Result:
-    body = read_body(r, _PROMPT | {"command": str, "arguments": str, "agent": str, "model": dict},
+    body = read_body(r, _prompt_fields(s) | {"command": str, "arguments": str, "agent": str, "model": dict},
                      ("command",))
     found = next((c for c in COMMANDS if c["name"] == body["command"]), None)
     if found is None:
@@ -108,7 +114,7 @@ async def skill(s: DemoServer, r: httpx.Request, sid: str) -> Result:
 
 @on("POST", "/api/session/{sid}/compact")
 async def compact(s: DemoServer, r: httpx.Request, sid: str) -> Result:
-    body = read_body(r, {"id": str, "delivery": str})
+    body = read_body(r, {"id": str} if s.preview else {"id": str, "delivery": str})
     delivery = body.get("delivery", "steer")
     if delivery not in ("steer", "queue"):
         raise invalid("delivery must be steer or queue", "delivery")
@@ -117,18 +123,25 @@ async def compact(s: DemoServer, r: httpx.Request, sid: str) -> Result:
     return 200, {"data": s.compact(sid, delivery=delivery, inbox_id=body.get("id"))}
 
 
-@on("GET", "/api/session/{sid}/inbox")
+@on("GET", "/api/session/{sid}/inbox", only=DemoGeneration.V2)
 async def inbox(s: DemoServer, r: httpx.Request, sid: str) -> Result:
+    return 200, {"data": s.state.inbox.get(sid, [])}
+
+
+@on("GET", "/api/session/{sid}/pending", only=DemoGeneration.PREVIEW)
+async def pending(s: DemoServer, r: httpx.Request, sid: str) -> Result:
+    """The 2.0 preview's read-only list of admitted inputs (no cancel or re-deliver route)."""
     return 200, {"data": s.state.inbox.get(sid, [])}
 
 
 @on("POST", "/api/session/{sid}/interrupt")
 async def interrupt(s: DemoServer, r: httpx.Request, sid: str) -> Result:
-    await s.interrupt(sid, resume=r.url.params.get("continue") == "true")
+    # ``continue`` is a pinned-spec parameter; the 2.0 preview has none.
+    await s.interrupt(sid, resume=not s.preview and r.url.params.get("continue") == "true")
     return 204, None
 
 
-@on("DELETE", "/api/session/{sid}/inbox/{iid}")
+@on("DELETE", "/api/session/{sid}/inbox/{iid}", only=DemoGeneration.V2)
 async def cancel_inbox(s: DemoServer, r: httpx.Request, sid: str, iid: str) -> Result:
     if not any(i["id"] == iid for i in s.state.inbox.get(sid, [])):
         raise ApiError(409, "ConflictError", f"Inbox item not pending: {iid}", resource="inbox")
@@ -136,7 +149,7 @@ async def cancel_inbox(s: DemoServer, r: httpx.Request, sid: str, iid: str) -> R
     return 204, None
 
 
-@on("POST", "/api/session/{sid}/inbox/{iid}/{delivery}")
+@on("POST", "/api/session/{sid}/inbox/{iid}/{delivery}", only=DemoGeneration.V2)
 async def inbox_delivery(s: DemoServer, r: httpx.Request, sid: str, iid: str, delivery: str) -> Result:
     if delivery not in ("steer", "queue"):
         raise invalid(f"unknown delivery {delivery!r}")

@@ -15,46 +15,70 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from tui.demo.generation import DemoGeneration
+
 if TYPE_CHECKING:
     from tui.demo.server import DemoServer
 
 Json = dict[str, Any]
 Result = tuple[int, Any]
 Handler = Callable[..., Awaitable[Result]]
-_ROUTES: list[tuple[str, re.Pattern[str], Handler]] = []
+# (method, pattern as written, compiled, handler, generations it exists in; None = all)
+_ROUTES: list[tuple[str, str, re.Pattern[str], Handler, frozenset[DemoGeneration] | None]] = []
+# Path parameter names as the real server's own spec spells them (for /openapi.json).
+_SPEC_NAMES = {"sid": "sessionID", "rid": "requestID", "fid": "formID", "mid": "messageID",
+               "iid": "inboxID", "shell_id": "id", "delivery": "delivery"}
 
 
 class ApiError(Exception):
     def __init__(self, status: int, tag: str, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.status = status
-        self.body: Json = {"_tag": tag, "message": message} | extra
+        self.body: Json | None = {"_tag": tag, "message": message} | extra
+
+
+class NoRoute(ApiError):
+    """An authorised request to a path nobody serves (the 2.0 preview answers with no body)."""
 
 
 def invalid(message: str, field: str | None = None) -> ApiError:
     return ApiError(400, "InvalidRequestError", message, **({"field": field} if field else {}))
 
 
-def on(method: str, pattern: str) -> Callable[[Handler], Handler]:
+def on(method: str, pattern: str, *, only: DemoGeneration | None = None) -> Callable[[Handler], Handler]:
+    """Register a route; ``only``: it exists in that generation alone."""
     regex = re.compile("^" + re.sub(r"{(\w+)}", r"(?P<\1>[^/]+)", pattern) + "$")
+    generations = None if only is None else frozenset({only})
 
     def register(handler: Handler) -> Handler:
-        _ROUTES.append((method, regex, handler))
+        _ROUTES.append((method, pattern, regex, handler, generations))
         return handler
 
     return register
 
 
+def served(generation: DemoGeneration) -> list[tuple[str, str]]:
+    """(method, path with the real server's parameter names) of every route of ``generation``."""
+    out = []
+    for method, pattern, _, _, generations in _ROUTES:
+        if generations is None or generation in generations:
+            out.append((method, re.sub(r"{(\w+)}", lambda m: "{" + _SPEC_NAMES.get(m[1], m[1]) + "}",
+                                       pattern)))
+    return out
+
+
 async def route(s: DemoServer, request: httpx.Request) -> Result:
     path = request.url.path
-    for method, regex, handler in _ROUTES:
+    for method, _, regex, handler, generations in _ROUTES:
+        if generations is not None and s.generation not in generations:
+            continue
         match = regex.match(path)
         if match and method == request.method:
             params = match.groupdict()
             if "sid" in params:
                 check_session(s, params["sid"])
             return await handler(s, request, **params)
-    raise ApiError(404, "NotFoundError", f"no route for {request.method} {path}")
+    raise NoRoute(404, "NotFoundError", f"no route for {request.method} {path}")
 
 
 def check_session(s: DemoServer, sid: str) -> None:

@@ -10,12 +10,17 @@ from collections.abc import Callable
 from typing import Any
 
 from tui import clock as _clock
-from tui.demo.ids import DURABLE_VERSIONS, IdGenerator
+from tui.demo.generation import DemoGeneration
+from tui.demo.ids import DURABLE_VERSIONS, PREVIEW_DURABLE_VERSIONS, IdGenerator
 from tui.demo.projection import Json, Projection, add_tokens, zero_tokens
 from tui.demo.runner import Runner, Turn
 from tui.demo.scripts import SCRIPTS, Script, Step, pick_script
 
 DEFAULT_MODEL: Json = {"id": "scripted", "providerID": "demo"}
+# Events the 2.0 preview sends without a ``location`` envelope field (every traces-2.0 recording).
+UNLOCATED_IN_PREVIEW = frozenset({
+    "session.execution.started", "session.execution.succeeded", "session.execution.failed",
+    "session.execution.interrupted", "session.usage.updated"})
 PROJECT_ID = "prj_demo"
 
 
@@ -32,9 +37,14 @@ class DemoServer:
         heartbeat: float = 15.0,
         directory: str = "/home/demo/project",
         ids: Callable[[str], str] | None = None,
+        generation: DemoGeneration | str = DemoGeneration.V2,
+        password: str | None = None,
     ) -> None:
         from tui.demo.transport import DemoTransport  # transport imports server helpers
 
+        self.generation = DemoGeneration(generation)
+        self.password = password  # None: no auth; else Basic auth, user "opencode"
+        self._durable = PREVIEW_DURABLE_VERSIONS if self.preview else DURABLE_VERSIONS
         self.clock = clock or _clock.now
         self.speed = speed
         self.heartbeat = heartbeat
@@ -55,6 +65,11 @@ class DemoServer:
         self._blocked_on: dict[asyncio.Task[Any], asyncio.Task[Any] | None] = {}
 
     # -- basics --------------------------------------------------------------------------------
+
+    @property
+    def preview(self) -> bool:
+        """True when speaking the 2.0 preview (tui/demo/generation.py)."""
+        return self.generation is DemoGeneration.PREVIEW
 
     def now_ms(self) -> int:
         return int(self.clock() * 1000)
@@ -77,17 +92,20 @@ class DemoServer:
 
     # -- events --------------------------------------------------------------------------------
 
-    def emit(self, type: str, data: Json) -> Json:
+    def emit(self, type: str, data: Json, *, metadata: Json | None = None) -> Json:
         """Publish one event (v2 envelope, ``durable`` on durable types) to state and streams."""
         data = copy.deepcopy(data)
-        event: Json = {"id": self.ids("evt"), "created": self.now_ms(), "type": type,
-                       "location": self.location}
-        version = DURABLE_VERSIONS.get(type)
+        event: Json = {"id": self.ids("evt"), "created": self.now_ms(), "type": type}
+        if not (self.preview and type in UNLOCATED_IN_PREVIEW):
+            event["location"] = self.location
+        version = self._durable.get(type)
         if version is not None:
             aggregate = data.get("sessionID") or data.get("projectID") or ""
             seq = self._seq.get(aggregate, -1) + 1
             self._seq[aggregate] = seq
             event["durable"] = {"aggregateID": aggregate, "seq": seq, "version": version}
+        if metadata is not None:
+            event["metadata"] = copy.deepcopy(metadata)
         event["data"] = data
         self.state.apply(event)
         self.emitted.append(event)
@@ -116,12 +134,22 @@ class DemoServer:
                        agent: str | None = None, model: Json | None = None,
                        session_id: str | None = None) -> Json:
         sid = session_id or self.ids("ses")
+        if self.preview:
+            # The 2.0 preview names only what it was given; it titles a session itself after its
+            # first step (session.renamed, TRACES.md 1).
+            data: Json = {"sessionID": sid, "projectID": PROJECT_ID, "location": self.location,
+                          "subpath": "", "slug": f"demo-{sid[-4:]}", "version": "local"}
+            if parent_id is not None:
+                data["parentID"] = parent_id
+            data |= {k: v for k, v in (("title", title), ("agent", agent), ("model", model)) if v}
+            self.emit("session.created", data)
+            return self.state.sessions[sid]
         if title is None:
             stamp = datetime.datetime.fromtimestamp(self.clock(), datetime.UTC)
             title = "New session - " + stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        data: Json = {"sessionID": sid, "projectID": PROJECT_ID, "location": self.location,
-                      "slug": f"demo-{sid[-4:]}", "title": title, "agent": agent or "build",
-                      "model": model or DEFAULT_MODEL, "version": "demo"}
+        data = {"sessionID": sid, "projectID": PROJECT_ID, "location": self.location,
+                "slug": f"demo-{sid[-4:]}", "title": title, "agent": agent or "build",
+                "model": model or DEFAULT_MODEL, "version": "demo"}
         if parent_id is not None:
             data["parentID"] = parent_id
         self.emit("session.created", data)
@@ -172,11 +200,16 @@ class DemoServer:
     def prompt(self, session_id: str, text: str, *, delivery: str = "steer",
                inbox_id: str | None = None, script: Script | None = None,
                extra: Json | None = None) -> Json:
-        """Admit a user prompt (``session.inbox.enqueued``) and make sure the session runs."""
+        """Admit a user prompt (``session.inbox.enqueued``; the 2.0 preview:
+        ``session.input.admitted``) and make sure the session runs."""
         iid = inbox_id or self.ids("msg")
         payload = {"text": text} | (extra or {})
-        self.emit("session.inbox.enqueued", {"sessionID": session_id, "inboxID": iid, "item": {
-            "type": "user", "payload": payload, "delivery": delivery}})
+        if self.preview:
+            self.emit("session.input.admitted", {"sessionID": session_id, "inputID": iid, "input": {
+                "type": "user", "data": payload, "delivery": delivery}})
+        else:
+            self.emit("session.inbox.enqueued", {"sessionID": session_id, "inboxID": iid, "item": {
+                "type": "user", "payload": payload, "delivery": delivery}})
         self._scripts[iid] = script or pick_script(text)
         item = next(i for i in self.state.inbox[session_id] if i["id"] == iid)
         self.runner_task(session_id)
@@ -185,8 +218,11 @@ class DemoServer:
     def compact(self, session_id: str, *, delivery: str = "steer", inbox_id: str | None = None) -> Json:
         """Admit a manual compaction (``POST …/compact``); the runner summarises when it is its turn."""
         iid = inbox_id or self.ids("msg")
-        self.emit("session.inbox.enqueued", {"sessionID": session_id, "inboxID": iid, "item": {
-            "type": "compaction", "payload": {}, "delivery": delivery}})
+        if self.preview:  # no delivery: a compaction is admitted, never promoted (TRACES.md 4)
+            self.emit("session.compaction.admitted", {"sessionID": session_id, "inputID": iid})
+        else:
+            self.emit("session.inbox.enqueued", {"sessionID": session_id, "inboxID": iid, "item": {
+                "type": "compaction", "payload": {}, "delivery": delivery}})
         item = next(i for i in self.state.inbox[session_id] if i["id"] == iid)
         self.runner_task(session_id)
         return copy.deepcopy(item)
@@ -208,7 +244,8 @@ class DemoServer:
         return self.prompt(session_id, script.prompt, script=script)
 
     def script_for(self, item: Json) -> Script:
-        return self._scripts.pop(item["id"], None) or pick_script(item["payload"].get("text", ""))
+        content = item.get("payload") or item.get("data") or {}  # v2 payload, 2.0 preview data
+        return self._scripts.pop(item["id"], None) or pick_script(content.get("text", ""))
 
     def runner_task(self, session_id: str) -> asyncio.Task[Turn | None]:
         task = self._tasks.get(session_id)
@@ -241,7 +278,20 @@ class DemoServer:
                 body = (result.error or {}).get("message", "") if failed and result else (
                     result.final_text if result else "")
             description = tool_input["description"]
-            if parent in self.state.sessions:
+            if parent in self.state.sessions and self.preview:
+                # The 2.0 preview: a synthetic input that wakes the parent (TRACES.md 2).
+                iid = self.ids("msg")
+                self._scripts[iid] = Script("subagent-result", "", (Step(
+                    text=f"The background subagent “{description}” finished ({state})."),))
+                self.emit("session.input.admitted", {"sessionID": parent, "inputID": iid, "input": {
+                    "type": "synthetic", "delivery": "steer", "data": {
+                        "text": f'<subagent id="{child}" state="{state}" '
+                                f'description="{description}">\n{body}\n</subagent>',
+                        "description": description,
+                        "metadata": {"source": "subagent", "childID": child,
+                                     "agent": tool_input["agent"], "state": state}}}})
+                self.runner_task(parent)
+            elif parent in self.state.sessions:
                 self.emit("session.synthetic", {
                     "sessionID": parent, "description": description,
                     "text": f'<subagent sessionID="{child}" state="{state}" '

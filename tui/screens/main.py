@@ -205,6 +205,8 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             server = app.client.dialect.label
             if health is not None and health.version:
                 server += f" {health.version}"
+            if app.spec.origin:  # the user's background service, or a private server of ours
+                server = f"{app.spec.origin} · {server}"
         info = state.info if state else None
         model = info.model if info and info.model else None
         last = next((m for m in reversed(state.messages.values()) if m.role == "assistant"), None) \
