@@ -19,6 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import urlsplit
 
+from tui.bounded_read import FileRefused, human_bytes, read_bounded
 from tui.client.errors import NotFound, OctuiError, Unauthorized
 from tui.client.http import OpenCodeClient
 from tui.client.local import BinaryNotFound, LocalServer, find_binary
@@ -94,13 +95,43 @@ def _log_to_file() -> None:
     root.propagate = False
 
 
+PASSWORD_FILE_MAX = 4096  # bytes: a password file holds one line
+PASSWORD_PIPE_WAIT_S = 5.0  # a pipe (``--password-file <(pass show x)``) must deliver within this
+
+
 def _read_password_file(path: str) -> str:
-    """The password from a file (first line), so it never shows in ``ps`` as an argument."""
+    """The password from a file, so it never shows in ``ps`` as an argument.
+
+    The file holds the password, optionally followed by one newline (``\n`` or ``\r\n``), which
+    is dropped; nothing else is stripped. Anything that is not such a file is a usage error with
+    one clear line: missing, a directory, a device (checked before it is opened, so
+    ``/dev/zero`` cannot exhaust memory), a pipe with no writer or one that does not finish
+    within 5 s (a pipe that does, as ``<(pass show x)`` gives, is read), over 4 KB, empty, not
+    UTF-8, or more than one line.
+    """
+    where = f"--password-file {path}"
     try:
-        with open(os.path.expanduser(path), encoding="utf-8") as handle:
-            return handle.readline().rstrip("\r\n")
+        raw = read_bounded(os.path.expanduser(path), PASSWORD_FILE_MAX, pipe_wait=PASSWORD_PIPE_WAIT_S)
+    except FileRefused as exc:
+        if exc.size is not None:
+            raise ConfigError(f"{where} is {human_bytes(exc.size)}; a password file holds one line "
+                              f"(at most {human_bytes(PASSWORD_FILE_MAX)})") from None
+        raise ConfigError(f"{where} {exc.reason}") from None
     except OSError as exc:
-        raise ConfigError(f"cannot read --password-file {path}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read {where}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where} is not UTF-8 text (byte {exc.start + 1} is invalid)") from None
+    if text.endswith("\r\n"):
+        text = text[:-2]
+    elif text.endswith("\n"):
+        text = text[:-1]
+    if not text:
+        raise ConfigError(f"{where} is empty; put the password in it")
+    if "\n" in text or "\r" in text:
+        raise ConfigError(f"{where} holds more than one line; put only the password in it")
+    return text
 
 
 def _warn_if_cleartext(url: str) -> None:

@@ -356,6 +356,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             self.drafts.note(old, composer.text)
         self._draft_key = key
         saved = self.drafts.load(key)
+        self._say_draft_problem()
         if old is None and composer.text.strip() and not saved.strip():
             self.drafts.note(key, composer.text)  # typed during start-up: keep it
         elif composer.text != saved:
@@ -379,6 +380,12 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
     async def _flush_drafts(self) -> None:
         self._draft_timer = False
         await asyncio.to_thread(self.drafts.flush)  # fsync off the event loop
+        self._say_draft_problem()
+
+    def _say_draft_problem(self) -> None:
+        problem = self.drafts.take_problem()
+        if problem is not None:
+            self.notify(f"Draft: {problem}", severity="warning", timeout=10, markup=False)
 
     def on_unmount(self) -> None:
         """Exit: write the draft now (the debounce timer will not fire any more)."""
