@@ -19,6 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import urlsplit
 
+from tui import exit_guard
 from tui.bounded_read import FileRefused, human_bytes, read_bounded
 from tui.client.errors import NotFound, OctuiError, Unauthorized
 from tui.client.http import OpenCodeClient
@@ -191,8 +192,11 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
         spec = ConnectSpec(start_local=True, directory=directory, session_id=args.session,
                            continue_last=args.continue_last)
     app = OctuiApp(spec, demo=demo, config=config)
+    app.exit_grace_s = exit_guard.EXIT_GRACE_S
     _stop_local_server_on_signals(app)
+    exit_guard.remember_terminal()
     code = app.run()
+    exit_guard.arm(exit_guard.EXIT_GRACE_S, lambda: int(code or app.return_code or 0))  # interpreter teardown
     if app.exit_message:
         return _fail(app.exit_message, code or EXIT_FAIL)
     if code is None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.client.errors import OctuiError
+from tui.client.server_guard import ServerGuard
 
 _LISTENING = re.compile(rb"opencode server listening on (https?://[^\s'\"]+)")
 _RING_LINES = 200
@@ -130,6 +131,7 @@ class LocalServer:
         self._password = ""
         self.url: str | None = None
         self._stopped = False
+        self._guard: ServerGuard | None = None  # ends the server's tree when octui dies, even by SIGKILL
 
     def __repr__(self) -> str:
         return f"<LocalServer pid={self.pid} url={self.url}>"
@@ -172,6 +174,7 @@ class LocalServer:
         except OSError as exc:
             raise ServerStartFailed(f"cannot run {binary}: {exc.strerror or exc}") from exc
         proc = self._proc
+        self._guard = ServerGuard.start(proc.pid)
         atexit.register(self.stop_sync)  # a normal interpreter exit never leaves the server behind
         self._listening = asyncio.get_running_loop().create_future()
         assert proc.stdout is not None and proc.stderr is not None
@@ -241,6 +244,8 @@ class LocalServer:
             return
         self._stopped = True
         atexit.unregister(self.stop_sync)
+        if self._guard is not None:
+            self._guard.close()  # the watcher ends the bash tools' own process groups too
         if proc.returncode is None:
             _killpg(proc.pid, signal.SIGTERM)
             try:
@@ -263,6 +268,8 @@ class LocalServer:
             return
         self._stopped = True
         atexit.unregister(self.stop_sync)
+        if self._guard is not None:
+            self._guard.close()  # the watcher ends the bash tools' own process groups too
         pid = proc.pid
         if not _alive(pid):
             return
