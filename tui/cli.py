@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import json
 import logging
-import logging.handlers
 import os
 import signal
 import sys
@@ -25,6 +24,7 @@ from tui.client.errors import NotFound, OctuiError, Unauthorized
 from tui.client.http import OpenCodeClient
 from tui.client.local import BinaryNotFound, LocalServer, find_binary
 from tui.config import Config, ConfigError, Connection, load_config, resolve_connection, state_dir
+from tui.log_file import PrivateRotatingLog
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
 
@@ -85,9 +85,8 @@ def _log_to_file() -> None:
     try:
         directory = state_dir()
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handler = logging.handlers.RotatingFileHandler(
-            directory / "octui.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8")
-        os.chmod(directory / "octui.log", 0o600)  # user-only, like every state file
+        # user-only, like every state file, the rotated ones too; repeated lines are counted
+        handler = PrivateRotatingLog(directory / "octui.log", max_bytes=1_000_000, backups=2)
     except OSError:
         return
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))

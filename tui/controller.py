@@ -66,6 +66,7 @@ class Controller(SessionLoading):
         self._last_frame = time.monotonic()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shells: set[tuple[str, str, str]] = set()
+        self._logged = 0  # store warnings already logged
 
     # ---------------------------------------------------------------- stream
     async def run(self) -> None:
@@ -135,8 +136,10 @@ class Controller(SessionLoading):
         if changes:
             self._follow_up(changes)
             self.on_changes(changes)
-        elif event is not None and event.is_unknown and self.store.warnings:
-            log.info("%s", self.store.warnings[-1])  # unknown events never change anything
+        elif event is not None and event.is_unknown and self.store.warned != self._logged:
+            # Unknown events never change anything; each kind is logged once (the store warns once).
+            self._logged = self.store.warned
+            log.info("%s", self.store.warnings[-1])
 
     def _follow_up(self, changes: list[Change]) -> None:
         for change in changes:

@@ -39,6 +39,7 @@ class Store:
         self.sessions: dict[str, SessionState] = {}
         self.asks: dict[str, Ask] = {}
         self.warnings: deque[str] = deque(maxlen=200)
+        self.warned = 0  # warnings ever given (``warnings`` keeps the last 200)
         self._warned_types: set[str] = set()
         self.deleted: set[str] = set()
 
@@ -71,6 +72,7 @@ class Store:
 
     def warn(self, text: str) -> None:
         self.warnings.append(text)
+        self.warned += 1
 
     # ----------------------------------------------------------------- events
     def apply(self, event: Event) -> list[Change]:
