@@ -257,6 +257,8 @@ async def _export_text(session_id: str, fmt: str, connection: Connection | None,
                     break
             store.load_history(session_id, list(reversed(newest_first)))
             state = store.session(session_id)
+            if any(m.streaming for m in state.messages.values()) and session_id not in await client.active():
+                store.mark_abandoned(session_id)  # turns a killed server never ended: as the UI shows
     finally:
         if local is not None:
             await local.stop()

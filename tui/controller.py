@@ -224,6 +224,7 @@ class Controller(SessionLoading):
             changes += await self._refresh_asks()
             if self.current:
                 changes += await self._load_session(self.current)
+                changes += await self._settle_abandoned(self.current)
             self.on_changes(changes + [Change("resynced")])
         except OctuiError as exc:
             self._warn(f"resync failed: {exc}")
@@ -242,6 +243,22 @@ class Controller(SessionLoading):
         buffered, self._buffer = self._buffer, []
         for frame in buffered:
             self._ingest(frame)
+
+    async def _settle_abandoned(self, session_id: str) -> list[Change]:
+        """After its history was read: if the server runs no turn in the session, every turn
+        still open in it is over (a server that was killed never ends them): mark them
+        interrupted, and keep what streamed but was not saved (``tui/state/interrupts.py``).
+        Asked after the history was read, so a turn started meanwhile shows as busy."""
+        state = self.store.sessions.get(session_id)
+        if state is None or not any(m.streaming for m in state.messages.values()):
+            return []
+        try:
+            active = await self.client.active()
+        except OctuiError:
+            return []
+        if session_id in active:
+            return []
+        return self.store.set_active(active, known_only=True) + self.store.mark_abandoned(session_id)
 
     async def _refresh_asks(self) -> list[Change]:
         try:
@@ -291,6 +308,7 @@ class Controller(SessionLoading):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._connected.wait(), FIRST_CONNECT_WAIT_S)
         changes = await self._load_session(session_id)
+        changes += await self._settle_abandoned(session_id)
         if changes:
             self.on_changes(changes)
 

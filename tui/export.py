@@ -174,6 +174,12 @@ def _message_markdown(message: Message) -> list[str]:
             chunk = _block_markdown(part) if isinstance(part, TextBlock) else _tool_markdown(part)
             if chunk:
                 out.extend([*chunk, ""])
+        if message.interrupted is not None:
+            out.extend([f"> ⚠ {one_line(message.interrupted, 200)}", ""])
+        if message.lost_text.strip():
+            lost = clean_text(message.lost_text).strip("\n").split("\n")
+            out.extend(["> **Streamed, but the server did not keep it:**", ">",
+                        *[f"> {line}".rstrip() for line in lost], ""])
     else:
         out = [_other_heading(message), ""]
         out.extend(_paragraph(message.text))

@@ -22,7 +22,7 @@ from tui.protocol.models import (
     SessionInfo,
     StructuredError,
 )
-from tui.state import session_entries, session_events
+from tui.state import interrupts, session_entries, session_events
 from tui.state.deltas import append_delta, change
 from tui.state.history import message_from_wire
 from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState
@@ -145,6 +145,7 @@ class Store:
                 kept[mid] = msg
             rebuilt = {**kept, **rebuilt}
             older = state.older
+        interrupts.carry_streamed(state.messages, rebuilt)  # what streamed is not dropped
         state.messages = rebuilt
         state.older = older
         for pending in list(state.inbox):
@@ -155,6 +156,11 @@ class Store:
         state.loaded = True
         state.version += 1
         return [Change("transcript", session_id), Change("session", session_id)]
+
+    def mark_abandoned(self, session_id: str) -> list[Change]:
+        """The server runs no turn in this session: its open turns are over (interrupted)."""
+        state = self.sessions.get(session_id)
+        return interrupts.mark_abandoned(state) if state is not None else []
 
     def history_overlaps(self, session_id: str, message_id: str) -> bool:
         """Was the history loaded before and does it hold ``message_id`` (a newest page's oldest)?"""
