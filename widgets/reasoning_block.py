@@ -28,10 +28,12 @@ class ReasoningView(Collapsible):
         self._version = -1
         self._counted = (0, 0, "")  # (up to an index after whitespace, words before it, sample)
         self._recounting = False  # a timer counts the rest of a long text
+        self._ready = False  # mounted (timers only then: ``is_mounted`` is False in on_mount)
         self._body = Static("", classes="reasoning-text", markup=False)
         super().__init__(self._body, title=self._heading(block, schedule=False), collapsed=collapsed, id=id)
 
     def on_mount(self) -> None:
+        self._ready = True
         self.sync(self._block)
 
     def _words(self, text: str) -> tuple[int, bool]:
@@ -53,7 +55,7 @@ class ReasoningView(Collapsible):
 
     def _heading(self, block: TextBlock, *, schedule: bool = True) -> str:
         words, complete = self._words(block.text)
-        if not complete and schedule and not self._recounting:
+        if not complete and schedule and not self._recounting and self._ready:
             self._recounting = True
             self.set_timer(0.05, self._recount)
         shown = f"{words}" if complete else f"{words}+"
