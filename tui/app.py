@@ -254,6 +254,9 @@ class OctuiApp(App[int]):
         main.show_session(session_id)
 
     async def action_quit(self) -> None:
+        main = self._main_or_none()
+        if main is not None:
+            main.save_draft()  # first: the exit guard may cut what follows short
         await self.shutdown()
         self.exit(0)
 

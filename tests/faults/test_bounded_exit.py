@@ -68,3 +68,6 @@ def test_quit_with_a_worker_stuck_for_ever_still_exits(tmp_path: Path) -> None:
     # The terminal was given back: the alternate screen was left and the cursor shown again.
     tail = app.raw[-4000:]
     assert b"\x1b[?1049l" in tail and b"\x1b[?25h" in tail
+    # The draft (the /attach line still waiting) was saved before the exit was cut short.
+    draft = tmp_path / "state" / "drafts" / "new.txt"
+    assert draft.read_text("utf-8") == f"/attach {target}"

@@ -389,7 +389,11 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
 
     def on_unmount(self) -> None:
         """Exit: write the draft now (the debounce timer will not fire any more)."""
-        composer = self._composer_widget  # already out of the DOM here, but it still holds the text
+        self.save_draft()
+
+    def save_draft(self) -> None:
+        """Write the composer's text now (quitting: before anything that may be cut short)."""
+        composer = self._composer_widget  # out of the DOM on unmount, but it still holds the text
         if composer is not None:
             self.drafts.note(self._draft_key or HOME_KEY, composer.text)
         self.drafts.flush()
