@@ -186,7 +186,8 @@ class MessageView(LightRepaint, Vertical):
         notes = [f"✗ {clean_text(message.error.message)}"] if message.error is not None else []
         if message.interrupted is not None:
             notes.append(interrupted_note(message))
-        error.update("\n".join(notes))
+        if notes:
+            error.update("\n".join(notes))
         error.display = bool(notes)
         self._version = message.version
 
