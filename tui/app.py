@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from tui import exit_guard
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.local import LocalServer
@@ -89,6 +90,7 @@ class OctuiApp(App[int]):
         self._flush_scheduled = False
         self._flush_cost = 0.0  # seconds the last frame took: the flush and the repaint after it
         self.exit_message: str | None = None
+        self.exit_grace_s: float | None = None  # the CLI bounds the exit (tui/exit_guard.py); tests do not
         self.actions = SessionActions(self)
         self.notifier = Notifier(self.store, lambda: self.app_focus, self._alert,
                                  lambda: getattr(self._main_or_none(), "session_id", None),
@@ -285,11 +287,24 @@ class OctuiApp(App[int]):
         return True
 
     async def action_quit(self) -> None:
+        main = self._main_or_none()
+        if main is not None:
+            main.save_draft()  # first: the exit guard may cut what follows short
         await self.shutdown()
         self.exit(0)
 
+    def exit(self, result: int | None = None, return_code: int = 0, message: Any = None) -> None:
+        self._bound_exit()
+        super().exit(result, return_code, message)
+
+    def _bound_exit(self) -> None:
+        """From here on the process ends within ``exit_grace_s``, whatever a worker is stuck in."""
+        if self.exit_grace_s is not None:
+            exit_guard.arm(self.exit_grace_s, lambda: self.return_code or 0)
+
     async def shutdown(self) -> None:
         """Stop the stream, close HTTP and stop the local server we started (by PID)."""
+        self._bound_exit()
         if self.controller is not None:
             with contextlib.suppress(Exception):
                 self.controller.stop()

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from tui.bounded_read import FileRefused, human_bytes, read_bounded
+
 __all__ = [
     "MAX_ATTACHMENT_BYTES",
     "AttachmentError",
@@ -86,14 +88,7 @@ class LocalAttachment:
 
 def human_size(size: int) -> str:
     """``512 B``, ``1.5 KB``, ``10 MB`` (1024-based, one decimal under 10)."""
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            if unit == "B":
-                return f"{int(value)} B"
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
-        value /= 1024
-    return f"{size} B"  # unreachable; keeps type checkers calm
+    return human_bytes(size)
 
 
 def resolve_path(raw: str, cwd: str) -> Path:
@@ -161,23 +156,20 @@ def read_attachment(raw: str, cwd: str, *, max_bytes: int = MAX_ATTACHMENT_BYTES
     path = resolve_path(raw, cwd)
     shown = raw.strip()
     try:
-        info = path.stat()
+        # Checked before it is opened: a FIFO would block the reader for ever, /dev/zero never
+        # ends (tui/bounded_read.py).
+        data = read_bounded(path, max_bytes)
     except FileNotFoundError:
         raise AttachmentError(f"No such file: {shown}") from None
+    except FileRefused as exc:
+        if exc.reason == "is a directory":
+            raise AttachmentError(f"{shown} is a directory; attach a file inside it.") from None
+        if exc.size is not None:
+            raise AttachmentError(f"{path.name} is {human_size(exc.size)}; the limit is "
+                                  f"{human_size(max_bytes)}.") from None
+        raise AttachmentError(f"{shown} {exc.reason}; attach an image, PDF or text file.") from None
     except OSError as exc:
         raise AttachmentError(f"Cannot read {shown}: {exc.strerror or exc}") from None
-    if path.is_dir():
-        raise AttachmentError(f"{shown} is a directory; attach a file inside it.")
-    if info.st_size > max_bytes:
-        raise AttachmentError(f"{path.name} is {human_size(info.st_size)}; the limit is "
-                              f"{human_size(max_bytes)}.")
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise AttachmentError(f"Cannot read {shown}: {exc.strerror or exc}") from None
-    if len(data) > max_bytes:  # grew since stat, or a device that reports no size
-        raise AttachmentError(f"{path.name} is larger than the limit of {human_size(max_bytes)}.")
     mime = _sniff(data[:16])
     if mime is None:
         if b"\x00" in data:

@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import json
 import logging
-import logging.handlers
 import os
 import signal
 import sys
@@ -19,12 +18,15 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import urlsplit
 
+from tui import exit_guard
+from tui.bounded_read import FileRefused, human_bytes, read_bounded
 from tui.client.errors import NotFound, OctuiError, Unauthorized
 from tui.client.http import OpenCodeClient
 from tui.client.local import BinaryNotFound, LocalServer, find_binary
 from tui.client.service import Discovery, discover
 from tui.config import Config, ConfigError, Connection, load_config, resolve_connection, state_dir
 from tui.demo.generation import GENERATIONS, DemoGeneration
+from tui.log_file import PrivateRotatingLog
 
 log = logging.getLogger("octui")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -95,9 +97,8 @@ def _log_to_file() -> None:
     try:
         directory = state_dir()
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handler = logging.handlers.RotatingFileHandler(
-            directory / "octui.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8")
-        os.chmod(directory / "octui.log", 0o600)  # user-only, like every state file
+        # user-only, like every state file, the rotated ones too; repeated lines are counted
+        handler = PrivateRotatingLog(directory / "octui.log", max_bytes=1_000_000, backups=2)
     except OSError:
         return
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
@@ -106,13 +107,43 @@ def _log_to_file() -> None:
     root.propagate = False
 
 
+PASSWORD_FILE_MAX = 4096  # bytes: a password file holds one line
+PASSWORD_PIPE_WAIT_S = 5.0  # a pipe (``--password-file <(pass show x)``) must deliver within this
+
+
 def _read_password_file(path: str) -> str:
-    """The password from a file (first line), so it never shows in ``ps`` as an argument."""
+    """The password from a file, so it never shows in ``ps`` as an argument.
+
+    The file holds the password, optionally followed by one newline (``\n`` or ``\r\n``), which
+    is dropped; nothing else is stripped. Anything that is not such a file is a usage error with
+    one clear line: missing, a directory, a device (checked before it is opened, so
+    ``/dev/zero`` cannot exhaust memory), a pipe with no writer or one that does not finish
+    within 5 s (a pipe that does, as ``<(pass show x)`` gives, is read), over 4 KB, empty, not
+    UTF-8, or more than one line.
+    """
+    where = f"--password-file {path}"
     try:
-        with open(os.path.expanduser(path), encoding="utf-8") as handle:
-            return handle.readline().rstrip("\r\n")
+        raw = read_bounded(os.path.expanduser(path), PASSWORD_FILE_MAX, pipe_wait=PASSWORD_PIPE_WAIT_S)
+    except FileRefused as exc:
+        if exc.size is not None:
+            raise ConfigError(f"{where} is {human_bytes(exc.size)}; a password file holds one line "
+                              f"(at most {human_bytes(PASSWORD_FILE_MAX)})") from None
+        raise ConfigError(f"{where} {exc.reason}") from None
     except OSError as exc:
-        raise ConfigError(f"cannot read --password-file {path}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read {where}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where} is not UTF-8 text (byte {exc.start + 1} is invalid)") from None
+    if text.endswith("\r\n"):
+        text = text[:-2]
+    elif text.endswith("\n"):
+        text = text[:-1]
+    if not text:
+        raise ConfigError(f"{where} is empty; put the password in it")
+    if "\n" in text or "\r" in text:
+        raise ConfigError(f"{where} holds more than one line; put only the password in it")
+    return text
 
 
 def _warn_if_cleartext(url: str) -> None:
@@ -186,8 +217,11 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
                                continue_last=args.continue_last, origin="private",
                                notices=found.notices)
     app = OctuiApp(spec, demo=demo, config=config)
+    app.exit_grace_s = exit_guard.EXIT_GRACE_S
     _stop_local_server_on_signals(app)
+    exit_guard.remember_terminal()
     code = app.run()
+    exit_guard.arm(exit_guard.EXIT_GRACE_S, lambda: int(code or app.return_code or 0))  # interpreter teardown
     if app.exit_message:
         return _fail(app.exit_message, code or EXIT_FAIL)
     if code is None:

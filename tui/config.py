@@ -43,6 +43,8 @@ from typing import Any, NamedTuple
 import platformdirs
 import tomli_w
 
+from tui.bounded_read import FileRefused, read_bounded
+
 __all__ = [
     "APP_NAME", "Config", "ConfigError", "Connection", "ServerProfile",
     "atomic_write", "config_path", "load_config", "resolve_connection", "save_config", "state_dir",
@@ -54,6 +56,7 @@ ENV_CONFIG = "OCTUI_CONFIG"
 ENV_STATE_DIR = "OCTUI_STATE_DIR"
 ENV_PASSWORD = "OPENCODE_SERVER_PASSWORD"
 ENV_USERNAME = "OPENCODE_SERVER_USERNAME"
+CONFIG_MAX_BYTES = 1024 * 1024  # a config file is a few hundred bytes; this is no config file
 NOTIFY_METHODS = ("auto", "osc777", "osc9", "bell")  # kept in step with tui.notify.METHODS
 
 
@@ -139,8 +142,11 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     target = Path(path) if path is not None else config_path()
     config = Config()
     try:
-        raw = target.read_bytes()
+        raw = read_bounded(target, CONFIG_MAX_BYTES)  # a FIFO or a device must not hang start-up
     except FileNotFoundError:
+        return config
+    except FileRefused as error:
+        config.warnings.append(f"{target}: not read, it {error}; using defaults")
         return config
     except OSError as error:
         config.warnings.append(f"{target}: cannot read ({error.strerror or error})")

@@ -70,6 +70,7 @@ class Controller(SessionLoading):
         self._last_frame = time.monotonic()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shells: set[tuple[str, str, str]] = set()
+        self._logged = 0  # store warnings already logged
 
     # ---------------------------------------------------------------- stream
     async def run(self) -> None:
@@ -147,8 +148,10 @@ class Controller(SessionLoading):
         if changes:
             self._follow_up(changes)
             self.on_changes(changes)
-        elif event is not None and event.is_unknown and self.store.warnings:
-            log.info("%s", self.store.warnings[-1])  # unknown events never change anything
+        elif event is not None and event.is_unknown and self.store.warned != self._logged:
+            # Unknown events never change anything; each kind is logged once (the store warns once).
+            self._logged = self.store.warned
+            log.info("%s", self.store.warnings[-1])
 
     def _frames_for(self, dialect: Dialect) -> FrameNormaliser:
         self._frames_of = dialect
@@ -261,6 +264,7 @@ class Controller(SessionLoading):
             changes += await self._refresh_asks()
             if self.current:
                 changes += await self._load_session(self.current)
+                changes += await self._settle_abandoned(self.current)
             self.on_changes(changes + [Change("resynced")])
         except OctuiError as exc:
             self._warn(f"resync failed: {exc}")
@@ -279,6 +283,22 @@ class Controller(SessionLoading):
         buffered, self._buffer = self._buffer, []
         for frame in buffered:
             self._ingest(frame)
+
+    async def _settle_abandoned(self, session_id: str) -> list[Change]:
+        """After its history was read: if the server runs no turn in the session, every turn
+        still open in it is over (a server that was killed never ends them): mark them
+        interrupted, and keep what streamed but was not saved (``tui/state/interrupts.py``).
+        Asked after the history was read, so a turn started meanwhile shows as busy."""
+        state = self.store.sessions.get(session_id)
+        if state is None or not any(m.streaming for m in state.messages.values()):
+            return []
+        try:
+            active = await self.client.active()
+        except OctuiError:
+            return []
+        if session_id in active:
+            return []
+        return self.store.set_active(active, known_only=True) + self.store.mark_abandoned(session_id)
 
     async def _refresh_asks(self) -> list[Change]:
         try:
@@ -328,6 +348,7 @@ class Controller(SessionLoading):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._connected.wait(), FIRST_CONNECT_WAIT_S)
         changes = await self._load_session(session_id)
+        changes += await self._settle_abandoned(session_id)
         if changes:
             self.on_changes(changes)
 

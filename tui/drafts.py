@@ -4,7 +4,8 @@ The main screen tells a :class:`DraftKeeper` whenever the composer text changes 
 when it switches views (``switch``). Writes to the state dir (``tui.state_file.StateStore``) are
 debounced: the screen calls ``flush`` from a timer ``delay`` seconds after the last change, and
 once more on exit. Drafts are keyed by session id, or ``"new"`` for the home screen. A state
-dir that cannot be written never breaks typing: the error is kept in ``last_error``.
+dir that cannot be written never breaks typing: the error is kept in ``last_error`` and handed
+once to the screen (``take_problem``), which says it. Drafts have no size cap.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from tui.state_file import StateStore
+from tui.state_file import DraftTooLarge, StateStore
 
 __all__ = ["HOME_KEY", "DraftKeeper", "draft_key"]
 
@@ -35,6 +36,7 @@ class DraftKeeper:
         self.delay = delay
         self._pending: dict[str, str] = {}  # key -> text not yet written
         self.last_error: str | None = None
+        self._unsaid: str | None = None  # a problem the user has not been told about yet
         self._lock = threading.Lock()  # flush runs in a thread; one writer at a time
 
     @property
@@ -54,8 +56,12 @@ class DraftKeeper:
             return self._pending[key]
         try:
             return self.state.load_draft(key)
-        except OSError as exc:  # load_draft already treats a corrupt file as empty
-            self._failed(exc)
+        except DraftTooLarge as exc:
+            self._problem(str(exc))
+            return ""
+        except OSError as exc:  # load_draft already treats a corrupt state.json as empty
+            self._problem(f"cannot read the saved draft in {self.state.root}: "
+                          f"{exc.strerror or type(exc).__name__}")
             return ""
 
     def note(self, session_id: str | None, text: str) -> None:
@@ -78,12 +84,18 @@ class DraftKeeper:
                     self.state.save_draft(key, text)
                 except OSError as exc:
                     self._pending.setdefault(key, text)  # keep it: retried on the next flush
-                    self._failed(exc)
+                    self._problem(f"cannot save the draft in {self.state.root}: "
+                                  f"{exc.strerror or type(exc).__name__}")
                     ok = False
             return ok
 
-    def _failed(self, exc: OSError) -> None:
-        text = f"cannot save the draft in {self.state.root}: {exc.strerror or type(exc).__name__}"
+    def take_problem(self) -> str | None:
+        """A problem not reported to the user yet (each distinct one once), or None."""
+        text, self._unsaid = self._unsaid, None
+        return text
+
+    def _problem(self, text: str) -> None:
         if text != self.last_error:
             log.warning("%s", text)
+            self._unsaid = text
         self.last_error = text

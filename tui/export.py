@@ -72,7 +72,10 @@ async def fetch_session(client: OpenCodeClient, session_id: str) -> SessionState
         if not cursor or not page:
             break
     store.load_history(session_id, list(reversed(newest_first)))
-    return store.session(session_id)
+    state = store.session(session_id)
+    if any(m.streaming for m in state.messages.values()) and session_id not in await client.active():
+        store.mark_abandoned(session_id)  # turns a killed server never ended: as the UI shows them
+    return state
 
 
 # ------------------------------------------------------------------------------------ JSON
@@ -199,6 +202,12 @@ def _message_markdown(message: Message) -> list[str]:
             chunk = _block_markdown(part) if isinstance(part, TextBlock) else _tool_markdown(part)
             if chunk:
                 out.extend([*chunk, ""])
+        if message.interrupted is not None:
+            out.extend([f"> ⚠ {one_line(message.interrupted, 200)}", ""])
+        if message.lost_text.strip():
+            lost = clean_text(message.lost_text).strip("\n").split("\n")
+            out.extend(["> **Streamed, but the server did not keep it:**", ">",
+                        *[f"> {line}".rstrip() for line in lost], ""])
     else:
         out = [_other_heading(message), ""]
         out.extend(_paragraph(message.text))

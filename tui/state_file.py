@@ -1,19 +1,35 @@
-"""``StateStore``: the small JSON state octui keeps between runs, in ``state.json``.
+"""``StateStore``: the state octui keeps between runs: ``state.json`` and one file per draft.
 
 Pure module: no Textual. The directory is ``config.state_dir()`` (``OCTUI_STATE_DIR`` overrides).
+Drafts have no size cap, so each lives in its own file (``drafts/<key>.txt``, written
+atomically): a 1 MB draft costs one write of itself, not a rewrite of all the state.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
+from tui.bounded_read import FileRefused, human_bytes, read_bounded
 from tui.config import atomic_write, state_dir
 from tui.protocol.models import ModelRef
 
-__all__ = ["StateStore"]
+__all__ = ["DraftTooLarge", "StateStore"]
+
+STATE_MAX_BYTES = 64 * 1024 * 1024  # state.json of older versions held every draft
+DRAFT_MAX_BYTES = 256 * 1024 * 1024  # read back at most this (a composer past it is unusable)
+_SAFE_KEY = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
+
+
+class DraftTooLarge(OSError):
+    """A saved draft too large to load; it stays in its file. ``str()`` says where."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 class StateStore:
@@ -25,7 +41,7 @@ class StateStore:
     """
 
     FILE_NAME = "state.json"
-    MAX_DRAFT = 200_000
+    DRAFTS_DIR = "drafts"
     RECENT_MODELS = 10
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
@@ -37,7 +53,7 @@ class StateStore:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text("utf-8"))
+            data = json.loads(read_bounded(self.path, STATE_MAX_BYTES).decode("utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
@@ -53,21 +69,52 @@ class StateStore:
         return section
 
     # drafts
+    def draft_path(self, key: str) -> Path:
+        """The file of ``key``'s draft (a hash names keys that are no plain file name)."""
+        name = key if _SAFE_KEY.fullmatch(key) else hashlib.sha256(key.encode()).hexdigest()
+        return self.root / self.DRAFTS_DIR / f"{name}.txt"
+
     def load_draft(self, session_id: str) -> str:
-        """The unsent composer text of ``session_id`` ("" if none)."""
-        value = self._read().get("drafts", {})
+        """The unsent composer text of ``session_id`` ("" if none), whatever its size.
+
+        Raises:
+            DraftTooLarge: the saved draft is over ``DRAFT_MAX_BYTES``; it stays in its file.
+            OSError: the draft file exists but cannot be read.
+        """
+        path = self.draft_path(session_id)
+        try:
+            raw = read_bounded(path, DRAFT_MAX_BYTES)
+        except FileNotFoundError:
+            pass
+        except FileRefused as exc:
+            if exc.size is None:
+                raise
+            raise DraftTooLarge(exc.errno, f"the saved draft is {human_bytes(exc.size)}, more than "
+                                f"{human_bytes(DRAFT_MAX_BYTES)}; it was not loaded and stays in "
+                                f"{path}") from None
+        else:
+            try:
+                return raw.decode("utf-8", "surrogatepass")  # what save_draft wrote, exactly
+            except UnicodeDecodeError:
+                return raw.decode("utf-8", "replace")  # edited by hand: keep what can be kept
+        value = self._read().get("drafts", {})  # where older versions kept drafts
         draft = value.get(session_id) if isinstance(value, dict) else None
         return draft if isinstance(draft, str) else ""
 
     def save_draft(self, session_id: str, text: str) -> None:
-        """Remember ``text`` for ``session_id``; blank text deletes the draft."""
-        data = self._read()
-        drafts = self._section(data, "drafts")
+        """Remember ``text`` for ``session_id`` (all of it, atomically); blank text deletes the draft."""
+        path = self.draft_path(session_id)
         if text.strip():
-            drafts[session_id] = text[: self.MAX_DRAFT]
-        elif drafts.pop(session_id, None) is None:
-            return
-        self._write(data)
+            atomic_write(path, text.encode("utf-8", "surrogatepass"))
+        else:
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+        data = self._read()
+        drafts = data.get("drafts")
+        if isinstance(drafts, dict) and drafts.pop(session_id, None) is not None:
+            self._write(data)  # the file copy (or nothing) replaces the old state.json entry
 
     # per-session values
     def get(self, session_id: str, key: str, default: Any = None) -> Any:

@@ -14,10 +14,15 @@ deltas arrive). For the tail to stay small however long the answer is, the text 
   where the syntax highlighter is back in its plain state (checked with Rich's own lexer), so a
   docstring or a block comment is never cut in two.
 
-Tables, block quotes, paragraphs and HTML blocks are never cut inside: their layout depends on
-all their lines. One known difference: Rich draws an image that sits inside a list item above the
-list; if the list was cut, above the piece the image is in (no piece boundary can know that an
-image will come later in the list).
+Tables, block quotes, paragraphs and HTML blocks are not cut inside: their layout depends on
+all their lines. Except when a piece would grow past ``MAX_PIECE`` characters with no such cut
+(one line of megabytes, a giant table): rendering it would stall the event loop for seconds, so
+it is *forced* cut after about ``MAX_PIECE / 2`` characters (at a newline or a space if one is
+near), and the rest renders as a new block on the next line (a code fence is closed and
+re-opened as at any fence cut). Such text looks different from the whole; it is pathological
+anyway, and every piece renders in bounded time. One known difference: Rich draws an image that
+sits inside a list item above the list; if the list was cut, above the piece the image is in (no
+piece boundary can know that an image will come later in the list).
 This module is pure text logic (no widgets), so it is unit- and property-tested on its own.
 """
 
@@ -36,6 +41,7 @@ from rich.syntax import Syntax
 MIN_PIECE = 100
 FENCE_PIECE = 600  # a code fence is cut only into parts this long: each cut costs a tokenization
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
+MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _BULLET = re.compile(r"^[-*+][ \t]")
@@ -72,6 +78,7 @@ class Cut:
     close: str = ""  # appended to the piece: a closing fence
     reopen: str = ""  # prepended to the rest: the fence's opening line
     joined: bool = False  # the rest continues the same block (a list): no separation
+    forced: bool = False  # not a safe cut (a piece would be too large): the rest starts a new line
 
 
 @dataclass
@@ -277,23 +284,27 @@ class Sealer:
     """Cuts a growing text into pieces as it streams; remembers what was sealed."""
 
     def __init__(self, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
-                 fence_minimum: int = FENCE_PIECE) -> None:
+                 fence_minimum: int = FENCE_PIECE, max_piece: int = MAX_PIECE) -> None:
         self.minimum = minimum
         self.limit = limit
         self.fence_minimum = fence_minimum
+        self.max_piece = max(max_piece, 2)
         self.consumed = 0  # text[:consumed] is in sealed pieces
         self.reopen = ""  # the rest renders as reopen + text[consumed:] (a fence cut in two)
         self.joined = False  # the rest continues the last piece's block (a list, a fence)
+        self.continued = False  # the rest follows a forced cut: rendered as is, on a new line
         self.has_content = False  # whether a sealed piece drew anything (blank lines draw nothing)
         self._fence_retry = 0  # a tail shorter than this is not checked with the lexer again
 
-    def tail(self, text: str) -> Piece:
-        """The part of ``text`` not sealed yet, as a piece."""
-        return self._piece(text[self.consumed:])
+    def tail(self, text: str, end: int | None = None) -> Piece:
+        """The part of ``text[:end]`` not sealed yet, as a piece."""
+        return self._piece(text[self.consumed:end])
 
     def _piece(self, source: str, cut: Cut | None = None) -> Piece:
         if self.reopen:
             markdown, top = self.reopen + source, 1  # drop the re-opened fence's top padding
+        elif self.continued:
+            markdown, top = source, 0  # after a forced cut: no separation, nothing to drop
         elif self.joined:
             markdown, top = source, 1  # drop the blank line Rich puts before a list
         elif self.has_content:
@@ -304,23 +315,29 @@ class Sealer:
             return Piece(source, markdown + cut.close, top, 1)  # drop the closed fence's padding
         return Piece(source, markdown, top)
 
-    def feed(self, text: str, *, final: bool = False) -> list[Piece]:
-        """New sealed pieces of ``text`` (which starts with what was fed before).
+    def feed(self, text: str, *, final: bool = False, end: int | None = None) -> list[Piece]:
+        """New sealed pieces of ``text[:end]`` (which starts with what was fed before).
 
         With ``final`` everything is sealed, the last piece being what is left. Each step looks
-        at a window of a few pieces' length, so sealing a long finished text costs O(length).
+        at a window of a few pieces' length, so sealing a long finished text costs O(length);
+        ``end`` spares the caller a copy of a long text's head.
         """
         pieces: list[Piece] = []
         window = 4 * self.limit
-        while self.consumed < len(text):
-            rest = text[self.consumed:self.consumed + window]
-            at_end = self.consumed + window >= len(text)
+        length = len(text) if end is None else min(end, len(text))
+        while self.consumed < length:
+            rest = text[self.consumed:min(self.consumed + window, length)]
+            at_end = self.consumed + window >= length
             markdown = self.reopen + rest
             split_fences = len(markdown) >= self._fence_retry or not at_end
             padded = markdown + ("\n\n" if final and at_end else "")  # makes the last line complete
             cut = find_cut(padded, self.minimum, self.limit, self.fence_minimum if split_fences else None)
             if cut is not None and cut.end >= len(markdown):
                 cut = None  # nothing would be left after it
+            if cut is not None and cut.end - len(self.reopen) > self.max_piece:
+                cut = None  # too large to render in one go: forced below
+            if cut is None and len(rest) > self.max_piece:
+                cut = _forced_cut(self.reopen, rest, self.max_piece // 2)
             if cut is None:
                 if not at_end:
                     window *= 2  # one block longer than the window (a huge table): look further
@@ -328,13 +345,33 @@ class Sealer:
                 if not final and split_fences:
                     self._fence_retry = len(markdown) + self.fence_minimum // 2
                 if final:
-                    pieces.append(self.tail(text))
-                    self.consumed, self.reopen, self.joined = len(text), "", False
+                    pieces.append(self.tail(text, length))
+                    self.consumed, self.reopen, self.joined, self.continued = length, "", False, False
                 break
             size = cut.end - len(self.reopen)
             pieces.append(self._piece(rest[:size], cut))
             self.has_content = self.has_content or bool(rest[:size].strip())
             self.consumed += size
-            self.reopen, self.joined = cut.reopen, cut.joined
+            self.reopen, self.joined, self.continued = cut.reopen, cut.joined, cut.forced
             self._fence_retry = 0
         return pieces
+
+
+def _forced_cut(reopen: str, rest: str, at: int) -> Cut:
+    """A cut of ``rest`` after about ``at`` characters where no safe one exists: after the last
+    newline or else the last space in its second half, else right there. Inside a code fence,
+    the fence is closed there and re-opened after."""
+    window = rest[:at]
+    end = window.rfind("\n", at // 2) + 1 or window.rfind(" ", at // 2) + 1 or at
+    fence: _Fence | None = None
+    lines = (reopen + rest[:end]).split("\n")
+    for line in lines[:-1]:  # complete lines only: the cut's own line decides nothing
+        if fence is None:
+            fence = _opens(line)
+        elif fence.closes(line):
+            fence = None
+    if fence is None:
+        return Cut(len(reopen) + end, forced=True)
+    newline = "" if rest[end - 1] == "\n" else "\n"
+    return Cut(len(reopen) + end, close=newline + fence.char * fence.length + "\n",
+               reopen=fence.opener + "\n", joined=True, forced=False)

@@ -49,6 +49,20 @@ def failure_text(msg: Message) -> Content:
     return Content.assemble((headline, "$text-error"), "\n", (fix, "$foreground-muted"))
 
 
+LOST_SHOWN_CHARS = 20_000  # of the text the server did not keep, shown here (copy/export: all)
+
+
+def interrupted_note(message: Message) -> str:
+    """Why the turn is over, and the streamed text the server did not keep (plain text)."""
+    note = f"⚠ {message.interrupted}"
+    lost = message.lost_text
+    if lost.strip():
+        shown = clean_text(lost[:LOST_SHOWN_CHARS]) + ("…" if len(lost) > LOST_SHOWN_CHARS else "")
+        note += (f"\nText that streamed in but the server did not keep ({len(lost):,} characters; "
+                 f"F6 copies it with the transcript):\n{shown}")
+    return note
+
+
 class MessageView(LightRepaint, Vertical):
     """Renders a ``Message``; assistant parts are child widgets updated in place by key."""
 
@@ -185,11 +199,12 @@ class MessageView(LightRepaint, Vertical):
                 self.mount(self._make_part(part), before=error)
             else:
                 self.sync_part(part)
-        if message.error is not None:
-            error.update(failure_text(message))
-            error.display = True
-        else:
-            error.display = False
+        notes: list[Content] = [failure_text(message)] if message.error is not None else []
+        if message.interrupted is not None:
+            notes.append(Content(interrupted_note(message)))
+        if notes:
+            error.update(Content("\n").join(notes))
+        error.display = bool(notes)
         self._version = message.version
 
     def sync_part(self, part: TextBlock | ToolCall) -> None:

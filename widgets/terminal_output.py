@@ -1,4 +1,10 @@
-"""Provides TerminalOutput: command output with SGR colours and a line cap."""
+"""Provides TerminalOutput: command output with SGR colours and a line cap.
+
+What is drawn is bounded whatever the output holds: the last ``cap`` lines and at most
+``VISIBLE_MAX_CHARS`` characters (``SHOW_ALL_MAX_CHARS`` with "show all"), so one line of
+megabytes cannot stall the event loop. Only that visible part is cleaned and parsed; the marker
+above it says what is not shown. The tool call in the store keeps all of the output (JSON export).
+"""
 
 from __future__ import annotations
 
@@ -10,12 +16,16 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.sanitize import keep_sgr
+from tui.sanitize import clean_text, keep_sgr
 
 __all__ = ["TerminalOutput", "ansi_to_content"]
 
 DEFAULT_CAP = 200
 """Lines shown before the "show all" toggle."""
+VISIBLE_MAX_CHARS = 20_000
+"""Characters shown before the "show all" toggle (the end of the output)."""
+SHOW_ALL_MAX_CHARS = 200_000
+"""Characters shown with "show all": more would stall the event loop for seconds."""
 
 
 def ansi_to_content(text: str) -> Content:
@@ -46,34 +56,62 @@ class TerminalOutput(VerticalGroup):
         show_all: bool = False,
         cap: int = DEFAULT_CAP,
         placeholder: str = "(no output)",
+        plain: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._text = text.rstrip("\n")
+        self._plain = plain  # no colours: every escape goes (``clean_text``), not only non-SGR
         self._show_all = show_all
         self._cap = cap
         self._placeholder = placeholder
+        self._set_text(text)
+
+    def _set_text(self, text: str) -> None:
+        self._text = text.rstrip("\n")
+        self._total = self._text.count("\n") + 1 if self._text else 0
 
     @property
     def total_lines(self) -> int:
-        return self._text.count("\n") + 1 if self._text else 0
+        return self._total
 
     @property
     def hidden_lines(self) -> int:
         return 0 if self._show_all else max(0, self.total_lines - self._cap)
 
+    def _visible_start(self) -> int:
+        """Where the part drawn starts: the last ``cap`` lines (unless show all), and no more
+        than the character cap."""
+        text = self._text
+        start = 0
+        if self.hidden_lines:
+            start = len(text)
+            for _ in range(self._cap):  # back over the last lines only: a huge log stays cheap
+                start = text.rfind("\n", 0, start)
+                if start < 0:
+                    break
+            start += 1
+        limit = SHOW_ALL_MAX_CHARS if self._show_all else VISIBLE_MAX_CHARS
+        return max(start, len(text) - limit)
+
     def _visible_text(self) -> str:
-        hidden = self.hidden_lines
-        if not hidden:
-            return self._text
-        # Parse only the tail: a huge log stays cheap while collapsed.
-        return self._text.split("\n", hidden)[-1]
+        return self._text[self._visible_start():]
 
     def _marker(self) -> Content:
+        start = self._visible_start()
+        hidden_lines = self._text.count("\n", 0, start)
+        partial = start > 0 and self._text[start - 1] != "\n"  # cut inside a line
+        if self._show_all or (partial and not hidden_lines):
+            what = (f"▲ the first {start:,} characters are not shown (too long to draw); "
+                    "octui export --format json has all of them")
+            if self._show_all:
+                return Content.styled(what, "$foreground-muted")
+            return Content.assemble((what + " · ", "$foreground-muted"),
+                                    (f"show more ({self.total_lines:,} lines)", "underline $text-primary"),
+                                    (" [a]", "$foreground-muted"))
         return Content.assemble(
-            (f"▲ {self.hidden_lines:,} earlier lines hidden · ", "$foreground-muted"),
+            (f"▲ {hidden_lines:,} earlier lines hidden · ", "$foreground-muted"),
             (f"show all ({self.total_lines:,} lines)", "underline $text-primary"),
             (" [a]", "$foreground-muted"),
         )
@@ -83,26 +121,26 @@ class TerminalOutput(VerticalGroup):
         yield Static(self._render_output(), classes="-output")
 
     def _render_output(self) -> Content:
-        if not self._text.strip():
+        visible = self._visible_text()
+        if not visible.strip():
             return Content.styled(self._placeholder, "$foreground-muted italic")
-        return ansi_to_content(self._visible_text())
+        return ansi_to_content(clean_text(visible) if self._plain else visible)
 
     def on_mount(self) -> None:
         self._sync_marker()
 
     def _sync_marker(self) -> None:
         marker = self.query_one(".-more", Static)
-        marker.display = bool(self.hidden_lines)
+        marker.display = self._visible_start() > 0
         marker.update(self._marker())
 
     def update_output(self, text: str, *, show_all: bool | None = None) -> None:
         """Replace the output (the app feeds growing output while the command runs)."""
         if show_all is not None:
             self._show_all = show_all
-        text = text.rstrip("\n")
-        if text == self._text and show_all is None:
+        if text.rstrip("\n") == self._text and show_all is None:
             return
-        self._text = text
+        self._set_text(text)
         self.query_one(".-output", Static).update(self._render_output())
         self._sync_marker()
 

@@ -9,12 +9,21 @@ slice per event-loop callback; one not rendered yet has an estimated height and 
 source for a frame or two. Heights live in a Fenwick tree, so no frame walks the whole answer.
 Once the text is quiet, the remaining pieces are rendered a slice at a time, so the scroll
 extent becomes exact without stalling the event loop.
+
+Work per event-loop callback is bounded whatever one delta holds: the new text is sealed a slice
+at a time (``SEAL_SLICE_S``; a 20 MB delta is sealed over many frames, shown as it goes), no
+piece outgrows ``markdown_seal.MAX_PIECE`` (a megabyte without a newline is cut), and past
+``DISPLAY_MAX_CHARS`` the block shows a note instead of the rest: the store keeps all of it, and
+copying and exporting use the store.
 """
 
 from __future__ import annotations
 
+import textwrap
 import time
 
+from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.timer import Timer
@@ -30,6 +39,10 @@ RENDER_SLICE_S = 0.010  # Rich rendering per callback, about (a single piece may
 CATCH_UP_S = 1 / 30  # unrendered pieces on screen: the next slice after this long
 BACKFILL_IDLE_S = 0.3  # pieces off screen: rendered once the text has been quiet this long
 EAGER_CHARS = 4096  # a block shorter than this is rendered whole at once (exact from the start)
+SEAL_SLICE_S = 0.008  # sealing new text per callback, about (the rest on the next ones)
+SEAL_STEP = 16_384  # characters handed to the sealer at a time
+DISPLAY_MAX_CHARS = 2_000_000  # shown of one block; past it a note (the store keeps everything)
+_NOTE_STYLE = Style(italic=True, dim=True)
 _last_backfill = 0.0  # all blocks share the backfill rate: 40 long messages must not add up
 
 
@@ -54,6 +67,9 @@ class TextBlockView(LightRepaint):
         self._painted = (0, 0)  # content lines drawn by the last frame
         self._timer: Timer | None = None
         self._last_change = 0.0
+        self._fed = 0  # characters of the text handed to the sealer so far
+        self._note = ""  # said under the text when the display is cut
+        self._wrapped_note: tuple[tuple[str, int], list[str]] = (("", 0), [])
 
     @property
     def source(self) -> str:
@@ -71,31 +87,68 @@ class TextBlockView(LightRepaint):
             return
         if block.version == self._version and block.streaming == self._streaming:
             return
-        self._version = block.version
-        self._streaming = block.streaming
         text = block.text
         if not self._continues(text, final=not block.streaming):
             self._reset()  # the authoritative text differs from what streamed: rebuild
+        self._version = block.version
+        self._streaming = block.streaming
         self._text = text
-        pieces = self._pieces
-        old_total = pieces.total
-        first = len(pieces) - (1 if self._has_tail else 0)
-        if self._has_tail:  # the tail is re-sealed or replaced below
-            pieces.pop()
-        for piece in self._sealer.feed(text, final=not block.streaming):
-            pieces.push(piece)
-        self._has_tail = block.streaming
-        if block.streaming:
-            pieces.push(self._sealer.tail(text))
         self._last_change = time.monotonic()
+        self._seal()
+
+    @property
+    def _shown(self) -> int:
+        """How much of the text is displayed (the rest is said in the note)."""
+        return min(len(self._text), DISPLAY_MAX_CHARS)
+
+    def _seal(self) -> None:
+        """Seal what is new, a bounded slice per call (the timer brings the rest), and repaint."""
+        pieces = self._pieces
+        text, shown = self._text, self._shown
+        old_total, old_note = pieces.total, self._note
+        first = len(pieces) - (1 if self._has_tail else 0)
+        if self._fed < shown or (self._has_tail and not self._streaming):  # new text, or the end
+            if self._has_tail:  # the tail is re-sealed or replaced below
+                pieces.pop()
+            deadline = time.perf_counter() + SEAL_SLICE_S
+            while True:
+                end = min(shown, max(self._fed, self._sealer.consumed) + SEAL_STEP)
+                final = end >= shown and not self._streaming
+                for piece in self._sealer.feed(text, final=final, end=end):
+                    pieces.push(piece)
+                self._fed = end
+                if end >= shown or time.perf_counter() > deadline:
+                    break
+            self._has_tail = not final
+            if self._has_tail:
+                pieces.push(self._sealer.tail(text, self._fed))
+        self._note = self._cut_note()
         if pieces.width and self._near_view():
             done = self._render_slice(pieces.unrendered_at_end(self.app.size.height))
             first = min([first, *done])  # older pieces rendered now changed too
         TextBlockView.paints += 1
         top = pieces.heights.start(first)
-        self.refresh(Region(0, top, max(1, pieces.width), max(1, max(old_total, pieces.total) - top)),
-                     layout=pieces.total != old_total)
+        total = pieces.total + len(self._note_lines())
+        old = old_total + (len(self._note_lines()) if old_note else 0)
+        self.refresh(Region(0, top, max(1, pieces.width), max(1, max(old, total) - top)),
+                     layout=total != old)
         self._schedule()
+
+    def _cut_note(self) -> str:
+        hidden = len(self._text) - self._shown
+        if hidden <= 0:
+            return ""
+        return (f"✂ display cut: the first {self._shown:,} of {len(self._text):,} characters are shown. "
+                "All of it is kept: y (or F5 for the last answer) copies it, F7 exports the session.")
+
+    def _note_lines(self) -> list[str]:
+        """The note wrapped to the width (the way to get the rest must not be cut off)."""
+        width = max(1, self._pieces.width)
+        if not self._note:
+            return []
+        if self._wrapped_note[0] != (self._note, width):
+            self._wrapped_note = ((self._note, width), textwrap.wrap(self._note, width) or [""])
+        return self._wrapped_note[1]
 
     def _continues(self, text: str, *, final: bool) -> bool:
         """Whether ``text`` starts with what was sealed (checked in full once, when it is final)."""
@@ -114,6 +167,7 @@ class TextBlockView(LightRepaint):
         self._sealer = Sealer()
         self._pieces.clear()
         self._has_tail = False
+        self._fed = 0
         self.refresh(layout=True)
 
     # ------------------------------------------------------------------ rendering
@@ -147,7 +201,7 @@ class TextBlockView(LightRepaint):
             else:
                 self._render_slice(pieces.unrendered_at_end(viewport.height))
             self._schedule()
-        return pieces.total
+        return pieces.total + len(self._note_lines())
 
     def render_lines(self, crop: Region) -> list[Strip]:
         top = self.styles.gutter.top
@@ -158,19 +212,32 @@ class TextBlockView(LightRepaint):
 
     def render_line(self, y: int) -> Strip:
         line = self._pieces.line(y)
-        return self._blank if line is None else Strip(line_segments(line), self._pieces.width)
+        if line is None:
+            note = self._note_lines()
+            row = y - self._pieces.total
+            if 0 <= row < len(note):
+                width = self._pieces.width
+                return Strip([Segment(note[row].ljust(width), _NOTE_STYLE)], width)
+            return self._blank
+        return Strip(line_segments(line), self._pieces.width)
 
     # ------------------------------------------------------------------ catching up
     def _schedule(self) -> None:
         """One timer renders what is left: soon for what is on screen, later for the rest."""
-        if self._timer is None and self._pieces.width and self._pieces.unrendered:
+        more = self._fed < self._shown or (self._pieces.width and self._pieces.unrendered)
+        if self._timer is None and more:
             self._timer = self.set_timer(CATCH_UP_S, self._catch_up)
 
     def _catch_up(self) -> None:
         global _last_backfill
         self._timer = None
+        if not self.is_mounted:
+            return
+        if self._fed < self._shown:  # a long text still being sealed: the next slice
+            self._seal()
+            return
         pieces = self._pieces
-        if not pieces.unrendered or not self.is_mounted:
+        if not pieces.unrendered:
             return
         total = pieces.total
         wanted = pieces.unrendered_between(*self._painted)

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -156,11 +155,11 @@ def composer(app: OctuiApp) -> Composer:
 
 
 def saved_drafts(state_dir: Path) -> dict[str, str]:
-    try:
-        data: dict[str, str] = json.loads((state_dir / "state.json").read_text("utf-8")).get("drafts", {})
-    except FileNotFoundError:
+    """Every draft on disk, by key (one file each: ``drafts/<key>.txt``)."""
+    folder = state_dir / "drafts"
+    if not folder.is_dir():
         return {}
-    return data
+    return {path.stem: path.read_text("utf-8") for path in folder.glob("*.txt")}
 
 
 # ---------------------------------------------------------------------------------------- REST
@@ -267,6 +266,16 @@ async def test_session_draft_saved_on_exit_and_restored_on_open(state_dir: Path)
         assert composer(app).text == "", "the session draft does not leak into the home screen"
         await app.open_session(SID)
         await until(lambda: composer(app).text == "half a thought", "the session's draft")
+
+
+async def test_a_1_mb_draft_survives_a_restart_whole(state_dir: Path) -> None:
+    big = "".join(f"paragraph {i}: a long draft, kept whole\n" for i in range(26_000))
+    assert len(big) > 1_000_000
+    async with running(FakeServer(), SID) as app:
+        composer(app).text = big
+    assert saved_drafts(state_dir).get(SID) == big, "written whole on exit, no cut"
+    async with running(FakeServer(), SID) as app:
+        await until(lambda: composer(app).text == big, "the whole draft back", 10.0)
 
 
 async def test_draft_kept_across_a_reconnect(state_dir: Path) -> None:

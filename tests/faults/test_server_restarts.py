@@ -5,6 +5,11 @@ app shows "reconnecting", the server comes back, and the app reconnects within 2
 being ready. At the end the app's transcript equals a fresh ``octui export`` of the session: every
 user message once, in order. A pending permission that died with the server is dropped, not shown
 stale. Rounds: ``OCTUI_FAULT_RESTARTS`` (default 10).
+
+Then what such a kill leaves behind: the real 1.18.33 server saves text only when a block ends
+and keeps a killed turn's tool "running" in its history for ever. After the reconnect the tool row
+is interrupted with its timer stopped, and the text that had streamed is still shown, marked as
+text the server did not keep.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import uuid
 
 import pytest
 
-from tests.e2e.app_driver import AppDriver
+from tests.e2e.app_driver import AppDriver, session_text
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import RealServer
 from tests.faults.conftest import (
@@ -26,6 +31,10 @@ from tests.faults.conftest import (
     wait_same_transcript,
     wait_streamed,
 )
+from tui.state.interrupts import INTERRUPTED, TOOL_INTERRUPTED
+from tui.state.transcript import ToolCall
+from tui.tools import elapsed_ms
+from widgets.tool_header import ToolHeader
 
 pytestmark = pytest.mark.e2e
 
@@ -90,3 +99,78 @@ async def test_sigkill_and_restart_during_streaming(running_server: RealServer, 
     ids = [m["id"] for m in fresh["messages"]]
     assert len(ids) == len(set(ids)), "no duplicate message"
     assert max(reconnects) <= RECONNECT_BUDGET_S, f"reconnect times after ready: {reconnects}"
+
+
+# -- what the server no longer runs is marked (a killed turn, a tool left "running") ----------
+
+
+def _allow_once(server: RealServer, session_id: str) -> bool:
+    with server.client() as http:
+        pending = http.get("/api/permission/request").json().get("data") or []
+        for ask in pending:
+            if ask.get("sessionID") == session_id:
+                http.post(f"/api/session/{session_id}/permission/{ask['id']}/reply", json={"reply": "once"})
+                return True
+    return False
+
+
+def _tool(driver: AppDriver) -> ToolCall | None:
+    for message in driver.state.ordered_messages():
+        for part in message.parts:
+            if isinstance(part, ToolCall) and part.name == "bash":
+                return part
+    return None
+
+
+async def _kill_restart_reconnect(driver: AppDriver, server: RealServer) -> None:
+    generation = driver.app.stream_state.generation
+    await asyncio.to_thread(server.kill)
+    await driver.wait_until(lambda: driver.app.stream_state.phase == "reconnecting", "reconnecting", 10.0)
+    await asyncio.to_thread(server.start, ready_timeout=60.0, model_timeout=60.0)
+    await wait_reconnected(driver, generation, 20.0)
+
+
+async def test_a_killed_turn_is_marked_interrupted_and_its_streamed_text_kept(
+        running_server: RealServer, fault_llm: FakeLLM) -> None:
+    server = running_server
+    sid = server.create_session()["id"]
+    marker = f"kept-{uuid.uuid4().hex[:6]} "
+    streaming = fault_llm.add_scenario(f"marks-text-{uuid.uuid4().hex[:8]}",
+                                       [{"repeat_text": [marker, 400, 0.02]}])  # ~8 s of text
+    running = fault_llm.add_scenario(f"marks-tool-{uuid.uuid4().hex[:8]}", [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 20", "description": "long sleep"}}]},
+    ])
+    async with attach(server, session_id=sid, heartbeat_timeout=20.0) as driver:
+        # 1. Killed while text streams: the server saved none of it (1.18 saves a block at its end).
+        await asyncio.to_thread(server.prompt, sid, f"Stream. {streaming}")
+        await driver.wait_until(lambda: session_text(driver.state).count(marker) >= 20, "the text", 30.0)
+        await _kill_restart_reconnect(driver, server)
+        lost = await driver.wait_until(
+            lambda: next((m for m in driver.state.ordered_messages() if marker in m.lost_text), None),
+            "the streamed text kept as lost", 10.0)
+        assert lost.interrupted == INTERRUPTED and not lost.streaming
+        assert lost.lost_text.count(marker) >= 20
+        assert marker not in session_text(driver.state), "the blocks hold the server's text"
+        screen = await driver.wait_for_text("did not keep", 10.0)
+        assert marker.strip() in screen and "interrupted" in screen
+
+        # 2. Killed while a tool runs: the history says "running" for ever; the row must not.
+        await asyncio.to_thread(server.prompt, sid, f"Run it. {running}")
+        await driver.wait_until(lambda: _tool(driver) is not None, "the bash tool", 30.0)
+        deadline = time.monotonic() + 20.0
+        while not await asyncio.to_thread(_allow_once, server, sid):
+            assert time.monotonic() < deadline, "no permission ask for the bash tool"
+            await asyncio.sleep(0.2)
+        await driver.wait_until(lambda: (t := _tool(driver)) is not None and t.status == "running",
+                                "the tool to run", 20.0)
+        await _kill_restart_reconnect(driver, server)
+        tool = await driver.wait_until(
+            lambda: (t := _tool(driver)) is not None and t.error is not None
+            and t.error.message == TOOL_INTERRUPTED and t, "the tool marked interrupted", 10.0)
+        assert tool.status == "error" and tool.finished
+        frozen = elapsed_ms(tool, time.time() * 1000)
+        await asyncio.sleep(1.5)
+        assert elapsed_ms(tool, time.time() * 1000) == frozen, "the timer stopped"
+        header = driver.main.query_one(ToolHeader)
+        assert str(header.query_one(".-icon").render()) != "●", "not shown as running"
+        assert TOOL_INTERRUPTED[:40] in driver.screen_text()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,9 @@ import pytest
 from textual import events
 
 from tests.snapshots.main_app import settle, wait_connected
+from tests.unit.test_bounded_read import within
 from tests.unit.test_pickers import composer, menu_labels, recorded_app, seeded, type_text
+from tui import bounded_read
 from tui.attachments import (
     MAX_ATTACHMENT_BYTES,
     AttachmentError,
@@ -97,11 +100,20 @@ def test_size_limit_is_checked_before_reading(files: Path) -> None:
     assert MAX_ATTACHMENT_BYTES == 10 * 1024 * 1024
 
 
+def test_fifo_and_devices_are_refused_without_blocking(files: Path) -> None:
+    os.mkfifo(files / "pipe")
+    with pytest.raises(AttachmentError, match="pipe is a named pipe .FIFO., not a regular file; attach"):
+        within(5.0, lambda: read_attachment("pipe", str(files)))  # open() would block for a writer
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(AttachmentError, match="/dev/zero is a character device"):
+            read_attachment("/dev/zero", str(files))
+
+
 def test_unreadable_file_is_reported(files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def denied(self: Path, *args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "open", denied)  # chmod 000 does not stop root, so fake it
+    monkeypatch.setattr(bounded_read.os, "open", denied)  # chmod 000 does not stop root, so fake it
     with pytest.raises(AttachmentError, match="Cannot read notes.md: Permission denied"):
         read_attachment("notes.md", str(files))
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
 
 import pytest
 
+from tests.unit.test_bounded_read import within
 from tui.config import (
     Config,
     ConfigError,
@@ -75,7 +77,20 @@ def test_not_utf8_and_unreadable(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_bytes(b"theme = \"\xff\xfe\"")
     assert "not UTF-8" in load_config(path).warnings[0]
-    assert "cannot read" in load_config(tmp_path).warnings[0]  # a directory
+    assert "not read, it is a directory" in load_config(tmp_path).warnings[0]
+
+
+def test_a_fifo_device_or_huge_file_is_not_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    config = within(5.0, lambda: load_config(fifo))  # opening it for reading would block
+    assert config.theme == Config().theme and "named pipe" in config.warnings[0]
+    if os.path.exists("/dev/zero"):
+        assert "character device" in within(5.0, lambda: load_config("/dev/zero")).warnings[0]
+    huge = tmp_path / "huge.toml"
+    with huge.open("wb") as handle:
+        handle.truncate(2 * 1024 * 1024)
+    assert "is 2.0 MB; the limit is 1.0 MB" in load_config(huge).warnings[0]
 
 
 def test_bad_values_are_dropped_one_by_one(tmp_path: Path) -> None:
@@ -200,7 +215,46 @@ class TestStateStore:
         assert StateStore(tmp_path / "state").load_draft("ses_1") == "half a thought"
         store.save_draft("ses_1", "   ")
         assert store.load_draft("ses_1") == "" and store.load_draft("ses_2") == "other"
-        assert [p.name for p in (tmp_path / "state").iterdir()] == ["state.json"]
+        assert sorted(p.name for p in (tmp_path / "state" / "drafts").iterdir()) == ["ses_2.txt"]
+        assert stat.S_IMODE((tmp_path / "state" / "drafts" / "ses_2.txt").stat().st_mode) == 0o600
+        assert stat.S_IMODE((tmp_path / "state" / "drafts").stat().st_mode) == 0o700
+
+    def test_a_draft_of_any_size_survives_whole(self, tmp_path: Path) -> None:
+        big = "".join(f"line {i} with ünïcödé and a tab\t\n" for i in range(40_000))  # ≈1.3 MB
+        assert len(big) > 1_000_000
+        StateStore(tmp_path).save_draft("ses_big", big)
+        assert StateStore(tmp_path).load_draft("ses_big") == big
+
+    def test_drafts_of_older_versions_are_still_loaded_then_moved(self, tmp_path: Path) -> None:
+        (tmp_path / "state.json").write_text('{"drafts": {"ses_1": "old draft"}, "x": 1}', "utf-8")
+        store = StateStore(tmp_path)
+        assert store.load_draft("ses_1") == "old draft"
+        store.save_draft("ses_1", "new draft")
+        assert store.load_draft("ses_1") == "new draft"
+        assert "ses_1" not in json.loads((tmp_path / "state.json").read_text("utf-8"))["drafts"]
+
+    def test_keys_that_are_no_file_name_get_their_own_file(self, tmp_path: Path) -> None:
+        store = StateStore(tmp_path)
+        for key in ("../escape", "a/b", ".hidden", "x" * 300, "new"):
+            store.save_draft(key, f"draft of {key}")
+        for key in ("../escape", "a/b", ".hidden", "x" * 300):
+            assert store.load_draft(key) == f"draft of {key}"
+        assert {p.parent for p in (tmp_path).rglob("*.txt")} == {tmp_path / "drafts"}
+
+    def test_a_draft_too_large_to_load_is_said_and_kept(self, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+        from tui import state_file
+        from tui.drafts import DraftKeeper
+
+        store = StateStore(tmp_path)
+        store.save_draft("ses_1", "y" * 5000)
+        monkeypatch.setattr(state_file, "DRAFT_MAX_BYTES", 1024)
+        keeper = DraftKeeper(store)
+        assert keeper.load("ses_1") == ""
+        problem = keeper.take_problem()
+        assert problem is not None and "4.9 KB, more than 1.0 KB" in problem and "drafts" in problem
+        assert keeper.take_problem() is None  # said once
+        assert store.draft_path("ses_1").read_text() == "y" * 5000  # nothing lost
 
     def test_values(self, tmp_path: Path) -> None:
         store = StateStore(tmp_path)

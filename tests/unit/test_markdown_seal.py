@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from widgets.markdown_chunk import estimate_height, placeholder_lines, render_markdown, render_piece
-from widgets.markdown_seal import FENCE_PIECE, Piece, Sealer, find_cut
+from widgets.markdown_seal import FENCE_PIECE, MAX_PIECE, Piece, Sealer, find_cut
 
 WIDTH = 72
 CONSOLE = Console(width=WIDTH, color_system="truecolor", force_terminal=True, legacy_windows=False)
@@ -180,3 +180,48 @@ def test_a_placeholder_is_as_tall_as_the_estimate_and_inert(source: str, sentine
     lines = placeholder_lines(piece, width)
     assert len(lines) == estimate_height(piece, width)
     assert not any(ch in line for line in lines for ch in "\x1b\t\r\x07")
+
+
+# ----------------------------------------------------------------------- forced cuts (huge text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab `~-*#>|\n\t1.")), max_size=600),
+       st.integers(min_value=1, max_value=80), st.integers(min_value=2, max_value=60))
+def test_no_piece_nor_tail_outgrows_max_piece(text: str, chunk: int, max_piece: int) -> None:
+    sealer = Sealer(minimum=10, limit=30, fence_minimum=10, max_piece=max_piece)
+    pieces: list[Piece] = []
+    for end in range(chunk, len(text) + chunk, chunk):
+        pieces += sealer.feed(text[:end])
+        assert "".join(piece.source for piece in pieces) + text[sealer.consumed:end] == text[:end]
+        assert len(text[:end]) - sealer.consumed <= max_piece, "the tail is bounded too"
+    pieces += sealer.feed(text, final=True)
+    assert "".join(piece.source for piece in pieces) == text
+    assert all(len(piece.source) <= max_piece for piece in pieces)
+    for piece in pieces:
+        render_piece(CONSOLE, piece, WIDTH)  # every piece still renders
+
+
+def test_a_line_of_a_megabyte_is_cut_into_bounded_pieces() -> None:
+    text = "Intro.\n\n" + "word " * 200_000 + "\n\nAfter.\n"
+    pieces, sealer = stream(text, 65_536)
+    assert "".join(piece.source for piece in pieces) == text
+    assert max(len(piece.source) for piece in pieces) <= MAX_PIECE
+    assert len(pieces) > len(text) // MAX_PIECE
+    forced = [piece for piece in pieces if piece.trim_top == 0 and not piece.markdown.startswith("x\n\n")]
+    assert len(forced) > 10, "continuations render as they are, with nothing dropped"
+    spaces = "".join(line_text(line) for line in render_piece(CONSOLE, pieces[5], WIDTH))
+    assert "word word" in spaces
+
+
+def test_a_huge_line_in_a_fence_is_cut_with_the_fence_closed_and_reopened() -> None:
+    text = "```json\n" + '{"k": 1}, ' * 10_000 + "\n```\n\nDone.\n"
+    pieces, _ = stream(text, 4096)
+    assert "".join(piece.source for piece in pieces) == text
+    reopened = [piece for piece in pieces[1:-1] if piece.markdown.startswith("```json\n")]
+    assert len(reopened) >= len(pieces) - 3
+    assert all(piece.markdown.endswith("```\n") for piece in pieces[:-2])
+
+
+def line_text(line: object) -> str:
+    return "".join(text for text, _style in line)  # type: ignore[attr-defined]

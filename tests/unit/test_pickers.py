@@ -19,6 +19,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.snapshots.main_app import MainApp, make_demo, settle, wait_connected
+from tests.unit.test_bounded_read import within
 from tui.client.commands import Catalog, run_command, switchable_agents
 from tui.client.http import OpenCodeClient
 from tui.commands import palette_actions
@@ -392,6 +393,13 @@ def test_edit_text_round_trip_and_failure(tmp_path: Path) -> None:
     assert edit_text("draft", fake_editor(tmp_path, " edited\n")) == "draft edited\n"
     with pytest.raises(RuntimeError):
         edit_text("x", [sys.executable, "-c", "raise SystemExit(3)"])
+    # What the editor leaves behind is read bounded: not UTF-8 is an error, a FIFO never blocks.
+    latin1 = [sys.executable, "-c", "import sys; open(sys.argv[1], 'wb').write(b'caf\\xe9')"]
+    with pytest.raises(RuntimeError, match="not UTF-8"):
+        edit_text("x", latin1)
+    fifo = [sys.executable, "-c", "import os, sys; os.unlink(sys.argv[1]); os.mkfifo(sys.argv[1])"]
+    with pytest.raises(OSError, match="named pipe"):
+        within(5.0, lambda: edit_text("x", fifo))
     assert editor_command({"EDITOR": "code --wait"}) == ["code", "--wait"]
     assert editor_command({"VISUAL": "nvim", "EDITOR": "nano"}) == ["nvim"]
     assert editor_command({}) == ["vi"]

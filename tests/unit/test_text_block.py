@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 
 from bench.stream import answer_text
 from tui.state.transcript import TextBlock
 from widgets.markdown_chunk import line_segments, render_markdown
+from widgets.markdown_seal import MAX_PIECE
 from widgets.text_block import TextBlockView
 
 SIZE = (90, 30)
@@ -129,3 +132,39 @@ async def test_a_different_final_text_rebuilds_the_block() -> None:
         await pilot.pause()
         assert app.view.source == final
         assert drawn(app.view) == expected(app.view, final)
+
+
+# ------------------------------------------------------------------- bounded work for huge text
+
+async def test_a_huge_delta_is_sealed_over_many_frames_and_the_display_is_cut(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from widgets import text_block
+
+    monkeypatch.setattr(text_block, "DISPLAY_MAX_CHARS", 300_000)
+    monkeypatch.setattr(text_block, "SEAL_SLICE_S", 0.0)  # one step per callback, on any machine
+    text = "Head.\n\n" + "0123456789abcdef" * 50_000 + " TAIL"  # one line of 800 KB
+    block = TextBlock(kind="text", ordinal=0, streaming=True)
+    app = BlockApp(block)
+    async with app.run_test(size=SIZE) as pilot:
+        block.text, block.version = text, 1
+        started = time.perf_counter()
+        app.view.sync(block)
+        first = time.perf_counter() - started
+        # One sync seals a slice only: the rest comes on later frames.
+        assert app.view._fed == text_block.SEAL_STEP
+        await wait_for(lambda: app.view._fed == 300_000, pilot.pause)
+        block.streaming, block.version = False, 2
+        app.view.sync(block)
+        await wait_for(lambda: not app.view._pieces.unrendered, pilot.pause)
+        pieces = app.view._pieces.pieces
+        assert "".join(piece.source for piece in pieces) == text[:300_000], "exactly the shown part"
+        assert max(len(piece.source) for piece in pieces) <= MAX_PIECE
+        total = app.view._pieces.total
+        note = " ".join(app.view.render_line(total + row).text.strip() for row in range(2))
+        assert not app.view.render_line(total + 2).text.strip(), "two lines at this width"
+        assert note == ("✂ display cut: the first 300,000 of 800,012 characters are shown. All of it "
+                        "is kept: y (or F5 for the last answer) copies it, F7 exports the session.")
+        width = app.view._pieces.width
+        assert app.view.get_content_height(Size(width, 30), Size(width, 30), width) == total + 2
+        assert app.view.source == text, "the view still holds the whole text"
+    assert first < 1.0, f"one sync took {first:.2f} s"

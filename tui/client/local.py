@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.client.errors import OctuiError
+from tui.client.server_guard import ServerGuard
 
 # Any line with a URL after "listening on", on stdout or stderr: the wording differs by generation.
 _LISTENING = re.compile(rb"listening on:?\s+(https?://[^\s'\"<>]+)", re.IGNORECASE)
@@ -135,6 +136,7 @@ class LocalServer:
         self._password = ""
         self.url: str | None = None
         self._stopped = False
+        self._guard: ServerGuard | None = None  # ends the server's tree when octui dies, even by SIGKILL
 
     def __repr__(self) -> str:
         return f"<LocalServer pid={self.pid} url={self.url}>"
@@ -182,6 +184,7 @@ class LocalServer:
         except OSError as exc:
             raise ServerStartFailed(f"cannot run {binary}: {exc.strerror or exc}") from exc
         proc = self._proc
+        self._guard = ServerGuard.start(proc.pid)
         atexit.register(self.stop_sync)  # a normal interpreter exit never leaves the server behind
         loop = asyncio.get_running_loop()
         self._listening = loop.create_future()
@@ -285,6 +288,8 @@ class LocalServer:
             return
         self._stopped = True
         atexit.unregister(self.stop_sync)
+        if self._guard is not None:
+            self._guard.close()  # the watcher ends the bash tools' own process groups too
         if proc.returncode is None:
             _killpg(proc.pid, signal.SIGTERM)
             try:
@@ -307,6 +312,8 @@ class LocalServer:
             return
         self._stopped = True
         atexit.unregister(self.stop_sync)
+        if self._guard is not None:
+            self._guard.close()  # the watcher ends the bash tools' own process groups too
         pid = proc.pid
         if not _alive(pid):
             return

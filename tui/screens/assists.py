@@ -28,13 +28,14 @@ from textual.app import SuspendNotSupported
 from textual.binding import Binding, BindingType
 
 from tui.attachments import path_completions
+from tui.bounded_read import read_bounded
 from tui.client.commands import Catalog, find_agent, find_model, send_input, slash_skills
 from tui.client.errors import OctuiError
 from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.protocol.models import ModelRef
 from tui.sanitize import one_line
 from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
-from tui.state_file import StateStore
+from tui.state_file import DRAFT_MAX_BYTES, StateStore
 from widgets.completion import Completion
 from widgets.composer import Composer
 
@@ -77,7 +78,9 @@ def editor_command(env: dict[str, str] | None = None) -> list[str]:
 def edit_text(text: str, command: list[str]) -> str:
     """Open ``text`` in an editor (``command`` + a temp ``.md`` file) and return what was saved.
 
-    Raises ``OSError`` when the editor cannot start and ``RuntimeError`` when it exits non-zero.
+    Raises ``OSError`` when the editor cannot start or what it saved cannot be read (the editor
+    may leave anything at the path: a huge file, a FIFO) and ``RuntimeError`` when it exits
+    non-zero or saved no UTF-8 text.
     """
     fd, name = tempfile.mkstemp(prefix="octui-draft-", suffix=".md")
     path = Path(name)
@@ -87,7 +90,10 @@ def edit_text(text: str, command: list[str]) -> str:
         done = subprocess.run([*command, str(path)], check=False)
         if done.returncode != 0:
             raise RuntimeError(f"{command[0]} exited with code {done.returncode}")
-        return path.read_text(encoding="utf-8")
+        try:
+            return read_bounded(path, DRAFT_MAX_BYTES).decode("utf-8")
+        except UnicodeDecodeError:
+            raise RuntimeError("the saved file is not UTF-8 text") from None
     finally:
         with contextlib.suppress(OSError):
             path.unlink()

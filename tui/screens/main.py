@@ -412,6 +412,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             self.drafts.note(old, composer.text)
         self._draft_key = key
         saved = self.drafts.load(key)
+        self._say_draft_problem()
         if old is None and composer.text.strip() and not saved.strip():
             self.drafts.note(key, composer.text)  # typed during start-up: keep it
         elif composer.text != saved:
@@ -435,10 +436,20 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
     async def _flush_drafts(self) -> None:
         self._draft_timer = False
         await asyncio.to_thread(self.drafts.flush)  # fsync off the event loop
+        self._say_draft_problem()
+
+    def _say_draft_problem(self) -> None:
+        problem = self.drafts.take_problem()
+        if problem is not None:
+            self.notify(f"Draft: {problem}", severity="warning", timeout=10, markup=False)
 
     def on_unmount(self) -> None:
         """Exit: write the draft now (the debounce timer will not fire any more)."""
-        composer = self._composer_widget  # already out of the DOM here, but it still holds the text
+        self.save_draft()
+
+    def save_draft(self) -> None:
+        """Write the composer's text now (quitting: before anything that may be cut short)."""
+        composer = self._composer_widget  # out of the DOM on unmount, but it still holds the text
         if composer is not None:
             self.drafts.note(self._draft_key or HOME_KEY, composer.text)
         self.drafts.flush()

@@ -22,7 +22,7 @@ from tui.protocol.models import (
     SessionInfo,
     StructuredError,
 )
-from tui.state import session_entries, session_events
+from tui.state import interrupts, session_entries, session_events
 from tui.state.deltas import append_delta, change
 from tui.state.history import message_from_wire
 from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState, TextBlock
@@ -39,6 +39,7 @@ class Store:
         self.sessions: dict[str, SessionState] = {}
         self.asks: dict[str, Ask] = {}
         self.warnings: deque[str] = deque(maxlen=200)
+        self.warned = 0  # warnings ever given (``warnings`` keeps the last 200)
         self._warned_types: set[str] = set()
         self.deleted: set[str] = set()
 
@@ -71,6 +72,7 @@ class Store:
 
     def warn(self, text: str) -> None:
         self.warnings.append(text)
+        self.warned += 1
 
     # ----------------------------------------------------------------- events
     def apply(self, event: Event) -> list[Change]:
@@ -153,6 +155,7 @@ class Store:
                 kept[mid] = msg
             rebuilt = {**kept, **rebuilt}
             older = state.older
+        interrupts.carry_streamed(state.messages, rebuilt)  # what streamed is not dropped
         if state.busy:
             _resume_open_blocks(state.messages, rebuilt)
         state.messages = rebuilt
@@ -165,6 +168,11 @@ class Store:
         state.loaded = True
         state.version += 1
         return [Change("transcript", session_id), Change("session", session_id)]
+
+    def mark_abandoned(self, session_id: str) -> list[Change]:
+        """The server runs no turn in this session: its open turns are over (interrupted)."""
+        state = self.sessions.get(session_id)
+        return interrupts.mark_abandoned(state) if state is not None else []
 
     def history_overlaps(self, session_id: str, message_id: str) -> bool:
         """Was the history loaded before and does it hold ``message_id`` (a newest page's oldest)?"""
@@ -280,9 +288,13 @@ def _resume_open_blocks(before: dict[str, Message], rebuilt: dict[str, Message])
             continue
         old = before.get(mid)
         for part in msg.parts:
-            if not isinstance(part, TextBlock) or part.text:
+            if not isinstance(part, TextBlock):
                 continue
             seen = old.block(part.kind, part.ordinal) if old is not None else None
+            if seen is not None and seen.gap:
+                part.gap = True  # carried over by interrupts.carry_streamed: the gap stays marked
+            if part.text:
+                continue
             part.streaming = True
             if seen is not None and seen.text:
                 part.text, part.gap = seen.text, seen.gap  # what the stream showed, gap marked

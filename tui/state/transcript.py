@@ -127,6 +127,10 @@ class Message:
     files: list[dict[str, Any]] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     reverted: bool = False
+    interrupted: str | None = None  # why the turn is over though the server never ended it
+    lost_text: str = ""  # text that streamed in but the server's history does not have
+    server_lengths: dict[str, int] = field(default_factory=dict)  # block key -> server's length,
+    # for blocks holding streamed text past what the history has (tui/state/interrupts.py)
     version: int = 0
 
     def part(self, key: str) -> Part | None:
@@ -146,7 +150,7 @@ class Message:
     @property
     def streaming(self) -> bool:
         return self.role == "assistant" and self.time_completed is None and self.finish is None \
-            and self.error is None
+            and self.error is None and self.interrupted is None
 
 
 @dataclass

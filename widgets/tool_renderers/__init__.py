@@ -29,6 +29,7 @@ class BodyOptions:
 
 
 Renderer = Callable[[ToolCall, BodyOptions], list[Widget]]
+STREAMING_INPUT_CHARS = 4000  # of a tool input still streaming, the end shown
 
 
 def text_block(text: str, classes: str = "-text") -> Static:
@@ -58,8 +59,10 @@ def _renderers() -> dict[ToolKind, Renderer]:
 def build_body(call: ToolCall, options: BodyOptions) -> list[Widget]:
     """The widgets of an expanded row. Never raises on odd metadata: falls back to generic."""
     widgets: list[Widget] = []
-    if call.status == "streaming":
-        return [text_block(call.input_text or "…", "-input-stream")]
+    if call.status == "streaming":  # the input as it streams: its end (a file being written is huge)
+        tail = call.input_text[-STREAMING_INPUT_CHARS:]
+        shown = "…" + tail if len(tail) < len(call.input_text) else tail
+        return [text_block(shown or "…", "-input-stream")]
     if call.status == "error" and call.error is not None:
         widgets.append(text_block("✗ " + (call.error.message or call.error.type), "-error-text"))
     renderer = _renderers()[kind_of(call.name)]

@@ -1,0 +1,128 @@
+"""Turns a killed server never ended: what streamed is kept and marked, running tools stop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.export import export_json, export_markdown
+from tui.session_actions import message_copy_text
+from tui.state.interrupts import INTERRUPTED, TOOL_INTERRUPTED
+from tui.state.store import Store
+from tui.state.transcript import Message, TextBlock, ToolCall
+
+SID, MID = "ses_1", "msg_2"
+
+
+def user() -> dict[str, Any]:
+    return {"id": "msg_1", "type": "user", "text": "go", "time": {"created": 1}}
+
+
+def assistant(text: str = "", *, tool: str | None = "running", finish: str | None = None,
+              reasoning: str | None = None) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if reasoning is not None:
+        content.append({"type": "reasoning", "id": "reasoning-0", "text": reasoning})
+    content.append({"type": "text", "id": "text-0", "text": text})
+    if tool is not None:
+        content.append({"type": "tool", "id": "call_1", "name": "bash",
+                        "state": {"status": tool, "input": {"command": "sleep 30"}},
+                        "time": {"created": 1000, "ran": 1100}})
+    time = {"created": 2, "completed": 9} if finish else {"created": 2}
+    return {"id": MID, "type": "assistant", "time": time, "finish": finish, "content": content}
+
+
+def streamed_store(text: str = "streamed before the kill") -> Store:
+    """What the store holds after a turn streamed ``text`` live and a tool started."""
+    store = Store()
+    store.load_history(SID, [user(), assistant()])
+    message = store.session(SID).messages[MID]
+    block = message.block("text", 0)
+    assert block is not None
+    block.text, block.streaming = text, True
+    return store
+
+
+def message(store: Store) -> Message:
+    return store.session(SID).messages[MID]
+
+
+def text_of(store: Store) -> str:
+    block = message(store).block("text", 0)
+    assert block is not None
+    return block.text
+
+
+def test_a_reload_keeps_what_streamed_and_a_running_turn_goes_on_appending() -> None:
+    store = streamed_store()
+    store.load_history(SID, [user(), assistant("")])  # the server saved no text yet (1.18)
+    assert text_of(store) == "streamed before the kill"
+    assert store.apply_delta("text", SID, MID, 0, " and after") is not None
+    assert text_of(store) == "streamed before the kill and after"
+
+
+def test_an_abandoned_turn_is_marked_and_the_lost_text_kept_apart() -> None:
+    store = streamed_store()
+    store.load_history(SID, [user(), assistant("")])
+    changes = store.mark_abandoned(SID)
+    msg = message(store)
+    assert [c.kind for c in changes] == ["message"]
+    assert msg.interrupted == INTERRUPTED and not msg.streaming
+    assert msg.lost_text == "streamed before the kill"
+    assert text_of(store) == "", "the block holds what the server has"
+    tool = msg.tool("call_1")
+    assert isinstance(tool, ToolCall)
+    assert tool.status == "error" and tool.finished
+    assert tool.error is not None and tool.error.type == "interrupted"
+    assert tool.error.message == TOOL_INTERRUPTED
+    assert tool.time_completed is not None, "the timer stops"
+    # Shown, copied and exported as text the server did not keep; the JSON stays the server's.
+    assert "streamed before the kill" in message_copy_text(msg)
+    markdown = export_markdown(store.session(SID))
+    assert "did not keep it" in markdown and "> streamed before the kill" in markdown
+    parts = export_json(store.session(SID))["messages"][1]["parts"]
+    assert parts[0] == {"type": "text", "text": ""}
+    assert store.mark_abandoned(SID) == [], "marked once"
+
+
+def test_a_second_reconnect_keeps_the_marks() -> None:
+    store = streamed_store()
+    store.load_history(SID, [user(), assistant("")])
+    store.mark_abandoned(SID)
+    ended = message(store).tool("call_1")
+    assert ended is not None
+    stopped = ended.time_completed
+    store.load_history(SID, [user(), assistant("")])  # the history still says "running"
+    msg = message(store)
+    tool = msg.tool("call_1")
+    assert tool is not None and tool.status == "error" and tool.time_completed == stopped
+    assert msg.interrupted == INTERRUPTED and msg.lost_text == "streamed before the kill"
+    assert store.mark_abandoned(SID) == []
+
+
+def test_what_the_server_finished_is_the_truth() -> None:
+    store = streamed_store("draft text")
+    store.load_history(SID, [user(), assistant("the final text", tool="completed", finish="stop")])
+    msg = message(store)
+    assert text_of(store) == "the final text" and not msg.lost_text
+    assert store.mark_abandoned(SID) == []
+
+
+def test_text_that_is_not_a_continuation_is_not_carried() -> None:
+    store = streamed_store("one version")
+    store.load_history(SID, [user(), assistant("another version, saved")])
+    assert text_of(store) == "another version, saved"
+    store.mark_abandoned(SID)
+    assert message(store).lost_text == ""
+
+
+def test_a_block_the_server_never_saw_moves_to_the_lost_text() -> None:
+    store = Store()
+    store.load_history(SID, [user(), assistant(tool=None)])
+    msg = message(store)
+    msg.parts.append(TextBlock(kind="reasoning", ordinal=0, text="thinking hard", streaming=True))
+    store.load_history(SID, [user(), assistant(tool=None)])
+    assert message(store).block("reasoning", 0) is not None, "kept while the turn may run"
+    store.mark_abandoned(SID)
+    msg = message(store)
+    assert msg.block("reasoning", 0) is None
+    assert msg.lost_text == "(thinking) thinking hard"

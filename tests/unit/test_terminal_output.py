@@ -1,0 +1,55 @@
+"""TerminalOutput draws a bounded part of any output: lines and characters capped, said above."""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from widgets.terminal_output import SHOW_ALL_MAX_CHARS, VISIBLE_MAX_CHARS, TerminalOutput
+
+
+class OutputApp(App[None]):
+    def __init__(self, output: TerminalOutput) -> None:
+        super().__init__()
+        self.output = output
+
+    def compose(self) -> ComposeResult:
+        yield self.output
+
+
+def marker(output: TerminalOutput) -> str:
+    return str(output.query_one(".-more", Static).render())
+
+
+async def test_one_line_of_20_mb_is_drawn_cut_and_said() -> None:
+    text = "\x1b[31m" + "0123456789abcdef" * (20 * 1024 * 1024 // 16) + "\x1b[0m END"
+    started = time.perf_counter()
+    output = TerminalOutput(text, plain=True)
+    app = OutputApp(output)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        took = time.perf_counter() - started
+        visible = output._visible_text()
+        assert len(visible) == VISIBLE_MAX_CHARS and visible.endswith(" END")
+        assert output.query_one(".-more", Static).display
+        hidden = len(text) - VISIBLE_MAX_CHARS
+        assert marker(output).startswith(f"▲ the first {hidden:,} characters are not shown")
+        output.update_output(text, show_all=True)
+        assert len(output._visible_text()) == SHOW_ALL_MAX_CHARS
+        assert "octui export --format json has all of them" in marker(output)
+        assert "\x1b" not in str(output.query_one(".-output", Static).render())
+    assert took < 5.0, f"mounting took {took:.1f} s"
+
+
+async def test_many_lines_keep_the_line_cap() -> None:
+    text = "\n".join(f"line {i}" for i in range(450))
+    output = TerminalOutput(text)
+    async with OutputApp(output).run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert (output.total_lines, output.hidden_lines) == (450, 250)
+        assert output._visible_text().startswith("line 250\n")
+        assert marker(output).startswith("▲ 250 earlier lines hidden · show all (450 lines)")
+        output.update_output("short")
+        assert not output.query_one(".-more", Static).display
