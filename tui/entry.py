@@ -16,8 +16,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except PackageNotFoundError:
             print("octui 0+unknown")
         return 0
+    from tui import exit_guard
     from tui.cli import main as cli_main
 
+    exit_guard.enable()  # a real octui process: quitting is bounded (tui/exit_guard.py)
     return cli_main(args)
 
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["EXIT_GRACE_S", "arm", "remember_terminal"]
+__all__ = ["EXIT_GRACE_S", "arm", "enable", "remember_terminal"]
 
 log = logging.getLogger("octui")
 
@@ -31,6 +31,14 @@ _RESET = ("\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?2004l\x1
           "\x1b[<u\x1b[?1049l\x1b[?25h")
 _saved: tuple[int, list[Any]] | None = None
 _armed = threading.Lock()
+_enabled = False  # only the console script turns the guard on: code that runs octui in-process
+                  # (tests, an embedding program) must never have its process ended for it
+
+
+def enable() -> None:
+    """This process is the ``octui`` program itself (``tui.entry.main``): ``arm`` may end it."""
+    global _enabled
+    _enabled = True
 
 
 def remember_terminal() -> None:
@@ -60,9 +68,10 @@ def _restore_terminal() -> None:
 def arm(seconds: float, code: Callable[[], int]) -> bool:
     """From now on the process lives at most ``seconds`` more; then it exits with ``code()``.
 
-    Only the first call counts (True); later ones return False.
+    Only the first call counts (True); later ones return False, and so does every call in a
+    process that did not ``enable`` the guard.
     """
-    if not _armed.acquire(blocking=False):
+    if not _enabled or not _armed.acquire(blocking=False):
         return False
     threading.Thread(target=_expire, args=(seconds, code), name="octui-exit-guard", daemon=True).start()
     return True

@@ -10,6 +10,7 @@ import time
 STUCK = """
 import threading, time
 from tui import exit_guard
+exit_guard.enable()
 threading.Thread(target=threading.Event().wait).start()
 assert exit_guard.arm(0.5, lambda: 7)
 assert not exit_guard.arm(0.1, lambda: 9), "only the first arm counts"
@@ -37,3 +38,11 @@ def test_without_the_guard_it_would_hang() -> None:
     finally:
         proc.kill()
         proc.wait(5)
+
+
+def test_a_process_that_did_not_enable_the_guard_is_never_ended_by_it() -> None:
+    """Tests and embedders run the CLI in-process: arming there must not end their process."""
+    code = "from tui import exit_guard\nassert not exit_guard.arm(0.1, lambda: 7)\n" \
+           "import time; time.sleep(0.5)\nprint('alive', flush=True)\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
+    assert (done.returncode, done.stdout.strip()) == (0, "alive"), done.stderr
