@@ -19,7 +19,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tui import exit_guard
     from tui.cli import main as cli_main
 
-    exit_guard.enable()  # a real octui process: quitting is bounded (tui/exit_guard.py)
+    if argv is None:  # the console script itself (tests pass argv): quitting is bounded (tui/exit_guard.py)
+        exit_guard.enable()
     return cli_main(args)
 
 
