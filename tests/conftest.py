@@ -1,8 +1,14 @@
-"""Generic test policy for the whole suite (markers and skips only).
+"""Test policy for the whole suite: markers, skips, order, the real-server fixtures, the skip summary.
 
 * ``@pytest.mark.e2e`` tests need the real OpenCode server; set ``OCTUI_SKIP_E2E=1`` to skip them
   in a quick local run (ignored under ``CI=true``, where everything runs).
 * ``@pytest.mark.tmux`` tests need the ``tmux`` binary: skipped when it is missing, failed under CI.
+* The real-server fixtures of :mod:`tests.e2e.fixtures` are registered here, for every directory:
+  one server and one fake LLM per test process (per xdist worker), shared by the tests on it.
+* ``scripts/test.sh`` runs the suite on several xdist workers (``tests/README.md``). Collection puts
+  the directories that mostly wait (faults, e2e, security) first, so their long tests start early
+  and the CPU-bound unit and snapshot tests fill the gaps instead of trailing at the end.
+* The run ends with the skipped tests counted by reason, so a plain clone says what it did not run.
 * SIGTERM (e.g. a CI timeout) is turned into KeyboardInterrupt, so fixtures still tear down and stop
   the servers they started.
 """
@@ -13,11 +19,19 @@ import os
 import shutil
 import signal
 import threading
+from collections import Counter
+from pathlib import Path
 from types import FrameType
 
 import pytest
 
 from tests.e2e.server import in_ci
+
+pytest_plugins = ("tests.e2e.fixtures",)
+
+TESTS = Path(__file__).resolve().parent
+# Directories whose tests mostly wait on a real server or a paced fake LLM run first.
+RUN_FIRST = ("faults", "e2e", "security")
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
@@ -29,6 +43,23 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     ):
         signal.signal(signal.SIGTERM, _terminate)
+    workers = getattr(config.option, "numprocesses", None)
+    if config.getoption("--snapshot-update", default=False) and workers:
+        # Parallel workers each see only their share of the snapshots and race on the files.
+        raise pytest.UsageError("--snapshot-update must run in one process: add -n 0")
+
+
+def _run_rank(item: pytest.Item) -> int:
+    try:
+        top = item.path.resolve().relative_to(TESTS).parts[0]
+    except ValueError:
+        return len(RUN_FIRST)
+    return RUN_FIRST.index(top) if top in RUN_FIRST else len(RUN_FIRST)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    items.sort(key=_run_rank)  # stable: the order inside a directory stays as written
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -38,6 +69,28 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if in_ci():
             pytest.fail("tmux is not installed (CI=true); scripts/setup.sh installs it when run as root")
         pytest.skip("tmux is not installed")
+
+
+def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        reason = str(longrepr[2])
+    else:
+        reason = str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """Skipped tests counted by reason, just above pytest's closing line (also under xdist)."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if hasattr(r, "longrepr")]
+    if not skipped:
+        terminalreporter.write_line("skipped: none")
+        return
+    reasons = Counter(_skip_reason(report) for report in skipped)
+    terminalreporter.write_line(f"skipped: {len(skipped)} test(s), by reason:")
+    for reason, count in reasons.most_common():
+        terminalreporter.write_line(f"  {count:4d}  {reason}")
 
 
 @pytest.fixture(autouse=True)
