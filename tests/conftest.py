@@ -3,7 +3,8 @@
 * ``@pytest.mark.e2e`` tests need the real OpenCode server; set ``OCTUI_SKIP_E2E=1`` to skip them
   in a quick local run (ignored under ``CI=true``, where everything runs).
 * ``@pytest.mark.tmux`` tests need the ``tmux`` binary: skipped when it is missing, failed under CI.
-* The real-server fixtures of :mod:`tests.e2e.fixtures` are registered here, for every directory:
+* The real-server fixtures of :mod:`tests.e2e.fixtures` and the spec fixtures of :mod:`tests.specs`
+  are registered here, for every directory. The real server:
   one server and one fake LLM per test process (per xdist worker), shared by the tests on it.
 * ``scripts/test.sh`` runs the suite on several xdist workers (``tests/README.md``). Collection puts
   the directories that mostly wait (faults, e2e, security) first, so their long tests start early
@@ -27,7 +28,7 @@ import pytest
 
 from tests.e2e.server import in_ci
 
-pytest_plugins = ("tests.e2e.fixtures",)
+pytest_plugins = ("tests.e2e.fixtures", "tests.specs")
 
 TESTS = Path(__file__).resolve().parent
 # Directories whose tests mostly wait on a real server or a paced fake LLM run first.
