@@ -1,7 +1,7 @@
 """Soak: SIGKILL the real server during streaming turns, many times, with the headless app attached.
 
-The scenario of ``tests/faults/test_server_restarts.py`` (which runs 1 round plus the ask round in the suite) for
-``--rounds`` rounds (20) plus the round with a pending ask: each round streams a turn, kills the
+The scenario of ``tests/faults/test_server_restarts.py`` (the suite runs 1 round and the ask round)
+for ``--rounds`` rounds (20) plus the round with a pending ask: each round streams a turn, kills the
 server's process group, starts it again on the same port with the same data and waits for the app
 to reconnect. At the end the app's transcript must equal a fresh export of the session (every prompt
 once, in order, no duplicate message) and the dead ask must be gone. Prints one JSON object: the
