@@ -2,8 +2,9 @@
 # Run every check: set-up, ruff, mypy, then the whole pytest suite (unit, contract, snapshots, e2e, tmux).
 #   scripts/test.sh [extra pytest arguments...]
 # pytest runs on parallel workers (pytest-xdist): OCTUI_TEST_WORKERS of them (default: twice the
-# cores, at least 4; the e2e tests mostly wait on a paced fake LLM). OCTUI_TEST_WORKERS=0, or -n in
-# the arguments, runs it your way; --snapshot-update always runs in one process.
+# cores, at least 4, at most 8; the e2e tests mostly wait on a paced fake LLM), the real-server tests
+# on half of them (tests/README.md). OCTUI_TEST_WORKERS=0, or -n in the arguments, runs it your way;
+# --snapshot-update always runs in one process.
 # All three checks always run; the exit code is pytest's when it failed, else 1 if ruff or mypy failed.
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0" 2>/dev/null || echo "$0")")/.." || exit 1
@@ -27,8 +28,9 @@ unset PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX="$PWD/.venv/pycache"
 
 cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
-workers="${OCTUI_TEST_WORKERS:-$((cores * 2 > 4 ? cores * 2 : 4))}"
-parallel=(-n "$workers")
+default_workers=$((cores * 2 < 4 ? 4 : (cores * 2 > 8 ? 8 : cores * 2)))
+workers="${OCTUI_TEST_WORKERS:-$default_workers}"
+parallel=(-n "$workers" --dist loadgroup)
 for arg in "$@"; do
   case "$arg" in
     -n | -n* | --numprocesses* | no:xdist | --snapshot-update) parallel=() ;;

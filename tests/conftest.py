@@ -6,9 +6,11 @@
 * The real-server fixtures of :mod:`tests.e2e.fixtures` and the spec fixtures of :mod:`tests.specs`
   are registered here, for every directory. The real server:
   one server and one fake LLM per test process (per xdist worker), shared by the tests on it.
-* ``scripts/test.sh`` runs the suite on several xdist workers (``tests/README.md``). Collection puts
-  the directories that mostly wait (faults, e2e, security) first, so their long tests start early
-  and the CPU-bound unit and snapshot tests fill the gaps instead of trailing at the end.
+* ``scripts/test.sh`` runs the suite on several xdist workers with ``--dist loadgroup``
+  (``tests/README.md``). The tests that use a real server are dealt into groups for half of the
+  workers, so only that many servers start. Collection puts the directories that mostly wait
+  (faults, e2e, security) first, so their long tests start early and the CPU-bound unit and
+  snapshot tests fill the gaps instead of trailing at the end.
 * The run ends with the skipped tests counted by reason, so a plain clone says what it did not run.
 * SIGTERM (e.g. a CI timeout) is turned into KeyboardInterrupt, so fixtures still tear down and stop
   the servers they started.
@@ -33,6 +35,8 @@ pytest_plugins = ("tests.e2e.fixtures", "tests.specs")
 TESTS = Path(__file__).resolve().parent
 # Directories whose tests mostly wait on a real server or a paced fake LLM run first.
 RUN_FIRST = ("faults", "e2e", "security")
+# A test whose fixtures include one of these starts (or shares) a worker's real server.
+REAL_SERVER_FIXTURES = frozenset({"real_server", "served_spec", "fault_server"})
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
@@ -58,9 +62,25 @@ def _run_rank(item: pytest.Item) -> int:
     return RUN_FIRST.index(top) if top in RUN_FIRST else len(RUN_FIRST)
 
 
+def real_server_groups() -> int:
+    """How many workers run the real-server tests: half of them (each such worker starts a server
+    that costs ~7 CPU-seconds and idles at ~1 % CPU; the others run the CPU-bound tests)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    return max(1, workers // 2)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
     items.sort(key=_run_rank)  # stable: the order inside a directory stays as written
+    # Under ``--dist loadgroup`` (scripts/test.sh) each group runs on one worker: the tests that
+    # need a real server are dealt round-robin into a few groups, so only that many servers start.
+    groups = real_server_groups()
+    dealt = 0
+    for item in items:
+        if REAL_SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group(f"real-server-{dealt % groups}"))
+            dealt += 1
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
