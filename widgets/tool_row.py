@@ -96,7 +96,9 @@ class ToolRow(Vertical, can_focus=True):
 
     def on_mount(self) -> None:
         self._ready = True
-        self.query_one(ToolHeader).set_expanded(self.expanded)
+        header = self.query_one(ToolHeader)
+        header.show(self.call)  # the call may have moved while this row mounted
+        header.set_expanded(self.expanded)
         self.set_class(self.expanded, "-expanded")
         self._repaint_body()
 
