@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Idempotent set-up for octui: Python venv + package, the OpenCode server from npm, tmux.
+# Idempotent set-up for octui: Python venv + package, the OpenCode server from npm, and with --test
+# the test tools.
 #
-#   scripts/setup.sh [--quiet]
+#   scripts/setup.sh [--quiet] [--test]
 #
 # Does only what is missing or stale:
 #   * .venv (python3 >= 3.11; override with PYTHON=/path/to/python3)
-#   * `pip install -e '.[test]'` when pyproject.toml changed since the last install (stamp in .venv)
+#   * `pip install -e .` (what running needs) when pyproject.toml changed since that install
+#   * with --test: the `test` extras of pyproject.toml (pytest, ruff, mypy, ...) when pyproject.toml
+#     changed since they were installed; a separate stamp, so neither install repeats the other
 #   * opencode-ai@1.18.33 under .opencode/ (ignored by git) when its binary is missing or another version
-#   * tmux via apt-get when missing and running as root
+#   * with --test: tmux via apt-get when missing and running as root (the terminal tests need it)
+# scripts/octui.sh runs it with --quiet, scripts/test.sh with --test.
 # With --quiet it prints one line per step that actually does work, and nothing when all is up to date.
 # Under CI=true a missing prerequisite is an error; locally it is a warning (those tests then skip).
 set -euo pipefail
@@ -15,7 +19,14 @@ cd "$(dirname "$(readlink -f "$0" 2>/dev/null || echo "$0")")/.."
 
 OPENCODE_VERSION="1.18.33"
 quiet=0
-[ "${1:-}" = "--quiet" ] && quiet=1
+with_test=0
+for arg in "$@"; do
+  case "$arg" in
+    --quiet) quiet=1 ;;
+    --test) with_test=1 ;;
+    *) echo "usage: scripts/setup.sh [--quiet] [--test]" >&2; exit 2 ;;
+  esac
+done
 in_ci=0
 case "${CI:-}" in true | TRUE | True | 1 | yes) in_ci=1 ;; esac
 
@@ -59,14 +70,47 @@ if [ ! -x .venv/bin/python ] || ! python_ok .venv/bin/python; then
   run_logged "$py" -m venv .venv
 fi
 
-stamp=.venv/.octui-pyproject.sha256
-want="$(.venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')"
-if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ] || [ ! -x .venv/bin/octui ]; then
-  step "installing octui and its test dependencies into .venv (pip install -e '.[test]')"
-  run_logged .venv/bin/python -m pip install -q -e '.[test]'
-  echo "$want" >"$stamp"
+# Each stamp holds a sha256 of the pyproject.toml tables its install depends on: the run stamp of
+# the build system, the project (less its extras) and the package layout; the test stamp of the
+# test extras. A change elsewhere (pytest, ruff or mypy settings) reinstalls nothing.
+stamp_hash() {
+  .venv/bin/python - "$1" <<'PY'
+import hashlib, json, sys, tomllib
+data = tomllib.load(open("pyproject.toml", "rb"))
+project = dict(data["project"])
+extras = project.pop("optional-dependencies", {})
+if sys.argv[1] == "run":
+    part = [data.get("build-system"), project, data.get("tool", {}).get("setuptools")]
+else:
+    part = extras.get("test", [])
+print(hashlib.sha256(json.dumps(part, sort_keys=True).encode()).hexdigest())
+PY
+}
+run_stamp=.venv/.octui-run.sha256
+test_stamp=.venv/.octui-test.sha256
+rm -f .venv/.octui-pyproject.sha256  # the single stamp of earlier versions
+want="$(stamp_hash run)"
+if [ "$(cat "$run_stamp" 2>/dev/null || true)" != "$want" ] || [ ! -x .venv/bin/octui ]; then
+  step "installing octui into .venv (pip install -e .)"
+  run_logged .venv/bin/python -m pip install -q -e .
+  echo "$want" >"$run_stamp"
 else
-  say ".venv is up to date"
+  say ".venv has octui"
+fi
+if [ "$with_test" = 1 ]; then
+  want="$(stamp_hash test)"
+  if [ "$(cat "$test_stamp" 2>/dev/null || true)" != "$want" ]; then
+    step "installing the test tools into .venv (the test extras of pyproject.toml)"
+    # The extras by themselves: octui is installed already, so pip need not build it again.
+    requirements=.venv/.octui-test-requirements.txt
+    .venv/bin/python -c 'import tomllib
+print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["test"]))' \
+      >"$requirements"
+    run_logged .venv/bin/python -m pip install -q -r "$requirements"
+    echo "$want" >"$test_stamp"
+  else
+    say ".venv has the test tools"
+  fi
 fi
 
 # --- OpenCode server (npm) ---------------------------------------------------------------------
@@ -99,7 +143,9 @@ else
 fi
 
 # --- tmux (for the terminal tests) -------------------------------------------------------------
-if command -v tmux >/dev/null 2>&1; then
+if [ "$with_test" = 0 ]; then
+  :
+elif command -v tmux >/dev/null 2>&1; then
   say "tmux is installed"
 elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   step "installing tmux (apt-get)"

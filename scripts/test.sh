@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Run every check: set-up, ruff, mypy, then the whole pytest suite (unit, contract, snapshots, e2e, tmux).
 #   scripts/test.sh [extra pytest arguments...]
+# pytest runs on parallel workers (pytest-xdist): OCTUI_TEST_WORKERS of them (default: twice the
+# cores, at least 4, at most 8; the e2e tests mostly wait on a paced fake LLM), the real-server tests
+# on half of them (tests/README.md). OCTUI_TEST_WORKERS=0, or -n in the arguments, runs it your way;
+# --snapshot-update always runs in one process.
 # All three checks always run; the exit code is pytest's when it failed, else 1 if ruff or mypy failed.
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0" 2>/dev/null || echo "$0")")/.." || exit 1
 
-scripts/setup.sh || exit $?
+scripts/setup.sh --test || exit $?
 
 lint_dirs=()
 for dir in tui widgets tests bench; do
@@ -17,8 +21,25 @@ echo "== ruff check ${lint_dirs[*]}" >&2
 .venv/bin/ruff check "${lint_dirs[@]}" || failed=1
 echo "== mypy" >&2
 .venv/bin/mypy || failed=1
-echo "== pytest" >&2
-.venv/bin/python -m pytest -q "$@"
+
+# Compiled test modules (and their assertion rewrites) are cached between runs, in .venv, even
+# where the environment turns bytecode writing off: every worker imports the whole suite.
+unset PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX="$PWD/.venv/pycache"
+
+cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
+default_workers=$((cores * 2 < 4 ? 4 : (cores * 2 > 8 ? 8 : cores * 2)))
+workers="${OCTUI_TEST_WORKERS:-$default_workers}"
+parallel=(-n "$workers" --dist loadgroup)
+for arg in "$@"; do
+  case "$arg" in
+    -n | -n* | --numprocesses* | no:xdist | --snapshot-update) parallel=() ;;
+  esac
+done
+[ "$workers" = 0 ] && parallel=()
+
+echo "== pytest ${parallel[*]}" >&2
+.venv/bin/python -m pytest -q "${parallel[@]}" "$@"
 rc=$?
 if [ "$rc" -ne 0 ]; then
   exit "$rc"

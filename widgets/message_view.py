@@ -129,6 +129,7 @@ class MessageView(LightRepaint, Vertical):
         self.child_states = child_states if child_states is not None else {}
         self.reasoning_collapsed = reasoning_collapsed
         self._version = -1
+        self._mount_ran = False
         self._parts: dict[str, Widget] = {}
         self._blank = None
         self.add_class(f"-{message.role}")
@@ -143,8 +144,10 @@ class MessageView(LightRepaint, Vertical):
             yield Static(self._text(), classes="message-text", markup=False)
 
     def on_mount(self) -> None:
-        # ``is_mounted`` only turns True after the Mount handlers have run: force this first sync.
+        # ``is_mounted`` only turns True after the Mount handlers have run, and a change can come
+        # in between: from here on every sync applies (``_mount_ran``), this first one included.
         # No children: removed by a fast rebuild before its children were mounted; nothing to sync.
+        self._mount_ran = True
         if self.children:
             self.sync(self.message, force=True)
 
@@ -185,7 +188,7 @@ class MessageView(LightRepaint, Vertical):
     def sync(self, message: Message, *, force: bool = False) -> None:
         """Bring the widget in line with the message (new parts mounted, errors shown)."""
         self.message = message
-        if not self.is_mounted and not force:
+        if not self._mount_ran and not force:
             return  # on_mount syncs once the children exist
         self.set_class(message.reverted, "-reverted")
         if message.role != "assistant":
@@ -209,10 +212,14 @@ class MessageView(LightRepaint, Vertical):
 
     def sync_part(self, part: TextBlock | ToolCall) -> None:
         widget = self._parts.get(part.key)
-        if widget is None or not widget.is_mounted:
+        if widget is None:
             return
         if isinstance(part, ToolCall) and isinstance(widget, ToolRow):
+            # Also while it is still mounting: a status change in that window would be lost, and
+            # the row would keep the status it was made with (ToolRow waits for its mount itself).
             widget.update_call(part)
+        elif not widget.is_mounted:
+            return
         elif isinstance(part, TextBlock) and isinstance(widget, (TextBlockView, ReasoningView)):
             widget.sync(part)
 

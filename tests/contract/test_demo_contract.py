@@ -8,26 +8,22 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
+from tests.specs import V2_OPENAPI, load_json
 from tui.demo import DURABLE_VERSIONS, SCRIPTS, DemoServer, history_fixture
 from tui.protocol.events import parse_event
 
 Json = dict[str, Any]
-SPEC = Path(__file__).resolve().parents[2] / ".." / "shared" / "opencode-v2" / "openapi.json"
 
 
-@cache
 def spec() -> Json:
-    if not SPEC.exists():
-        pytest.skip(f"v2 openapi.json not found at {SPEC.resolve()}")
-    data: Json = json.loads(SPEC.read_text())
-    return data
+    """The pinned v2 document the demo claims to speak (vendored: tests/fixtures/specs)."""
+    return load_json(V2_OPENAPI)
 
 
 @cache

@@ -3,6 +3,10 @@
 Bodies are captured through respx and checked with jsonschema against the ``requestBody`` of the
 matching path + method (``$ref``s resolve inside the same document); query parameter names must be
 declared by the route; routes without a request body must be sent without one.
+
+The documents: the pinned 2.x ``openapi.json`` and, for the 1.18 preview, the one the real server
+under test serves at ``GET /doc`` (the vendored ``openapi-1.18.json`` without a real server); see
+``tests/specs.py``.
 """
 
 from __future__ import annotations
@@ -10,8 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,23 +21,13 @@ import pytest
 import respx
 from jsonschema import Draft202012Validator
 
+from tests.specs import V2_OPENAPI, Spec, load_json
 from tui.client import OpenCodeClient
 from tui.client.commands import run_skill, send_input
 from tui.protocol.models import ModelRef
 
-REPO = Path(__file__).resolve().parents[2]
-SPEC_DIR = REPO.parent / "shared" / "opencode-v2"
-V2_SPEC = SPEC_DIR / "openapi.json"
-PREVIEW_SPEC = SPEC_DIR / "openapi-1.18.json"
 BASE = "http://127.0.0.1:4096"
 SID = "ses_abc123"
-
-
-@cache
-def load(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        pytest.skip(f"OpenAPI document not found at ../shared/opencode-v2/{path.name} (outside the repo)")
-    return json.loads(path.read_text())
 
 
 def find_operation(spec: dict[str, Any], method: str, path: str) -> dict[str, Any]:
@@ -194,12 +186,12 @@ async def run_and_check(
 
 @pytest.mark.parametrize("name", list(V2_CALLS))
 async def test_v2_request_bodies(router: respx.MockRouter, v2: OpenCodeClient, name: str) -> None:
-    await run_and_check(router, v2, V2_CALLS[name], load(V2_SPEC))
+    await run_and_check(router, v2, V2_CALLS[name], load_json(V2_OPENAPI))
 
 
 @pytest.mark.parametrize("name", list(V2_READS))
 async def test_v2_query_parameters(router: respx.MockRouter, v2: OpenCodeClient, name: str) -> None:
-    await run_and_check(router, v2, V2_READS[name], load(V2_SPEC))
+    await run_and_check(router, v2, V2_READS[name], load_json(V2_OPENAPI))
 
 
 PREVIEW_CALLS: dict[str, Call] = {
@@ -220,13 +212,14 @@ PREVIEW_CALLS: dict[str, Call] = {
 
 
 @pytest.mark.parametrize("name", list(PREVIEW_CALLS))
-async def test_preview_request_bodies(router: respx.MockRouter, preview: OpenCodeClient, name: str) -> None:
-    await run_and_check(router, preview, PREVIEW_CALLS[name], load(PREVIEW_SPEC))
+async def test_preview_request_bodies(preview_openapi: Spec, router: respx.MockRouter,
+                                      preview: OpenCodeClient, name: str) -> None:
+    await run_and_check(router, preview, PREVIEW_CALLS[name], preview_openapi.doc)
 
 
 def test_validator_rejects_a_bad_body() -> None:
     """Guard against a vacuous check: an unknown key must fail the strict prompt schema."""
-    spec = load(V2_SPEC)
+    spec = load_json(V2_OPENAPI)
     request = httpx.Request("POST", f"{BASE}/api/session/{SID}/prompt", json={"prompt": {"text": "x"}})
     with pytest.raises(AssertionError, match="prompt"):
         check_request(spec, request)

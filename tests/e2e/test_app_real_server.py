@@ -221,7 +221,8 @@ async def test_steered_and_queued_prompts_are_delivered_in_order(
     live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
 ) -> None:
     first, steer, queue = unique("first"), unique("steer"), unique("queue")
-    fake_llm.add_scenario(first, [{"repeat_text": ["tick ", 40, 0.05]}])
+    # Turn 1 must outlast typing and admitting two prompts: 5 s, not 2 s, for a loaded machine.
+    fake_llm.add_scenario(first, [{"repeat_text": ["tick ", 100, 0.05]}])
     fake_llm.add_scenario(steer, [{"text": f"Steered answer {steer}."}])
     fake_llm.add_scenario(queue, [{"text": f"Queued answer {queue}."}])
     prompts = [f"Start. {fake_llm.tag(first)}", f"Also this. {fake_llm.tag(steer)}",

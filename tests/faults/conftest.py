@@ -1,52 +1,63 @@
-"""Fixtures for fault tests: a dedicated real server (module scope, so restarting or killing it
-never disturbs the session-wide one of ``tests/e2e``), its fake LLM, and a fault proxy.
+"""Fixtures for fault tests: the shared per-worker real server, a dedicated one, a fault proxy.
 
-The server gets an explicit free port: ``opencode serve --port 0`` prefers 4096, which another test
-run on the same machine may hold, and a restart must come back on the same port.
+* ``running_server`` / ``fault_llm``: the worker's shared server and fake LLM (see
+  :mod:`tests.e2e.fixtures`). A fault test may SIGKILL or restart it: the next test gets it
+  started again on the same port with the same data. Isolate by session, not by server.
+* ``fault_server``: a server of this module's own (module scope, own fake LLM data dir, own port)
+  for a test that must see a server no other test has touched. It costs a server start; use it only
+  when sharing would change what the test proves.
+* ``proxy``: a :class:`~tests.faults.proxy.FaultProxy` in front of ``running_server``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.app_driver import SIZE, AppDriver, session_text
 from tests.e2e.fake_llm import FakeLLM
-from tests.e2e.fixtures import free_port, require_opencode_bin, running_fake_llm, started_server
+from tests.e2e.fixtures import require_opencode_bin, started_server
 from tests.e2e.server import RealServer
+from tests.faults.helpers import (  # re-exported: the fault tests import them from here
+    app_export,
+    attach,
+    banner_visible,
+    server_export,
+    wait_reconnected,
+    wait_same_transcript,
+    wait_streamed,
+)
 from tests.faults.proxy import FaultProxy
-from tui.app import ConnectSpec, OctuiApp
-from tui.cli import _export_text
-from tui.config import Connection
-from tui.export import export_json
 
-
-@pytest.fixture(scope="module")
-def fault_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeLLM]:
-    with running_fake_llm(tmp_path_factory, "fault-llm") as llm:
-        yield llm
-
-
-@pytest.fixture(scope="module")
-def fault_server(fault_llm: FakeLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer]:
-    binary = require_opencode_bin()
-    root = tmp_path_factory.mktemp("opencode-faults")
-    with started_server(binary, fault_llm, root, port=free_port()) as server:
-        yield server
+__all__ = [
+    "app_export",
+    "attach",
+    "banner_visible",
+    "server_export",
+    "wait_reconnected",
+    "wait_same_transcript",
+    "wait_streamed",
+]
 
 
 @pytest.fixture
-def running_server(fault_server: RealServer) -> RealServer:
-    """``fault_server``, started again (same port and data) if an earlier test left it down."""
-    if not fault_server.running:
-        fault_server.start()
-    return fault_server
+def fault_llm(fake_llm: FakeLLM) -> FakeLLM:
+    """The worker's fake LLM (scenario names are unique per test, so it is shared too)."""
+    return fake_llm
+
+
+@pytest.fixture
+def running_server(live_server: RealServer) -> RealServer:
+    """The worker's shared server, started again (same port and data) if a test left it down."""
+    return live_server
+
+
+@pytest.fixture(scope="module")
+def fault_server(fake_llm: FakeLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer]:
+    """A server of this module's own, for tests that must not share one (see the module doc)."""
+    binary = require_opencode_bin()
+    with started_server(binary, fake_llm, tmp_path_factory.mktemp("opencode-faults")) as server:
+        yield server
 
 
 @pytest.fixture
@@ -56,85 +67,3 @@ def proxy(running_server: RealServer) -> Iterator[FaultProxy]:
         yield fault
     finally:
         fault.stop()
-
-
-# -- helpers shared by the fault tests ------------------------------------------------------------
-
-
-@asynccontextmanager
-async def attach(
-    server: RealServer,
-    *,
-    url: str | None = None,
-    session_id: str | None = None,
-    heartbeat_timeout: float = 35.0,
-    connect_timeout: float = 20.0,
-) -> AsyncIterator[AppDriver]:
-    """The headless app on ``url`` (default: the server itself), stream connected, session open."""
-    spec = ConnectSpec(
-        url=url or server.url,
-        username=server.username,
-        password=server.password,
-        directory=str(server.project_dir),
-        session_id=session_id,
-        heartbeat_timeout=heartbeat_timeout,
-    )
-    app = OctuiApp(spec)
-    async with app.run_test(size=SIZE) as pilot:
-        driver = AppDriver(app, pilot)
-        await driver.wait_until(
-            lambda: app.controller is not None and app.stream_state.phase == "connected",
-            "the event stream to connect",
-            connect_timeout,
-        )
-        if session_id is not None:
-            await driver.wait_until(lambda: driver.session_id == session_id, f"session {session_id} to open")
-        yield driver
-
-
-async def server_export(server: RealServer, session_id: str) -> dict[str, Any]:
-    """What ``octui export --format json`` prints for the session, fetched fresh over HTTP."""
-    connection = Connection(server.url, server.username, server.password)
-    text = await _export_text(session_id, "json", connection, str(server.project_dir))
-    data: dict[str, Any] = json.loads(text)
-    return data
-
-
-def app_export(driver: AppDriver, session_id: str) -> dict[str, Any]:
-    """The app's own view of the session, in the same export format."""
-    return json.loads(json.dumps(export_json(driver.app.store.session(session_id)), ensure_ascii=False))
-
-
-async def wait_same_transcript(driver: AppDriver, server: RealServer, session_id: str,
-                               timeout: float = 15.0) -> dict[str, Any]:
-    """Wait (bounded) until the app's transcript equals the server's; returns it."""
-    deadline = time.monotonic() + timeout
-    while True:
-        fresh = await server_export(server, session_id)
-        mine = app_export(driver, session_id)
-        if mine == fresh:
-            return fresh
-        if time.monotonic() >= deadline:
-            assert mine == fresh, f"app transcript differs from the server's\n{driver.describe()}"
-        await asyncio.sleep(0.2)
-
-
-def banner_visible(driver: AppDriver) -> bool:
-    from widgets.connection_banner import ConnectionBanner
-
-    return bool(driver.main.query_one(ConnectionBanner).display)
-
-
-async def wait_reconnected(driver: AppDriver, generation: int, timeout: float = 10.0) -> None:
-    """Wait (bounded) for a connection newer than ``generation``."""
-    state = driver.app
-
-    def newer() -> bool:
-        return state.stream_state.phase == "connected" and state.stream_state.generation > generation
-
-    await driver.wait_until(newer, f"the app to reconnect (after generation {generation})", timeout)
-
-
-async def wait_streamed(driver: AppDriver, marker: str, timeout: float = 20.0) -> None:
-    """Wait until the open session's assistant text contains ``marker``."""
-    await driver.wait_until(lambda: marker in session_text(driver.state), f"{marker!r} to stream", timeout)

@@ -92,7 +92,13 @@ def _quiet(app: MainApp) -> bool:
     controller = app.controller
     tasks_done = controller is None or all(t.done() for t in controller._tasks)
     busy_workers = [w for w in app.workers if w.group != "stream" and not w.is_finished]
-    return (tasks_done and not busy_workers and not app._pending and not app._flush_scheduled
+    # On a loaded machine each hop below can outlast the calm checks of ``settle``: frames the demo
+    # sent that the stream has not read, changes posted to the app but not handled, widgets of the
+    # last flush (a new tool row, say) in the DOM but not mounted yet.
+    unread = any(not queue.empty() for queue in app.server._subscribers)
+    mounting = [w for w in main_screen(app).walk_children() if not w.is_mounted]
+    return (tasks_done and not busy_workers and not unread and app.message_queue_size == 0
+            and not app._pending and not app._flush_scheduled and not mounting
             and app.server.settled())
 
 

@@ -230,7 +230,11 @@ async def test_heartbeats() -> None:
     server = DemoServer(speed=0, heartbeat=0.02)
     async with httpx.AsyncClient(transport=server.transport, base_url=server.base_url) as client:
         stream = Stream(client)
-        await asyncio.sleep(0.12)
+        # One at once, then one per period: wait (bounded) rather than sleep a fixed time, which a
+        # loaded machine can stretch past a few periods without a single timer firing.
+        deadline = asyncio.get_running_loop().time() + 5.0
+        while stream.raw.count(": heartbeat") < 3 and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
         await stream.close()
     await server.aclose()
     assert stream.raw.count(": heartbeat") >= 3

@@ -100,6 +100,8 @@ def test_missing_binary_says_how_to_get_one(tmp_path: Path) -> None:
     text = str(info.value)
     assert "npm install" in text and "opencode-ai@1.18.33" in text and ".opencode" in text
     assert "OPENCODE_BIN" in text and "--url" in text
+    # What a pip/pipx user can do: no README command they do not have.
+    assert "npm install -g opencode-ai" in text and "README" not in text
 
 
 def test_bad_opencode_bin_is_reported(tmp_path: Path) -> None:

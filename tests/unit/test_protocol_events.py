@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.specs import PROTOCOL_MD, V2_OPENAPI, load_json, read_text
 from tui.protocol.dialect import Normaliser
 from tui.protocol.events import (
     EVENT_MODELS,
@@ -27,9 +28,6 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
 TRACES = FIXTURES / "traces"
 V2_EVENTS = FIXTURES / "v2_events.json"
-SHARED = REPO.parent / "shared"
-OPENAPI = SHARED / "opencode-v2" / "openapi.json"
-PROTOCOL_MD = SHARED / "opencode-v2" / "PROTOCOL.md"
 
 TRACE_FILES = sorted(TRACES.glob("*.jsonl"))
 # The legacy V1 stream (GET /event, frames {id, type, properties}); octui never reads it.
@@ -201,9 +199,7 @@ def test_v2_examples_cover_every_model() -> None:
 
 
 def test_v2_examples_cover_protocol_catalogue() -> None:
-    if not PROTOCOL_MD.exists():
-        pytest.skip("shared/opencode-v2/PROTOCOL.md not present next to the repo")
-    text = PROTOCOL_MD.read_text(encoding="utf-8")
+    text = read_text(PROTOCOL_MD)
     section = text[text.index("### 5.4"):text.index("### 5.5")]
     types: set[str] = set()
     for line in section.splitlines():
@@ -233,11 +229,9 @@ def test_v2_example_passes_through_normaliser_unchanged(kind: str) -> None:
 
 
 def test_v2_examples_validate_against_openapi() -> None:
-    if not OPENAPI.exists():
-        pytest.skip("shared/opencode-v2/openapi.json not present next to the repo")
     from jsonschema import Draft202012Validator
 
-    doc = json.loads(OPENAPI.read_text(encoding="utf-8"))
+    doc = load_json(V2_OPENAPI)
     schemas = doc["components"]["schemas"]
     failures: dict[str, list[str]] = {}
     for kind, frame in _v2_examples().items():

@@ -36,9 +36,9 @@ _LINE_MAX = 2000
 _READ_CHUNK = 64 * 1024
 USERNAME = "opencode"
 SETUP_HINT = (
-    "run the README set-up command, which installs opencode-ai@1.18.33 into .opencode/ "
-    "(npm install --prefix .opencode opencode-ai@1.18.33), or set OPENCODE_BIN to an opencode binary, "
-    "or attach to a running server with --url http://HOST:PORT"
+    "install one with `npm install -g opencode-ai@1.18.33`, set OPENCODE_BIN to an opencode binary, "
+    "or attach to a running server with --url http://HOST:PORT "
+    "(from a checkout, scripts/octui.sh installs opencode-ai into .opencode/ by itself)"
 )
 
 
