@@ -34,6 +34,7 @@ from tui.session_actions import SessionActions
 from tui.state.store import Store
 from tui.state.transcript import Change
 from tui.themes import persist_theme
+from widgets.frame_writer import DiffedOutput
 
 log = logging.getLogger("octui")
 STYLES = Path(__file__).resolve().parent.parent / "styles"
@@ -58,7 +59,7 @@ class ConnectSpec:
     heartbeat_timeout: float = 35.0
 
 
-class OctuiApp(App[int]):
+class OctuiApp(DiffedOutput[int]):
     """The terminal client. Exit code: 0 normal, non-zero when start-up failed."""
 
     TITLE = "octui"
