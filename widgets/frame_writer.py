@@ -101,7 +101,8 @@ def changed_cells(old: _Row, new: _Row, color_system: ColorSystem) -> tuple[int,
     if i < o_len and i < n_len and _sgr(old.styles[i], color_system) == _sgr(new.styles[i], color_system):
         a, b = old.texts[i], new.texts[i]
         head = len(commonprefix([a, b]))
-        while head and (_attached(a, head) or _attached(b, head)):
+        # A crop puts a combining mark with the cell after it: neither side of the cut may be one.
+        while head and (_attached(a, head) or _attached(b, head) or _attached(b, head - 1)):
             head -= 1
         start += cell_len(b[:head])
     j = 0
@@ -116,7 +117,7 @@ def changed_cells(old: _Row, new: _Row, color_system: ColorSystem) -> tuple[int,
         if oi == i and ni == i:
             limit -= head  # the same pair from both ends: the common head and tail must not overlap
         tail = min(limit, len(commonprefix([a[::-1], b[::-1]])))
-        while tail and _attached(b, len(b) - tail):
+        while tail and (_attached(b, len(b) - tail) or _attached(b, len(b) - tail - 1)):
             tail -= 1
         tail_cells += cell_len(b[len(b) - tail:]) if tail else 0
     end = max(start, width - tail_cells)
@@ -210,7 +211,11 @@ class FrameWriter:
                     covered = min(x2, end)
             row = fresh.get(y) or self._rows[y]
             middle = Strip.join(piece for _, piece in pieces)
-            if row is None or covered != x2 or middle.cell_length != x2 - x1:
+            whole = covered == x2 and middle.cell_length == x2 - x1
+            if whole and x1 == 0 and x2 == width:
+                fresh[y] = _Row(middle, color_system)  # the whole line: known from now on
+                continue
+            if row is None or not whole:
                 self._rows[y] = None  # not a whole picture of the span, or of the row: write as is
                 earlier = fresh.pop(y, None)  # an earlier span of this line, not written yet
                 if earlier is not None:
@@ -304,6 +309,9 @@ class DiffedOutput(App[ReturnType]):
     def _display(self, screen: Screen[Any], renderable: Any) -> None:
         driver = self._driver
         writer = self.frame_writer
+        if renderable is None:  # nothing to update
+            self.post_display_hook()
+            return
         if not isinstance(renderable, (LayoutUpdate, ChopsUpdate)) or (
                 driver is not None and driver.is_inline):
             writer.reset()  # written another way: the shadow no longer matches
