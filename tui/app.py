@@ -40,8 +40,14 @@ log = logging.getLogger("octui")
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
+STREAM_FRAME_S = 1 / 10  # parts growing (an answer streaming): ~10 frames a second read as smooth
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
+# An answer that grows by more than a screen a second cannot be read as it passes: while it
+# floods, one frame a second (each one a whole new screen on the terminal), and the end of it at
+# once, when the stream has been quiet for QUIET_S.
+FLOOD_FRAME_S = 1.0
+QUIET_S = 0.05
 
 
 @dataclass
@@ -82,6 +88,10 @@ class OctuiApp(DiffedOutput[int]):
         self._pending: list[Change] = []
         self._flush_scheduled = False
         self._flush_cost = 0.0  # seconds the last frame took: the flush and the repaint after it
+        self._flush_due = 0.0  # a flood's frame comes no later than this
+        self._last_change = 0.0  # when the latest change arrived
+        self._flooding = False  # the last frame found the transcript grown by over a screen a second
+        self._last_frame = (0.0, 0)  # (when, transcript rows) after the last frame
         self.exit_message: str | None = None
         self.actions = SessionActions(self)
         self.notifier = Notifier(self.store, lambda: self.app_focus, self._alert,
@@ -175,19 +185,38 @@ class OctuiApp(DiffedOutput[int]):
 
     # ------------------------------------------------------------------ changes
     def _on_changes(self, changes: list[Change]) -> None:
-        self.post_message(StoreChanged(changes))
+        # Called on the event loop by the controller for every frame of the stream: queued at
+        # once (a message per delta would cost a dispatch each; a frame handles them all).
+        self._queue_changes(changes)
 
     def _on_state(self, state: StreamState) -> None:
         self.post_message(ConnectionChanged(state))
 
     def on_store_changed(self, message: StoreChanged) -> None:
-        self._pending.extend(message.changes)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            # A slow frame (a long answer streaming very fast) spaces the next one out, so keys
-            # and the stream always get part of the event loop.
-            wait = min(FLUSH_WAIT_MAX_S, max(FRAME_S, FLUSH_GAP * self._flush_cost))
-            self.set_timer(wait, self._flush_changes)
+        self._queue_changes(message.changes)
+
+    def _queue_changes(self, changes: list[Change]) -> None:
+        self._pending.extend(changes)
+        now = perf_counter()
+        self._last_change = now
+        if self._flush_scheduled:
+            return
+        self._flush_scheduled = True
+        # A slow frame (a long answer streaming very fast) spaces the next one out, so keys
+        # and the stream always get part of the event loop.
+        pace = STREAM_FRAME_S if all(change.kind == "part" for change in changes) else FRAME_S
+        wait = min(FLUSH_WAIT_MAX_S, max(pace, FLUSH_GAP * self._flush_cost))
+        if self._flooding:
+            self._flush_due = now + max(wait, FLOOD_FRAME_S)
+            wait = QUIET_S
+        self.set_timer(wait, self._flush_tick)
+
+    def _flush_tick(self) -> None:
+        now = perf_counter()
+        if self._flooding and now < self._flush_due and now - self._last_change < QUIET_S:
+            self.set_timer(QUIET_S, self._flush_tick)  # still flooding in: wait for the due time
+            return
+        self._flush_changes()
 
     def _flush_changes(self) -> None:
         self._flush_scheduled = False
@@ -201,7 +230,13 @@ class OctuiApp(DiffedOutput[int]):
             self.notifier.observe(changes)
 
     def _frame_done(self, started: float) -> None:
-        self._flush_cost = perf_counter() - started
+        now = perf_counter()
+        self._flush_cost = now - started
+        main = self._main_or_none()
+        rows = main.content_rows() if main is not None else 0
+        then, before = self._last_frame
+        self._flooding = rows - before > self.size.height * (now - then)
+        self._last_frame = (now, rows)
 
     def _alert(self, alert: Alert) -> None:
         """A turn ended or an ask arrived while the terminal is unfocused: toast + desktop

@@ -69,7 +69,41 @@ class _Row:
 
 
 def _sgr(style: Any, color_system: ColorSystem) -> str:
-    return "" if style is None else _render_style(style, "", color_system)
+    """The SGR sequence that sets ``style`` from a reset ("" for the default look)."""
+    if style is None:
+        return ""
+    sequence = _render_style(style, "", color_system)
+    return sequence[:-4] if sequence.endswith("\x1b[0m") else sequence
+
+
+def render_cells(strip: Strip, color_system: ColorSystem) -> str:
+    """``strip`` as terminal output, an SGR sequence only where the style changes.
+
+    ``Strip.render`` wraps every segment in its own SGR and reset; neighbours of the same style
+    (a highlighted code line is dozens of them) repeat it. Each style still starts from a reset,
+    so the cells end up exactly as ``Strip.render`` leaves them. Links keep their own wrapping.
+    """
+    out: list[str] = []
+    current = ""
+    for text, style, _control in strip:
+        if not text:
+            continue
+        if style is not None and style.link:
+            out.append("\x1b[0m" if current else "")
+            out.append(_render_style(style, text, color_system))
+            current = ""
+            continue
+        sgr = _sgr(style, color_system)
+        if sgr != current:
+            if current:
+                out.append("\x1b[0m" if not sgr else "\x1b[0;" + sgr[2:])
+            else:
+                out.append(sgr)
+            current = sgr
+        out.append(text)
+    if current:
+        out.append("\x1b[0m")
+    return "".join(out)
 
 
 def _attached(text: str, index: int) -> bool:
@@ -169,7 +203,7 @@ class FrameWriter:
             rows[y] = new
             if end > start:
                 out.append(f"\x1b[{y + 1};{start + 1}H")
-                out.append(new.strip.crop(start, end).render(console))
+                out.append(render_cells(new.strip.crop(start, end), color_system))
         if out or cursor != self._cursor:
             out.append(f"\x1b[{cursor.y + 1};{cursor.x + 1}H")
             self._cursor = cursor
@@ -194,7 +228,7 @@ class FrameWriter:
                     else:
                         self._rows[y] = None
                         out.append(f"\x1b[{y + 1};{region.x + 1}H")
-                        out.append(strip.render(console))
+                        out.append(render_cells(strip, color_system))
             return fresh
         chops, chop_ends = update.chops, update.chop_ends
         for y, x1, x2 in update.spans:
@@ -220,10 +254,10 @@ class FrameWriter:
                 earlier = fresh.pop(y, None)  # an earlier span of this line, not written yet
                 if earlier is not None:
                     out.append(f"\x1b[{y + 1};1H")
-                    out.append(earlier.strip.render(console))
+                    out.append(render_cells(earlier.strip, color_system))
                 for piece_x, piece in pieces:
                     out.append(f"\x1b[{y + 1};{piece_x + 1}H")
-                    out.append(piece.render(console))
+                    out.append(render_cells(piece, color_system))
                 continue
             base = row.strip
             strip = Strip.join([base.crop(0, x1), middle, base.crop(x2, width)])

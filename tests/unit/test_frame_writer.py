@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pyte
@@ -23,8 +23,17 @@ from textual.app import App
 from textual.geometry import Offset, Region
 from textual.strip import Strip
 
-from tests.snapshots.main_app import NOW, SIZE, MainApp, frozen, main_screen, settle, type_prompt, wait_connected
-from widgets.frame_writer import DiffedOutput, FrameWriter
+from tests.snapshots.main_app import (
+    NOW,
+    SIZE,
+    MainApp,
+    frozen,
+    main_screen,
+    settle,
+    type_prompt,
+    wait_connected,
+)
+from widgets.frame_writer import DiffedOutput, FrameWriter, render_cells
 from widgets.status_bar import StatusBar
 from widgets.text_block import TextBlockView
 
@@ -76,7 +85,10 @@ def written_rows(text: str) -> set[int]:
     return {int(m.group(1)) - 1 for m in CUP.finditer(text)}
 
 
-def write(writer: FrameWriter, terminal: Terminal, update: Any, cursor: Offset = Offset(0, 0)) -> str:
+HOME = Offset(0, 0)
+
+
+def write(writer: FrameWriter, terminal: Terminal, update: Any, cursor: Offset = HOME) -> str:
     out = writer.frame(update, terminal.width, terminal.height, CONSOLE, cursor)
     terminal.feed(out)
     return out
@@ -88,7 +100,8 @@ def test_an_identical_frame_writes_nothing() -> None:
     rows = [strip(f"line {y}", STYLES[y % 3]) for y in range(H)]
     assert write(writer, terminal, full(rows))
     assert write(writer, terminal, full(list(rows))) == ""
-    assert write(writer, terminal, chops({2: strip("line 2", STYLES[2]), 5: strip("line 5", STYLES[2])})) == ""
+    same = {2: strip("line 2", STYLES[2]), 5: strip("line 5", STYLES[2])}
+    assert write(writer, terminal, chops(same)) == ""
 
 
 def test_appending_a_word_writes_only_the_word() -> None:
@@ -139,6 +152,18 @@ def test_content_moving_down_scrolls_the_other_way() -> None:
     out = write(writer, terminal, full([strip(t) for t in body[1:7]] + [strip("c"), strip("s")]))
     assert "\x1bM\x1bM" in out and writer.scrolls == 1
     assert [line.rstrip() for line in terminal.lines()] == [*body[1:7], "c", "s"]
+
+
+def test_neighbours_of_one_style_share_one_sgr() -> None:
+    red, bold = STYLES[0], STYLES[1]
+    line = Strip([Segment("def", red), Segment(" ", red), Segment("f", bold), Segment("(x)", bold),
+                  Segment(" " * (W - 8), None)], W)
+    ours, theirs = Terminal(), Terminal()
+    out = render_cells(line, CONSOLE._color_system)  # type: ignore[arg-type]
+    ours.feed(out)
+    theirs.feed(line.render(CONSOLE))
+    assert ours.cells() == theirs.cells()
+    assert out.count("\x1b[") == 3 and len(out) < len(line.render(CONSOLE))  # red, bold, reset
 
 
 def test_rows_of_unknown_content_are_written_as_textual_would() -> None:
@@ -203,7 +228,7 @@ class Recorder:
             self.mismatches += replay and self.ours.cells() != self.textuals.cells()
             return out
 
-        writer.frame = frame  # type: ignore[method-assign]
+        writer.frame = frame  # type: ignore[method-assign,assignment]
 
     @property
     def chars(self) -> int:
@@ -213,6 +238,7 @@ class Recorder:
 async def stream_answer(app: MainApp, pilot: Any, chunks: list[str]) -> None:
     server = app.server
     sid = main_screen(app).session_id
+    assert sid is not None
     mid = server.ids("msg")
     base = {"sessionID": sid, "assistantMessageID": mid}
     server.emit("session.step.started", base | {"agent": "build", "model": server.model_of(sid)})

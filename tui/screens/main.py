@@ -183,6 +183,10 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             self.refresh_status()
             self._refresh_tree()
 
+    def content_rows(self) -> int:
+        """How tall the transcript's content is (the app paces frames by how fast it grows)."""
+        return self.query_one(Transcript).virtual_size.height
+
     def _refresh_pending(self) -> None:
         state = self.state
         self.query_one(PendingInputs).show_items(list(state.inbox.values()) if state else [])
