@@ -32,14 +32,19 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import contextlib
+import json
 import os
 import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from bench.common import cpu_seconds, emit, ensure_repo_on_path, tree_pids
 from bench.pane_record import frame_figures
@@ -101,9 +106,9 @@ def markdown_answer(size: int) -> tuple[str, list[str]]:
     return "".join(sections), labels
 
 
-def answer_chunks(deltas: int) -> list[str]:
+def answer_chunks(deltas: int, size: int = ANSWER_BYTES) -> list[str]:
     """The answer cut into ``deltas`` chunks; fills ``CHECKPOINTS`` with where each word ends."""
-    text, labels = markdown_answer(ANSWER_BYTES - 40)
+    text, labels = markdown_answer(size - 40)
     count = max(1, deltas - 1)
     bounds = [len(text) * i // count for i in range(count + 1)]
     chunks = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
@@ -111,6 +116,70 @@ def answer_chunks(deltas: int) -> list[str]:
     for label in labels:
         CHECKPOINTS[bisect.bisect_right(bounds, text.index(label) + len(label) - 1) - 1] = label
     return chunks + [f"\n\nDone. {END_MARKER}\n"]
+
+
+class ServerClock:
+    """When the server sent each checkpoint word of one session on one event route.
+
+    Reads ``route`` (``/api/event`` for octui, the legacy ``/event`` for OpenCode's TUI, which
+    prompts on the v1 routes) in a thread, joins the session's text deltas and notes when each
+    word is complete: the client's own lag is screen time minus that.
+    """
+
+    def __init__(self, server: RealServer, route: str, session_id: str, labels: list[str]) -> None:
+        self.server, self.route, self.session_id = server, route, session_id
+        self.labels = labels
+        self.sent: dict[str, float] = {}
+        self._text = ""
+        self._stop = threading.Event()
+        self._connected = threading.Event()
+        self._response: httpx.Response | None = None
+        self._thread = threading.Thread(target=self._run, name="server-clock", daemon=True)
+
+    def start(self) -> ServerClock:
+        self._thread.start()
+        self._connected.wait(10)
+        return self
+
+    def _run(self) -> None:
+        timeout = httpx.Timeout(10.0, read=60.0)
+        try:
+            with httpx.Client(base_url=self.server.url, auth=self.server.auth, timeout=timeout) as http:
+                with http.stream("GET", self.route) as response:
+                    self._response = response
+                    self._connected.set()
+                    for line in response.iter_lines():
+                        if self._stop.is_set():
+                            return
+                        if line.startswith("data:"):
+                            self._frame(line[5:])
+        except (httpx.HTTPError, OSError, ValueError):
+            return  # the figure is then missing, not wrong
+        finally:
+            self._connected.set()
+
+    def _frame(self, raw: str) -> None:
+        event = json.loads(raw)
+        payload = event.get("data") or event.get("properties") or {}
+        delta = payload.get("delta") if isinstance(payload, dict) else None
+        if not isinstance(delta, str) or payload.get("sessionID") != self.session_id:
+            return
+        self._text += delta
+        now = time.monotonic()
+        recent = self._text[-(len(delta) + 16):]
+        for label in self.labels:
+            if label not in self.sent and label in recent:
+                self.sent[label] = now
+
+    def stop(self) -> None:
+        self._stop.set()
+        response = self._response
+        stream = response.extensions.get("network_stream") if response is not None else None
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(2)
+        self._thread.join(5)
 
 
 def tree_rss_mb(pid: int) -> float:
@@ -165,6 +234,8 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
         time.sleep(SETTLE_S)
         pid = pid or tmux.pane_pid()
         SENT.clear()
+        labels = [*CHECKPOINTS.values(), END_MARKER]
+        clock = ServerClock(server, "/api/event" if client == "octui" else "/event", sid, labels).start()
         peak = tree_rss_mb(pid)
         tmux.send("-l", f"Answer please [[scenario:{scenario}]]")
         time.sleep(0.3)
@@ -172,7 +243,6 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
         turn_start = time.monotonic()
         tmux.send("Enter")
         shown: dict[str, float] = {}
-        labels = [*CHECKPOINTS.values(), END_MARKER]
         while time.monotonic() - start < TIMEOUT_S:  # bounded: end marker on screen
             peak = max(peak, tree_rss_mb(pid))
             screen = tmux.capture()
@@ -183,13 +253,14 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
             if END_MARKER in shown:
                 break
             time.sleep(POLL_S)
-        lags = {label: shown[label] - SENT[label] for label in shown if label in SENT}
-        out["end_marker_shown"] = END_MARKER in shown
-        out["end_marker_lag_s"] = lags.get(END_MARKER)
-        checkpoint_lags = [lag for label, lag in lags.items() if label != END_MARKER]
-        out["checkpoints_seen"] = len(checkpoint_lags)
-        out["checkpoint_lag_max_s"] = max(checkpoint_lags + [lags.get(END_MARKER, 0.0)]) if lags else None
         time.sleep(1.0)
+        clock.stop()
+        out["end_marker_shown"] = END_MARKER in shown
+        for name, sent in (("", SENT), ("_behind_server", clock.sent)):
+            lags = {label: shown[label] - sent[label] for label in shown if label in sent}
+            out[f"end_marker_lag{name}_s"] = lags.get(END_MARKER)
+            out[f"checkpoint_lag{name}_max_s"] = max(lags.values()) if lags else None
+        out["checkpoints_seen"] = sum(1 for label in shown if label != END_MARKER)
         turn_end = time.monotonic()
         out["cpu_s"] = tree_cpu(pid) - cpu_before
         out["peak_rss_mb"] = max(peak, tree_rss_mb(pid))
@@ -219,12 +290,14 @@ def median(runs: list[dict[str, Any]], key: str) -> float | None:
 
 
 KEYS = ("cpu_s", "bytes", "sync_frames", "write_bursts", "checkpoint_lag_max_s", "end_marker_lag_s",
+        "checkpoint_lag_behind_server_max_s", "end_marker_lag_behind_server_s",
         "peak_rss_mb", "first_frame_s", "idle_cpu_pct", "idle_bytes", "idle_rss_mb")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=4000)
+    parser.add_argument("--kib", type=float, default=ANSWER_BYTES / 1024, help="answer size (20)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--variants", default="fast,30ms")
     parser.add_argument("--clients", default="octui,opencode")
@@ -236,7 +309,8 @@ def main() -> None:
         emit({"benchmark": "real_stream", "error": "opencode binary not found (.opencode/node_modules)"})
         sys.exit(1)
     clients = args.clients.split(",")
-    figures: dict[str, Any] = {"benchmark": "real_stream", "deltas": args.deltas, "rounds": args.rounds,
+    figures: dict[str, Any] = {"benchmark": "real_stream", "deltas": args.deltas, "kib": args.kib,
+                               "rounds": args.rounds,
                                "load_average_before": list(os.getloadavg())}
     llm = FakeLLM()
     llm.start()
@@ -249,7 +323,8 @@ def main() -> None:
                 delay = 0.03 if variant == "30ms" else 0.0
                 scenario = f"bench_{variant}"
                 llm.add_scenario(scenario, [
-                    {"chunks": TimedChunks(answer_chunks(args.deltas)), "chunk_delay": delay}])
+                    {"chunks": TimedChunks(answer_chunks(args.deltas, int(args.kib * 1024))),
+                     "chunk_delay": delay}])
                 runs: dict[str, list[dict[str, Any]]] = {client: [] for client in clients}
                 for _ in range(args.rounds):
                     for client in clients:

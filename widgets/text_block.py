@@ -80,6 +80,8 @@ class TextBlockView(LightRepaint):
         pieces = self._pieces
         old_total = pieces.total
         first = len(pieces) - (1 if self._has_tail else 0)
+        tail = first
+        old_tail = pieces.rendered_lines(first) if self._has_tail else None
         if self._has_tail:  # the tail is re-sealed or replaced below
             pieces.pop()
         for piece in self._sealer.feed(text, final=not block.streaming):
@@ -93,6 +95,10 @@ class TextBlockView(LightRepaint):
             first = min([first, *done])  # older pieces rendered now changed too
         TextBlockView.paints += 1
         top = pieces.heights.start(first)
+        if old_tail and first == tail:
+            # Lines the old tail already showed, rendered the same, need no repaint: appending a
+            # word to a paragraph repaints its last line, not the whole paragraph.
+            top += pieces.same_lines_from(first, old_tail)
         self.refresh(Region(0, top, max(1, pieces.width), max(1, max(old_total, pieces.total) - top)),
                      layout=pieces.total != old_total)
         self._schedule()

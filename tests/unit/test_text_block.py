@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 
 from bench.stream import answer_text
 from tui.state.transcript import TextBlock
@@ -129,3 +130,28 @@ async def test_a_different_final_text_rebuilds_the_block() -> None:
         await pilot.pause()
         assert app.view.source == final
         assert drawn(app.view) == expected(app.view, final)
+
+
+async def test_appending_to_a_streaming_paragraph_repaints_its_last_line_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = BlockApp(TextBlock(kind="text", ordinal=0, streaming=True))
+    async with app.run_test(size=SIZE) as pilot:
+        text = "Intro.\n\n" + "a paragraph that goes on and wraps over several lines " * 6
+        block = TextBlock(kind="text", ordinal=0, text=text, streaming=True, version=1)
+        app.view.sync(block)
+        await pilot.pause()
+        repaints: list[Region] = []
+        original = app.view.refresh
+
+        def spy(*regions: Region, **kwargs: object) -> object:
+            repaints.extend(regions)
+            return original(*regions, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(app.view, "refresh", spy)
+        last = app.view._pieces.total - 1
+        block.text, block.version = text + "more", block.version + 1
+        app.view.sync(block)
+        await pilot.pause()
+        assert app.view.source.endswith("more")
+        assert repaints and all(region.y >= last for region in repaints), (last, repaints)
+        assert drawn(app.view) == expected(app.view, block.text)
