@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from rich.cells import cell_len
 from rich.color import ColorSystem
 from rich.console import Console
+from rich.segment import Segment
 from textual._ansi_sequences import SYNC_END, SYNC_START
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.app import App
@@ -76,15 +77,16 @@ def _sgr(style: Any, color_system: ColorSystem) -> str:
     return sequence[:-4] if sequence.endswith("\x1b[0m") else sequence
 
 
-def render_cells(strip: Strip, color_system: ColorSystem) -> str:
+def render_cells(strip: Strip, color_system: ColorSystem, current: str = "") -> tuple[str, str]:
     """``strip`` as terminal output, an SGR sequence only where the style changes.
 
     ``Strip.render`` wraps every segment in its own SGR and reset; neighbours of the same style
-    (a highlighted code line is dozens of them) repeat it. Each style still starts from a reset,
-    so the cells end up exactly as ``Strip.render`` leaves them. Links keep their own wrapping.
+    (a highlighted code line is dozens of them) repeat it. Here each style is set from a reset
+    when it differs from the one in force (``current``, carried from the previous run: a cursor
+    move keeps it), so the cells end up exactly as ``Strip.render`` leaves them. Links keep their
+    own wrapping. Returns the output and the SGR in force after it.
     """
     out: list[str] = []
-    current = ""
     for text, style, _control in strip:
         if not text:
             continue
@@ -101,9 +103,7 @@ def render_cells(strip: Strip, color_system: ColorSystem) -> str:
                 out.append(sgr)
             current = sgr
         out.append(text)
-    if current:
-        out.append("\x1b[0m")
-    return "".join(out)
+    return "".join(out), current
 
 
 def _attached(text: str, index: int) -> bool:
@@ -158,6 +158,71 @@ def changed_cells(old: _Row, new: _Row, color_system: ColorSystem) -> tuple[int,
     return start, end
 
 
+RUN_GAP = 8  # identical cells fewer than this between two changes are written over (a move costs as much)
+REFINE_CELLS = 16  # a changed range wider than this is split into runs of changed cells
+Cell = tuple[str, str]  # characters (a base and its marks; "" for a wide one's second half), SGR
+
+
+def _cells(row: _Row, color_system: ColorSystem) -> list[Cell]:
+    cells: list[Cell] = []
+    for text, style in zip(row.texts, row.styles, strict=True):
+        sgr = _sgr(style, color_system)
+        if text.isascii():
+            cells.extend([(char, sgr) for char in text])
+            continue
+        for char in text:
+            width = cell_len(char)
+            if width == 0 and cells:
+                at = -2 if cells[-1][0] == "" and len(cells) > 1 else -1
+                cells[at] = (cells[at][0] + char, cells[at][1])
+            else:
+                cells.append((char, sgr))
+                if width == 2:
+                    cells.append(("", sgr))
+    return cells
+
+
+def _marked_before(cells: list[Cell], x: int) -> bool:
+    """Whether the character ending at cell ``x`` carries combining marks (a crop at ``x`` puts
+    them on the right-hand side)."""
+    k = x - 1
+    if k > 0 and cells[k][0] == "":
+        k -= 1
+    return k >= 0 and len(cells[k][0]) > 1
+
+
+def changed_runs(old: _Row, new: _Row, color_system: ColorSystem) -> list[tuple[int, int]]:
+    """The cell ranges of ``new`` that differ from ``old``, each written with one cursor move:
+    the range ``changed_cells`` finds, split where ``RUN_GAP`` or more cells in it are the same
+    (a new line over a blank one: only its text, not the spaces after it)."""
+    start, end = changed_cells(old, new, color_system)
+    if end - start <= REFINE_CELLS:
+        return [(start, end)] if end > start else []
+    a, b = _cells(old, color_system), _cells(new, color_system)
+    if len(a) != len(b):
+        return [(start, end)]
+    width = len(b)
+    runs: list[list[int]] = []
+    for x in range(start, end):
+        if a[x] != b[x]:
+            if runs and x - runs[-1][1] < RUN_GAP:
+                runs[-1][1] = x + 1
+            else:
+                runs.append([x, x + 1])
+    out: list[tuple[int, int]] = []
+    for left, right in runs:
+        # Never cut a wide character in two, nor a character from its marks.
+        while left > 0 and (b[left][0] == "" or a[left][0] == "" or _marked_before(b, left)):
+            left -= 1
+        while right < width and (b[right][0] == "" or a[right][0] == "" or _marked_before(b, right)):
+            right += 1
+        if out and left <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], right))
+        else:
+            out.append((left, right))
+    return out
+
+
 class FrameWriter:
     """The terminal's screen as last written; turns compositor updates into minimal output."""
 
@@ -184,26 +249,36 @@ class FrameWriter:
             self._width = width
             self._cursor = None
         color_system = console._color_system or ColorSystem.TRUECOLOR
-        out: list[str] = []
-        fresh = self._new_rows(update, width, height, console, color_system, out)
+        early: list[tuple[int, int, Strip]] = []  # spans written as they are (rows of unknown content)
+        fresh = self._new_rows(update, width, height, color_system, early)
         rows = self._rows
+        out: list[str] = []
+        sgr = ""  # the SGR in force on the terminal while this frame is written
+        for y, x, strip in early:
+            out.append(f"\x1b[{y + 1};{x + 1}H")
+            text, sgr = render_cells(strip, color_system, sgr)
+            out.append(text)
         changed = [y for y, row in fresh.items() if (old := rows[y]) is None or old.rendered != row.rendered]
-        if len(changed) >= SCROLL_MIN_ROWS:
-            self._scroll(fresh, changed, width, color_system, out)
+        if len(changed) >= SCROLL_MIN_ROWS and not early:  # early writes would move with the band
+            scroll = self._scroll(fresh, changed, width, color_system)
+            if scroll:
+                out.append(scroll)  # written from a reset (the erased lines take the background)
         for y in sorted(fresh):
             new = fresh[y]
             old = rows[y]
-            if old is None:
-                start, end = 0, width
-            else:
-                if old.rendered == new.rendered:
-                    rows[y] = new
-                    continue
-                start, end = changed_cells(old, new, color_system)
             rows[y] = new
-            if end > start:
+            if old is None:
+                runs = [(0, width)]
+            elif old.rendered == new.rendered:
+                continue
+            else:
+                runs = changed_runs(old, new, color_system)
+            for start, end in runs:
                 out.append(f"\x1b[{y + 1};{start + 1}H")
-                out.append(render_cells(new.strip.crop(start, end), color_system))
+                text, sgr = render_cells(new.strip.crop(start, end), color_system, sgr)
+                out.append(text)
+        if sgr:
+            out.append("\x1b[0m")
         if out or cursor != self._cursor:
             out.append(f"\x1b[{cursor.y + 1};{cursor.x + 1}H")
             self._cursor = cursor
@@ -213,10 +288,10 @@ class FrameWriter:
             self.chars += len(text)
         return text
 
-    def _new_rows(self, update: LayoutUpdate | ChopsUpdate, width: int, height: int, console: Console,
-                  color_system: ColorSystem, out: list[str]) -> dict[int, _Row]:
-        """The rows this update touches, as they will be (rows of unknown content are written
-        as Textual would write them, into ``out``, and stay unknown)."""
+    def _new_rows(self, update: LayoutUpdate | ChopsUpdate, width: int, height: int,
+                  color_system: ColorSystem, early: list[tuple[int, int, Strip]]) -> dict[int, _Row]:
+        """The rows this update touches, as they will be (spans of rows of unknown content go to
+        ``early``, to be written as they are, and the rows stay unknown)."""
         fresh: dict[int, _Row] = {}
         if isinstance(update, LayoutUpdate):
             region = update.region
@@ -227,8 +302,7 @@ class FrameWriter:
                         fresh[y] = _Row(strip, color_system)
                     else:
                         self._rows[y] = None
-                        out.append(f"\x1b[{y + 1};{region.x + 1}H")
-                        out.append(render_cells(strip, color_system))
+                        early.append((y, region.x, strip))
             return fresh
         chops, chop_ends = update.chops, update.chop_ends
         for y, x1, x2 in update.spans:
@@ -253,11 +327,8 @@ class FrameWriter:
                 self._rows[y] = None  # not a whole picture of the span, or of the row: write as is
                 earlier = fresh.pop(y, None)  # an earlier span of this line, not written yet
                 if earlier is not None:
-                    out.append(f"\x1b[{y + 1};1H")
-                    out.append(render_cells(earlier.strip, color_system))
-                for piece_x, piece in pieces:
-                    out.append(f"\x1b[{y + 1};{piece_x + 1}H")
-                    out.append(render_cells(piece, color_system))
+                    early.append((y, 0, earlier.strip))
+                early.extend((y, piece_x, piece) for piece_x, piece in pieces)
                 continue
             base = row.strip
             strip = Strip.join([base.crop(0, x1), middle, base.crop(x2, width)])
@@ -265,9 +336,10 @@ class FrameWriter:
         return fresh
 
     # ------------------------------------------------------------------ scrolling
-    def _scroll(self, fresh: dict[int, _Row], changed: list[int], width: int, color_system: ColorSystem,
-                out: list[str]) -> None:
-        """Scroll a band of the terminal when most changed rows are old rows moved by k lines."""
+    def _scroll(self, fresh: dict[int, _Row], changed: list[int], width: int,
+                color_system: ColorSystem) -> str:
+        """Scroll a band of the terminal when most changed rows are old rows moved by k lines:
+        the sequence that does it ("" when rewriting the rows is cheaper)."""
         rows = self._rows
         where: dict[str, list[int]] = {}
         for y, row in enumerate(rows):
@@ -280,18 +352,21 @@ class FrameWriter:
                 if old_y != y:
                     votes.setdefault(old_y - y, []).append(y)
         if not votes:
-            return
+            return ""
         shift, voters = max(votes.items(), key=lambda item: len(item[1]))
         if len(voters) < SCROLL_MIN_ROWS:
-            return
+            return ""
         height = len(rows)
         top = min(voters) if shift > 0 else min(voters) + shift
         bottom = max(voters) + shift if shift > 0 else max(voters)
         top, bottom = max(0, top), min(height - 1, bottom)
         if bottom - top < abs(shift):
-            return
+            return ""
         band = range(top, bottom + 1)
-        moved = [rows[y + shift] if 0 <= y + shift <= bottom and y + shift >= top else None for y in band]
+        # What each line of the band shows once scrolled: the line ``shift`` away, or a blank one
+        # (lines scrolled in are erased to the default look: the SGR is reset before the scroll).
+        blank = _Row(Strip([Segment(" " * width)], width), color_system)
+        moved = [rows[y + shift] if top <= y + shift <= bottom else blank for y in band]
 
         def cost(y: int, old: _Row | None) -> int:
             new = fresh.get(y)
@@ -309,18 +384,19 @@ class FrameWriter:
         stay = sum(cost(y, rows[y]) for y in band)
         scrolled = sum(cost(y, old) for y, old in zip(band, moved, strict=True)) + 16
         if scrolled >= stay:
-            return
+            return ""
         keep = {y: rows[y] for y in band if y not in fresh}  # rows the frame did not repaint
         if shift > 0:  # content moves up: index at the bottom margin
-            out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{bottom + 1};1H" + "\x1bD" * shift + "\x1b[r")
+            sequence = f"\x1b[{top + 1};{bottom + 1}r\x1b[{bottom + 1};1H" + "\x1bD" * shift + "\x1b[r"
         else:  # content moves down: reverse index at the top margin
-            out.append(f"\x1b[{top + 1};{bottom + 1}r\x1b[{top + 1};1H" + "\x1bM" * -shift + "\x1b[r")
+            sequence = f"\x1b[{top + 1};{bottom + 1}r\x1b[{top + 1};1H" + "\x1bM" * -shift + "\x1b[r"
         for y, old in zip(band, moved, strict=True):
             rows[y] = old
         for y, row in keep.items():  # unchanged by the frame but moved by the scroll: put it back
             if row is not None:
                 fresh[y] = row
         self.scrolls += 1
+        return sequence
 
 
 class DiffedOutput(App[ReturnType]):

@@ -38,6 +38,7 @@ class TextBlockView(LightRepaint):
 
     DEFAULT_CLASSES = "text-block"
     DEFAULT_CSS = "TextBlockView { height: auto; }"
+    KEEP_LINES_WHEN_TALLER = True  # every change marks its own lines (sync, _catch_up, _reset)
     paints = 0  # repaints asked for (one per sync that changed the text), for benchmarks
 
     def __init__(self, block: TextBlock, *, id: str | None = None) -> None:

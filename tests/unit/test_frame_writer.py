@@ -133,6 +133,24 @@ def test_wide_characters_and_combining_marks_stay_whole() -> None:
     assert terminal.lines()[0].startswith("a中c") and terminal.lines()[1].startswith("café")
 
 
+def test_changes_far_apart_are_written_as_separate_runs_keeping_marks_with_their_letter() -> None:
+    writer, terminal = FrameWriter(), Terminal()
+    rows = [strip("") for _ in range(H)]
+    write(writer, terminal, full([strip("x" + " " * 20 + "e\u0301aaa"), *rows[1:]]))
+    out = write(writer, terminal, chops({0: strip("y" + " " * 20 + "e\u0301bbb")}))
+    assert "\x1b[1;1Hy" in out and "\x1b[1;22He\u0301bbb" in out  # the spaces between are not written
+    assert terminal.lines()[0].startswith("y" + " " * 20 + "ébbb")
+
+
+def test_a_line_scrolled_in_is_written_without_its_trailing_blanks() -> None:
+    writer, terminal = FrameWriter(), Terminal()
+    body = [f"line {n} " + "with some words " * (n % 2 + 1) for n in range(12)]
+    write(writer, terminal, full([strip(t) for t in body[:H]]))
+    out = write(writer, terminal, full([strip(t) for t in body[1:H + 1]]))
+    assert writer.scrolls == 1 and out.endswith(f"{body[H].rstrip()}\x1b[1;1H")  # no padding after it
+    assert [line.rstrip() for line in terminal.lines()] == body[1:H + 1]
+
+
 def test_content_moving_up_scrolls_the_band_and_writes_the_new_line() -> None:
     writer, terminal = FrameWriter(), Terminal()
     body = [f"paragraph line {n} with words" for n in range(20)]
@@ -159,11 +177,12 @@ def test_neighbours_of_one_style_share_one_sgr() -> None:
     line = Strip([Segment("def", red), Segment(" ", red), Segment("f", bold), Segment("(x)", bold),
                   Segment(" " * (W - 8), None)], W)
     ours, theirs = Terminal(), Terminal()
-    out = render_cells(line, CONSOLE._color_system)  # type: ignore[arg-type]
-    ours.feed(out)
+    out, sgr = render_cells(line, CONSOLE._color_system)  # type: ignore[arg-type]
+    ours.feed(out + "\x1b[0m")
     theirs.feed(line.render(CONSOLE))
     assert ours.cells() == theirs.cells()
     assert out.count("\x1b[") == 3 and len(out) < len(line.render(CONSOLE))  # red, bold, reset
+    assert sgr == ""  # the default look at the end: nothing left to reset
 
 
 def test_rows_of_unknown_content_are_written_as_textual_would() -> None:
@@ -176,15 +195,22 @@ def test_rows_of_unknown_content_are_written_as_textual_would() -> None:
 
 
 # Letters, spaces, a wide character and a letter with a combining mark (never a mark on its own).
-row_text = st.lists(st.sampled_from(["a", "b", " ", "中", "e\u0301"]), max_size=12).map("".join)
-new_row = st.none() | st.tuples(row_text, st.integers(0, len(STYLES) - 1))  # None: the moved row stays
+row_text = st.lists(st.sampled_from(["a", "b", " ", "   ", "中", "e\u0301"]), max_size=6).map("".join)
+# A row of up to three segments (style index 3: no style), or None: the moved row stays.
+new_row = st.none() | st.lists(st.tuples(row_text, st.integers(0, len(STYLES))), min_size=1, max_size=3)
 
 
-@settings(max_examples=150, deadline=None)
+def segments_row(parts: list[tuple[str, int]]) -> Strip:
+    segments = [Segment(text, STYLES[n] if n < len(STYLES) else None) for text, n in parts if text]
+    used = sum(cell_len(segment.text) for segment in segments)
+    return Strip([*segments, Segment(" " * (W - used))], W)
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(-3, 3), st.lists(new_row, min_size=H, max_size=H), st.booleans()),
                 min_size=1, max_size=6))
 def test_any_sequence_of_frames_leaves_the_terminal_as_a_full_repaint_would(
-        frames: list[tuple[int, list[tuple[str, int] | None], bool]]) -> None:
+        frames: list[tuple[int, list[list[tuple[str, int]] | None], bool]]) -> None:
     """Rows moved up or down by a few lines, some replaced, as full or partial updates."""
     writer, terminal, reference = FrameWriter(), Terminal(), Terminal()
     rows = [strip(f"row {y}") for y in range(H)]
@@ -193,7 +219,7 @@ def test_any_sequence_of_frames_leaves_the_terminal_as_a_full_repaint_would(
     reference.feed(first.render_segments(CONSOLE))
     for shift, replaced, partial in frames:
         moved = rows[shift:] + rows[:shift]
-        rows = [moved[y] if new is None else strip(new[0], STYLES[new[1]]) for y, new in enumerate(replaced)]
+        rows = [moved[y] if new is None else segments_row(new) for y, new in enumerate(replaced)]
         update: Any = chops(dict(enumerate(rows))) if partial else full(rows)
         write(writer, terminal, update)
         reference.feed(update.render_segments(CONSOLE))

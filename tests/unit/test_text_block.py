@@ -155,3 +155,27 @@ async def test_appending_to_a_streaming_paragraph_repaints_its_last_line_only(
         assert app.view.source.endswith("more")
         assert repaints and all(region.y >= last for region in repaints), (last, repaints)
         assert drawn(app.view) == expected(app.view, block.text)
+
+
+async def test_the_screen_shows_the_streamed_text_as_rendered_while_the_block_grows() -> None:
+    """Lines kept from before a growth (the line cache survives a taller block) are never stale."""
+    text = "".join(f"Paragraph {n}: " + "words that wrap along the width " * 5 + "\n\n" for n in range(12))
+    app = BlockApp(TextBlock(kind="text", ordinal=0, streaming=True))
+    async with app.run_test(size=SIZE) as pilot:
+        block = TextBlock(kind="text", ordinal=0, streaming=True)
+        for end in range(7, len(text) + 7, 7):
+            block.text, block.version = text[:end], block.version + 1
+            app.view.sync(block)
+            await pilot.pause()
+            if end % 140 < 7:  # now and then, the whole screen against a fresh render
+                await pilot.pause()
+                want = [line_text(line) for line in expected(app.view, block.text)]
+                left, right = app.view.content_region.column_span  # not the scrollbar
+                shown = [strip.crop(left, right).text.strip()
+                         for strip in app.screen._compositor.render_strips()]
+                shown = [line for line in shown if line]
+                assert shown and all(line in want for line in shown), (shown, want[-len(shown):])
+
+
+def line_text(line: list[tuple[str, object]]) -> str:
+    return "".join(text for text, _ in line).strip()
