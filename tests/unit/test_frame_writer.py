@@ -148,7 +148,7 @@ def test_a_line_scrolled_in_is_written_without_its_trailing_blanks() -> None:
     write(writer, terminal, full([strip(t) for t in body[:H]]))
     out = write(writer, terminal, full([strip(t) for t in body[1:H + 1]]))
     assert writer.scrolls == 1 and out.endswith(f"{body[H].rstrip()}\x1b[1;1H")  # no padding after it
-    assert [line.rstrip() for line in terminal.lines()] == body[1:H + 1]
+    assert [line.rstrip() for line in terminal.lines()] == [line.rstrip() for line in body[1:H + 1]]
 
 
 def test_content_moving_up_scrolls_the_band_and_writes_the_new_line() -> None:
