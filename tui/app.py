@@ -43,9 +43,10 @@ FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast d
 STREAM_FRAME_S = 1 / 10  # parts growing (an answer streaming): ~10 frames a second read as smooth
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
-# An answer that grows by more than a screen a second cannot be read as it passes: while it
-# floods, one frame a second (each one a whole new screen on the terminal), and the end of it at
-# once, when the stream has been quiet for QUIET_S.
+# An answer that grows by more than a quarter of a screen a second cannot be read as it passes:
+# while it floods, one frame a second (each one much of a new screen on the terminal), and the
+# end of it at once, when the stream has been quiet for QUIET_S.
+FLOOD_SCREENS_PER_S = 0.25
 FLOOD_FRAME_S = 1.0
 QUIET_S = 0.05
 
@@ -235,7 +236,7 @@ class OctuiApp(DiffedOutput[int]):
         main = self._main_or_none()
         rows = main.content_rows() if main is not None else 0
         then, before = self._last_frame
-        self._flooding = rows - before > self.size.height * (now - then)
+        self._flooding = rows - before > FLOOD_SCREENS_PER_S * self.size.height * (now - then)
         self._last_frame = (now, rows)
 
     def _alert(self, alert: Alert) -> None:
