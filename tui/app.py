@@ -7,6 +7,7 @@ import contextlib
 import gc
 import logging
 import os
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
@@ -40,13 +41,15 @@ log = logging.getLogger("octui")
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
-STREAM_FRAME_S = 1 / 10  # parts growing (an answer streaming): ~10 frames a second read as smooth
+STREAM_FRAME_S = 1 / 15  # parts growing (an answer streaming): ~15 frames a second read as smooth
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
-# An answer that grows by more than a quarter of a screen a second cannot be read as it passes:
-# while it floods, one frame a second (each one much of a new screen on the terminal), and the
-# end of it at once, when the stream has been quiet for QUIET_S.
+# An answer that grows by more than a quarter of a screen a second (over the last second) cannot
+# be read as it passes: while it floods, one frame a second (each one much of a new screen on the
+# terminal), and the end of it at once, when the stream has been quiet for QUIET_S. It is over
+# below half that rate.
 FLOOD_SCREENS_PER_S = 0.25
+FLOOD_WINDOW_S = 1.0
 FLOOD_FRAME_S = 1.0
 QUIET_S = 0.05
 
@@ -92,7 +95,7 @@ class OctuiApp(DiffedOutput[int]):
         self._flush_due = 0.0  # a flood's frame comes no later than this
         self._last_change = 0.0  # when the latest change arrived
         self._flooding = False  # the last frame found the transcript grown by over a screen a second
-        self._last_frame = (0.0, 0)  # (when, transcript rows) after the last frame
+        self._growth: deque[tuple[float, int]] = deque()  # (when, transcript rows) after recent frames
         self.exit_message: str | None = None
         self.actions = SessionActions(self)
         self.notifier = Notifier(self.store, lambda: self.app_focus, self._alert,
@@ -235,9 +238,15 @@ class OctuiApp(DiffedOutput[int]):
         self._flush_cost = now - started
         main = self._main_or_none()
         rows = main.content_rows() if main is not None else 0
-        then, before = self._last_frame
-        self._flooding = rows - before > FLOOD_SCREENS_PER_S * self.size.height * (now - then)
-        self._last_frame = (now, rows)
+        growth = self._growth
+        growth.append((now, rows))
+        while len(growth) > 2 and now - growth[1][0] >= FLOOD_WINDOW_S:
+            growth.popleft()  # the oldest kept is the last one at least a window old
+        then, before = growth[0]
+        if now - then >= FLOOD_WINDOW_S / 2:
+            rate = (rows - before) / (now - then) / max(1, self.size.height)  # screens a second
+            limit = FLOOD_SCREENS_PER_S / 2 if self._flooding else FLOOD_SCREENS_PER_S
+            self._flooding = rate > limit
 
     def _alert(self, alert: Alert) -> None:
         """A turn ended or an ask arrived while the terminal is unfocused: toast + desktop

@@ -23,6 +23,7 @@ compositor's update classes in ``textual._compositor`` (``LayoutUpdate.strips`` 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from os.path import commonprefix
 from typing import Any, TypeVar
 
@@ -31,9 +32,9 @@ from rich.color import ColorSystem
 from rich.console import Console
 from rich.segment import Segment
 from textual._ansi_sequences import SYNC_END, SYNC_START
-from textual._compositor import ChopsUpdate, LayoutUpdate
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual.app import App
-from textual.geometry import Offset
+from textual.geometry import Offset, Region
 from textual.screen import Screen
 from textual.strip import Strip
 
@@ -397,6 +398,37 @@ class FrameWriter:
                 fresh[y] = row
         self.scrolls += 1
         return sequence
+
+
+def _cropped_renders(self: Compositor, crop: Region | None = None
+                     ) -> Iterable[tuple[Region, Region, list[Strip]]]:
+    """``Compositor._get_renders`` that renders each widget only where it meets ``crop``.
+
+    Textual's renders every widget overlapping the update's bounding box over its whole visible
+    region, and then keeps the lines the update needs: one changed line of a streaming answer
+    makes the screen, its containers, the transcript and the block behind it render every one
+    of their lines again. The crop is the bounding box of everything the update repaints, so no
+    line outside its rows is used: clipping to them gives the same chops.
+    """
+    visible = self.visible_widgets
+    if crop:
+        # Only the rows: a chop starts where its widget does, left of the crop or not.
+        rows = Region(0, crop.y, self.size.width, crop.height).intersection
+        overlaps = crop.overlaps
+        widget_regions = [(widget, region, rows(clip)) for widget, (region, clip) in visible.items()
+                          if overlaps(clip)]
+    else:
+        widget_regions = [(widget, region, clip) for widget, (region, clip) in visible.items()]
+    for widget, region, clip in widget_regions:
+        if clip.contains_region(region):
+            yield region, clip, widget.render_lines(Region(0, 0, region.width, region.height))
+            continue
+        x, y, width, height = region.intersection(clip)
+        if width and height:
+            yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+
+
+Compositor._get_renders = _cropped_renders  # type: ignore[method-assign]
 
 
 class DiffedOutput(App[ReturnType]):

@@ -292,6 +292,10 @@ async def test_a_streamed_answer_writes_a_fraction_and_shows_the_same_screen() -
         await stream_answer(app, pilot, answer_chunks(4000)[:900])
         await settle(pilot)
         assert recorder.frames and recorder.mismatches == 0
+        # And the terminal shows what a full render of the screen shows (not only the same as
+        # Textual's own partial updates would have).
+        screen = [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+        assert [line.rstrip() for line in recorder.ours.lines()] == screen
         assert app.frame_writer.scrolls > 0  # the transcript followed the stream by scrolling
         assert recorder.chars * 10 < recorder.textual_chars, (recorder.chars, recorder.textual_chars)
 
