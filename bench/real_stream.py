@@ -1,27 +1,32 @@
 """octui vs OpenCode's own TUI on the real server + fake LLM, in tmux at 120x40.
 
-One markdown answer of ~20 KB (headings, paragraphs, lists, code fences) in ``--deltas``
-(4,000) chunks, in two variants: as fast as possible ("fast", the burst) and 30 ms apart
-("30ms", paced). For each variant the clients run alternately, A B A B (``--rounds`` 2): octui
-(``octui --url``) and ``opencode attach URL`` from the same npm package. Each run gets a fresh
-session; the prompt is typed with ``tmux send-keys``. Figures per client:
+One markdown answer of ~20 KB (``--kib``: headings, paragraphs, lists, code fences) in
+``--deltas`` (4,000) chunks, in two variants: as fast as possible ("fast", the burst) and 30 ms
+apart ("30ms", paced). For each variant the clients run alternately, A B A B (``--rounds`` 2):
+octui (``octui --url``) and ``opencode attach URL`` from the same npm package. Each run gets a
+fresh session; the prompt is typed with ``tmux send-keys``. Figures per client:
 
 * ``cpu_s``: CPU seconds of the client's process tree from Enter until 1 s after the end marker
   is on screen; ``peak_rss_mb``: sampled VmRSS of the tree;
 * ``end_marker_lag_s``: the fake LLM wrote the last chunk → the end marker is in
-  ``capture-pane`` (polled every 20 ms); ``checkpoint_lag_max_s``: the same for the checkpoint
-  words spread through the answer (one per ~1 KB), the worst of those seen (a burst scrolls
-  most of them past between two polls: ``checkpoints_seen`` says how many counted);
+  ``capture-pane`` (polled every 20 ms); ``checkpoint_lag_max_s``: the worst of that and of the
+  checkpoint words spread through the answer (one per ~1 KB; a burst scrolls most of them past
+  between two polls: ``checkpoints_seen`` says how many counted);
+* ``…_behind_server``: the same lags from when the server sent the word on the event route the
+  client reads (a reader of its own on ``/api/event`` for octui, on the legacy ``/event`` for
+  OpenCode's TUI, which prompts on the v1 routes): the client's own share. The 1.18 server
+  delivers the ``/api`` stream of a fast answer seconds later than ``/event``;
 * ``bytes``, ``sync_frames``, ``write_bursts``: what the client wrote to its terminal over the
-  same window as ``cpu_s``, recorded with ``tmux pipe-pane`` (``bench/pane_record.py``):
-  bytes, synchronized-update begin markers (DEC mode 2026), and groups of writes less than
-  4 ms apart; ``idle_bytes``: the same during the idle window;
+  same window as ``cpu_s``, recorded with ``tmux pipe-pane`` (``bench/pane_record.py``): bytes,
+  synchronized-update begin markers (DEC mode 2026), and groups of writes less than 4 ms apart;
+  ``idle_bytes``: the same during the idle window;
 * ``first_frame_s``: launch → three non-blank lines; ``idle_cpu_pct``: over ``--idle`` (10) s
   after the answer.
 
 Then the octui / OpenCode ratio of each median, and the load average before and after.
 
-    python -m bench.real_stream [--deltas 4000] [--rounds 2] [--variants fast,30ms] [--clients octui,opencode]
+    python -m bench.real_stream [--deltas 4000] [--kib 20] [--rounds 2] [--variants fast,30ms]
+                                [--clients octui,opencode] [--idle 10] [--keep DIR]
 
 Needs tmux and the repo-local ``opencode`` (``.opencode/node_modules``; ``$OPENCODE_BIN``).
 Everything listens on 127.0.0.1; the server, the fake LLM and every private tmux server are

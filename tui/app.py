@@ -10,7 +10,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from time import perf_counter
+from time import perf_counter, thread_time
 from typing import Any
 
 import httpx
@@ -41,7 +41,7 @@ log = logging.getLogger("octui")
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
-STREAM_FRAME_S = 1 / 15  # parts growing (an answer streaming): ~15 frames a second read as smooth
+STREAM_FRAME_S = 1 / 12  # parts growing (an answer streaming): ~10 frames a second read as smooth
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
 # An answer that grows by more than a quarter of a screen a second (over the last second) cannot
@@ -91,7 +91,7 @@ class OctuiApp(DiffedOutput[int]):
         self.stream_state = StreamState(phase="connecting")
         self._pending: list[Change] = []
         self._flush_scheduled = False
-        self._flush_cost = 0.0  # seconds the last frame took: the flush and the repaint after it
+        self._flush_cost = 0.0  # CPU seconds the last frame took: the flush and the repaint after it
         self._flush_due = 0.0  # a flood's frame comes no later than this
         self._last_change = 0.0  # when the latest change arrived
         self._flooding = False  # the last frame found the transcript grown by over a screen a second
@@ -207,7 +207,9 @@ class OctuiApp(DiffedOutput[int]):
             return
         self._flush_scheduled = True
         # A slow frame (a long answer streaming very fast) spaces the next one out, so keys
-        # and the stream always get part of the event loop.
+        # and the stream always get part of the event loop. The wait starts at the first change
+        # after a frame: none waits longer than that, and a steady stream gets a little fewer
+        # frames than 1 / pace.
         pace = STREAM_FRAME_S if all(change.kind == "part" for change in changes) else FRAME_S
         wait = min(FLUSH_WAIT_MAX_S, max(pace, FLUSH_GAP * self._flush_cost))
         if self._flooding:
@@ -227,15 +229,15 @@ class OctuiApp(DiffedOutput[int]):
         changes, self._pending = self._pending, []
         main = self._main_or_none()  # None while the app is closing: late changes are dropped
         if changes and main is not None:
-            started = perf_counter()
+            started = thread_time()  # CPU, not wall: a loaded machine must not slow frames down more
             with self.batch_update():
                 main.apply_changes(changes)
             self.call_after_refresh(self._frame_done, started)
             self.notifier.observe(changes)
 
     def _frame_done(self, started: float) -> None:
+        self._flush_cost = thread_time() - started
         now = perf_counter()
-        self._flush_cost = now - started
         main = self._main_or_none()
         rows = main.content_rows() if main is not None else 0
         growth = self._growth
