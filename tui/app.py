@@ -14,7 +14,7 @@ from time import perf_counter, thread_time
 from typing import Any
 
 import httpx
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
@@ -45,13 +45,16 @@ STREAM_FRAME_S = 1 / 12  # parts growing (an answer streaming): ~10 frames a sec
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
 # An answer that grows by more than a quarter of a screen a second (over the last second) cannot
-# be read as it passes: while it floods, one frame a second (each one much of a new screen on the
-# terminal), and the end of it at once, when the stream has been quiet for QUIET_S. It is over
-# below half that rate.
+# be read as it passes: while it floods, the widgets keep up at the streaming pace (each piece
+# rendered as it comes, within its slice) but the terminal is painted once a second (each frame
+# much of a new screen), and at once when the stream has been quiet for QUIET_S, when a key or
+# the mouse is used, or when anything but an answer's parts changes. It is over below half
+# that rate.
 FLOOD_SCREENS_PER_S = 0.25
 FLOOD_WINDOW_S = 1.0
 FLOOD_FRAME_S = 1.0
 QUIET_S = 0.05
+RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
 
 
 @dataclass
@@ -92,7 +95,9 @@ class OctuiApp(DiffedOutput[int]):
         self._pending: list[Change] = []
         self._flush_scheduled = False
         self._flush_cost = 0.0  # CPU seconds the last frame took: the flush and the repaint after it
-        self._flush_due = 0.0  # a flood's frame comes no later than this
+        self._held: contextlib.AbstractContextManager[None] | None = None  # painting held (a flood)
+        self._hold_until = 0.0
+        self._hold_flood = False
         self._last_change = 0.0  # when the latest change arrived
         self._flooding = False  # the last frame found the transcript grown by over a screen a second
         self._growth: deque[tuple[float, int]] = deque()  # (when, transcript rows) after recent frames
@@ -210,19 +215,46 @@ class OctuiApp(DiffedOutput[int]):
         # and the stream always get part of the event loop. The wait starts at the first change
         # after a frame: none waits longer than that, and a steady stream gets a little fewer
         # frames than 1 / pace.
-        pace = STREAM_FRAME_S if all(change.kind == "part" for change in changes) else FRAME_S
+        parts = all(change.kind == "part" for change in changes)
+        if not parts:
+            self.release_paint()
+        pace = STREAM_FRAME_S if parts else FRAME_S
         wait = min(FLUSH_WAIT_MAX_S, max(pace, FLUSH_GAP * self._flush_cost))
-        if self._flooding:
-            self._flush_due = now + max(wait, FLOOD_FRAME_S)
-            wait = QUIET_S
-        self.set_timer(wait, self._flush_tick)
+        self.set_timer(wait, self._flush_changes)
 
-    def _flush_tick(self) -> None:
-        now = perf_counter()
-        if self._flooding and now < self._flush_due and now - self._last_change < QUIET_S:
-            self.set_timer(QUIET_S, self._flush_tick)  # still flooding in: wait for the due time
+    # ------------------------------------------------------------------ painting held in a flood
+    def _hold_paint(self, seconds: float) -> None:
+        if self._held is None:
+            self._held = self.batch_update()
+            self._held.__enter__()
+            self._hold_until = perf_counter() + seconds
+            self._hold_flood = self._flooding
+            self.set_timer(QUIET_S / 2, self._held_tick)
+
+    def _held_tick(self) -> None:
+        if self._held is None:
             return
-        self._flush_changes()
+        now = perf_counter()
+        main = self._main_or_none()
+        behind = main is not None and main.rendering_behind()
+        quiet = now - self._last_change >= QUIET_S
+        if now >= self._hold_until or (self._hold_flood and quiet) or (not self._hold_flood and not behind):
+            self.release_paint()  # a second of a flood, its end, or the lines are rendered now
+        else:
+            self.set_timer(QUIET_S / 2, self._held_tick)
+
+    def release_paint(self) -> None:
+        """Paint what a flood held back (at once: a key, the mouse, any other change)."""
+        held, self._held = self._held, None
+        if held is not None:
+            held.__exit__(None, None, None)
+            self.call_after_refresh(self._measure_growth)  # laid out again: is it still a flood?
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._held is not None and isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown,
+                                                         events.MouseScrollUp, events.Paste, events.Resize)):
+            self.release_paint()
+        await super().on_event(event)
 
     def _flush_changes(self) -> None:
         self._flush_scheduled = False
@@ -234,9 +266,17 @@ class OctuiApp(DiffedOutput[int]):
                 main.apply_changes(changes)
             self.call_after_refresh(self._frame_done, started)
             self.notifier.observe(changes)
+            if self._flooding:
+                self._hold_paint(FLOOD_FRAME_S)
+            elif main.rendering_behind():
+                self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
 
     def _frame_done(self, started: float) -> None:
         self._flush_cost = thread_time() - started
+        if self._held is None:  # no layout while painting is held: measured once it is shown
+            self._measure_growth()
+
+    def _measure_growth(self) -> None:
         now = perf_counter()
         main = self._main_or_none()
         rows = main.content_rows() if main is not None else 0
@@ -305,6 +345,7 @@ class OctuiApp(DiffedOutput[int]):
 
     async def shutdown(self) -> None:
         """Stop the stream, close HTTP and stop the local server we started (by PID)."""
+        self.release_paint()
         if self.controller is not None:
             with contextlib.suppress(Exception):
                 self.controller.stop()

@@ -137,6 +137,13 @@ class TextBlockView(LightRepaint):
                 done.append(index)
         return done
 
+    @property
+    def rendering_behind(self) -> bool:
+        """Whether the end of the block (where a stream is read) shows placeholders that the
+        next slice will replace (the app holds the terminal for it: one frame, not two)."""
+        return bool(self._pieces.width and self._pieces.unrendered and self._near_view()
+                    and self._pieces.unrendered_at_end(self.app.size.height))
+
     def _near_view(self) -> bool:
         """Whether the block's end may be on screen (not laid out yet counts as yes)."""
         region = self.region
