@@ -1,14 +1,32 @@
 """octui vs OpenCode's own TUI on the real server + fake LLM, in tmux at 120x40.
 
-One answer of ~20 KB in ``--deltas`` (4,000) chunks, in two variants: as fast as possible and
-30 ms apart. For each variant the clients run alternately, A B A B (``--rounds`` 2): octui
-(``octui --url``) and ``opencode attach URL`` from the same npm package. Each run gets a fresh
-session; the prompt is typed with ``tmux send-keys``. Figures per client: CPU seconds of the
-client's process tree during the answer, peak RSS, seconds from the last delta written by the
-fake LLM until the end marker is on screen, seconds to the first frame, idle CPU % over
-``--idle`` (10) seconds afterwards; then the octui / OpenCode ratio of each median.
+One markdown answer of ~20 KB (``--kib``: headings, paragraphs, lists, code fences) in
+``--deltas`` (4,000) chunks, in two variants: as fast as possible ("fast", the burst) and 30 ms
+apart ("30ms", paced). For each variant the clients run alternately, A B A B (``--rounds`` 2):
+octui (``octui --url``) and ``opencode attach URL`` from the same npm package. Each run gets a
+fresh session; the prompt is typed with ``tmux send-keys``. Figures per client:
 
-    python -m bench.real_stream [--deltas 4000] [--rounds 2] [--variants fast,30ms]
+* ``cpu_s``: CPU seconds of the client's process tree from Enter until 1 s after the end marker
+  is on screen; ``peak_rss_mb``: sampled VmRSS of the tree;
+* ``end_marker_lag_s``: the fake LLM wrote the last chunk → the end marker is in
+  ``capture-pane`` (polled every 20 ms); ``checkpoint_lag_max_s``: the worst of that and of the
+  checkpoint words spread through the answer (one per ~1 KB; a burst scrolls most of them past
+  between two polls: ``checkpoints_seen`` says how many counted);
+* ``…_behind_server``: the same lags from when the server sent the word on the event route the
+  client reads (a reader of its own on ``/api/event`` for octui, on the legacy ``/event`` for
+  OpenCode's TUI, which prompts on the v1 routes): the client's own share. The 1.18 server
+  delivers the ``/api`` stream of a fast answer seconds later than ``/event``;
+* ``bytes``, ``sync_frames``, ``write_bursts``: what the client wrote to its terminal over the
+  same window as ``cpu_s``, recorded with ``tmux pipe-pane`` (``bench/pane_record.py``): bytes,
+  synchronized-update begin markers (DEC mode 2026), and groups of writes less than 4 ms apart;
+  ``idle_bytes``: the same during the idle window;
+* ``first_frame_s``: launch → three non-blank lines; ``idle_cpu_pct``: over ``--idle`` (10) s
+  after the answer.
+
+Then the octui / OpenCode ratio of each median, and the load average before and after.
+
+    python -m bench.real_stream [--deltas 4000] [--kib 20] [--rounds 2] [--variants fast,30ms]
+                                [--clients octui,opencode] [--idle 10] [--keep DIR]
 
 Needs tmux and the repo-local ``opencode`` (``.opencode/node_modules``; ``$OPENCODE_BIN``).
 Everything listens on 127.0.0.1; the server, the fake LLM and every private tmux server are
@@ -18,15 +36,24 @@ stopped by PID / socket at the end; every wait is bounded.
 from __future__ import annotations
 
 import argparse
+import bisect
+import contextlib
+import json
+import os
+import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from bench.common import cpu_seconds, emit, ensure_repo_on_path, tree_pids
-from bench.startup import Tmux, octui_command
+from bench.pane_record import frame_figures
+from bench.startup import Tmux, _quote, octui_command
 
 ensure_repo_on_path()
 
@@ -35,25 +62,129 @@ from tests.e2e.server import RealServer, find_opencode_bin, make_workspace  # no
 
 END_MARKER = "ENDMARK-4242"
 ANSWER_BYTES = 20 * 1024
+CHECKPOINT_EVERY = 1024  # characters of answer between two checkpoint words
 TIMEOUT_S = 300.0
 SETTLE_S = 4.0
-LAST_SENT: dict[str, float] = {}
+POLL_S = 0.02
+SENT: dict[str, float] = {}  # checkpoint word / END_MARKER → when the fake LLM wrote it
+CHECKPOINTS: dict[int, str] = {}  # chunk index → the checkpoint word that chunk completes
 
 
 class TimedChunks(list[str]):
-    """Chunks that remember when the fake LLM asked past the last one (= last delta written)."""
+    """Chunks that note when the fake LLM wrote the ones completing a checkpoint word."""
 
     def __iter__(self) -> Any:
-        yield from super().__iter__()
-        LAST_SENT["t"] = time.monotonic()
+        for index, chunk in enumerate(super().__iter__()):
+            yield chunk
+            # Resumed once the fake LLM has written this chunk and asks for the next one.
+            label = CHECKPOINTS.get(index)
+            if label is not None:
+                SENT[label] = time.monotonic()
+        SENT[END_MARKER] = time.monotonic()
 
 
-def answer_chunks(deltas: int) -> list[str]:
-    size = max(1, (ANSWER_BYTES - 40) // deltas)
-    words = "streaming benchmark text with some words. "
-    body = (words * (ANSWER_BYTES // len(words) + 1))[: size * (deltas - 1)]
-    chunks = [body[i:i + size] for i in range(0, len(body), size)][: deltas - 1]
+def markdown_answer(size: int) -> tuple[str, list[str]]:
+    """About ``size`` characters of varied markdown with a checkpoint word every ~1 KB."""
+    words = ("streaming benchmark text with **bold words**, `inline code` and plain ones that "
+             "wrap across the width of the terminal like a real answer does. ")
+    sections: list[str] = []
+    labels: list[str] = []
+    n = 0
+    while sum(map(len, sections)) < size:
+        n += 1
+        label = f"CKPT{n:02d}"
+        labels.append(label)
+        kind = n % 4
+        if kind == 1:
+            body = f"## Section {n}\n\n{words * 3}checkpoint {label} here. {words * 2}\n\n"
+        elif kind == 2:
+            items = "".join(f"- item {i}: {words[:60]}\n" for i in range(6))
+            body = f"{items}- checkpoint {label} in a list\n\n{words * 3}\n\n"
+        elif kind == 3:
+            code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(8))
+            body = (f"```python\ndef step_{n}():\n{code}    return value_0\n```\n\n"
+                    f"checkpoint {label} after code. {words * 3}\n\n")
+        else:
+            body = (f"> quoted {words * 2}\n\n"
+                    f"1. first {words}\n2. checkpoint {label} numbered\n3. third {words}\n\n")
+        sections.append(body)
+    return "".join(sections), labels
+
+
+def answer_chunks(deltas: int, size: int = ANSWER_BYTES) -> list[str]:
+    """The answer cut into ``deltas`` chunks; fills ``CHECKPOINTS`` with where each word ends."""
+    text, labels = markdown_answer(size - 40)
+    count = max(1, deltas - 1)
+    bounds = [len(text) * i // count for i in range(count + 1)]
+    chunks = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    CHECKPOINTS.clear()
+    for label in labels:
+        CHECKPOINTS[bisect.bisect_right(bounds, text.index(label) + len(label) - 1) - 1] = label
     return chunks + [f"\n\nDone. {END_MARKER}\n"]
+
+
+class ServerClock:
+    """When the server sent each checkpoint word of one session on one event route.
+
+    Reads ``route`` (``/api/event`` for octui, the legacy ``/event`` for OpenCode's TUI, which
+    prompts on the v1 routes) in a thread, joins the session's text deltas and notes when each
+    word is complete: the client's own lag is screen time minus that.
+    """
+
+    def __init__(self, server: RealServer, route: str, session_id: str, labels: list[str]) -> None:
+        self.server, self.route, self.session_id = server, route, session_id
+        self.labels = labels
+        self.sent: dict[str, float] = {}
+        self._text = ""
+        self._stop = threading.Event()
+        self._connected = threading.Event()
+        self._response: httpx.Response | None = None
+        self._thread = threading.Thread(target=self._run, name="server-clock", daemon=True)
+
+    def start(self) -> ServerClock:
+        self._thread.start()
+        self._connected.wait(10)
+        return self
+
+    def _run(self) -> None:
+        timeout = httpx.Timeout(10.0, read=60.0)
+        try:
+            with httpx.Client(base_url=self.server.url, auth=self.server.auth, timeout=timeout) as http:
+                with http.stream("GET", self.route) as response:
+                    self._response = response
+                    self._connected.set()
+                    for line in response.iter_lines():
+                        if self._stop.is_set():
+                            return
+                        if line.startswith("data:"):
+                            self._frame(line[5:])
+        except (httpx.HTTPError, OSError, ValueError):
+            return  # the figure is then missing, not wrong
+        finally:
+            self._connected.set()
+
+    def _frame(self, raw: str) -> None:
+        event = json.loads(raw)
+        payload = event.get("data") or event.get("properties") or {}
+        delta = payload.get("delta") if isinstance(payload, dict) else None
+        if not isinstance(delta, str) or payload.get("sessionID") != self.session_id:
+            return
+        self._text += delta
+        now = time.monotonic()
+        recent = self._text[-(len(delta) + 16):]
+        for label in self.labels:
+            if label not in self.sent and label in recent:
+                self.sent[label] = now
+
+    def stop(self) -> None:
+        self._stop.set()
+        response = self._response
+        stream = response.extensions.get("network_stream") if response is not None else None
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(2)
+        self._thread.join(5)
 
 
 def tree_rss_mb(pid: int) -> float:
@@ -79,7 +210,7 @@ def tree_cpu(pid: int) -> float:
 
 
 def one_run(client: str, server: RealServer, project: Path, env: dict[str, str], scenario: str,
-            opencode: Path, idle_s: float) -> dict[str, Any]:
+            opencode: Path, idle_s: float, scratch: Path) -> dict[str, Any]:
     session = server.create_session()
     sid = session.get("id") or session.get("data", {}).get("id")
     assert isinstance(sid, str), session
@@ -90,49 +221,70 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
     client_env = {k: v for k, v in env.items() if k.startswith(("HOME", "XDG_", "OPENCODE_"))}
     client_env["TERM"] = "xterm-256color"
     tmux = Tmux(f"octui-rs-{client}-{int(time.time() * 1000) % 10**8}")
+    recording = scratch / f"{tmux.socket}.out"
     out: dict[str, Any] = {"client": client}
     try:
         start = time.monotonic()
         tmux.start(["exec", *command], str(project), client_env)
+        recorder = f"exec {_quote(sys.executable)} -m bench.pane_record {_quote(str(recording))}"
+        tmux.run("pipe-pane", "-o", recorder)
         pid = 0
         while time.monotonic() - start < 60:  # bounded: first frame
             pid = pid or tmux.pane_pid()
             screen = tmux.capture()
             if sum(1 for line in screen.splitlines() if line.strip()) >= 3:
                 break
-            time.sleep(0.02)
+            time.sleep(POLL_S)
         out["first_frame_s"] = time.monotonic() - start
         time.sleep(SETTLE_S)
         pid = pid or tmux.pane_pid()
-        cpu_before = tree_cpu(pid)
-        LAST_SENT.pop("t", None)
+        SENT.clear()
+        labels = [*CHECKPOINTS.values(), END_MARKER]
+        clock = ServerClock(server, "/api/event" if client == "octui" else "/event", sid, labels).start()
         peak = tree_rss_mb(pid)
         tmux.send("-l", f"Answer please [[scenario:{scenario}]]")
         time.sleep(0.3)
+        cpu_before = tree_cpu(pid)
+        turn_start = time.monotonic()
         tmux.send("Enter")
-        shown = None
+        shown: dict[str, float] = {}
         while time.monotonic() - start < TIMEOUT_S:  # bounded: end marker on screen
             peak = max(peak, tree_rss_mb(pid))
-            if END_MARKER in tmux.capture():
-                shown = time.monotonic()
+            screen = tmux.capture()
+            now = time.monotonic()
+            for label in labels:
+                if label not in shown and label in screen:
+                    shown[label] = now
+            if END_MARKER in shown:
                 break
-            time.sleep(0.02)
-        sent = LAST_SENT.get("t")
-        out["end_marker_shown"] = shown is not None
-        out["end_marker_lag_s"] = (shown - sent) if shown is not None and sent is not None else None
+            time.sleep(POLL_S)
         time.sleep(1.0)
+        clock.stop()
+        out["end_marker_shown"] = END_MARKER in shown
+        for name, sent in (("", SENT), ("_behind_server", clock.sent)):
+            lags = {label: shown[label] - sent[label] for label in shown if label in sent}
+            out[f"end_marker_lag{name}_s"] = lags.get(END_MARKER)
+            out[f"checkpoint_lag{name}_max_s"] = max(lags.values()) if lags else None
+        out["checkpoints_seen"] = sum(1 for label in shown if label != END_MARKER)
+        turn_end = time.monotonic()
         out["cpu_s"] = tree_cpu(pid) - cpu_before
         out["peak_rss_mb"] = max(peak, tree_rss_mb(pid))
         idle_before = tree_cpu(pid)
+        idle_start = time.monotonic()
         for _ in range(int(idle_s * 10)):
             time.sleep(0.1)
             out["peak_rss_mb"] = max(out["peak_rss_mb"], tree_rss_mb(pid))
         out["idle_cpu_pct"] = (tree_cpu(pid) - idle_before) / idle_s * 100
+        idle_end = time.monotonic()
         out["idle_rss_mb"] = tree_rss_mb(pid)
     finally:
         tmux.send("C-c")
         time.sleep(0.5)
         tmux.kill()
+    time.sleep(0.3)  # the recorder drains what tmux handed it
+    turn = frame_figures(recording, turn_start, turn_end)
+    out.update(bytes=turn.bytes, sync_frames=turn.sync_frames, write_bursts=turn.bursts)
+    out["idle_bytes"] = frame_figures(recording, idle_start, idle_end).bytes
     server.wait_idle(sid, timeout=30)
     return out
 
@@ -142,18 +294,29 @@ def median(runs: list[dict[str, Any]], key: str) -> float | None:
     return statistics.median(values) if values else None
 
 
+KEYS = ("cpu_s", "bytes", "sync_frames", "write_bursts", "checkpoint_lag_max_s", "end_marker_lag_s",
+        "checkpoint_lag_behind_server_max_s", "end_marker_lag_behind_server_s",
+        "peak_rss_mb", "first_frame_s", "idle_cpu_pct", "idle_bytes", "idle_rss_mb")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=4000)
+    parser.add_argument("--kib", type=float, default=ANSWER_BYTES / 1024, help="answer size (20)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--variants", default="fast,30ms")
+    parser.add_argument("--clients", default="octui,opencode")
     parser.add_argument("--idle", type=float, default=10.0)
+    parser.add_argument("--keep", type=Path, help="copy every terminal recording (and its .idx) here")
     args = parser.parse_args()
     opencode = find_opencode_bin()
     if opencode is None:
         emit({"benchmark": "real_stream", "error": "opencode binary not found (.opencode/node_modules)"})
         sys.exit(1)
-    figures: dict[str, Any] = {"benchmark": "real_stream", "deltas": args.deltas, "rounds": args.rounds}
+    clients = args.clients.split(",")
+    figures: dict[str, Any] = {"benchmark": "real_stream", "deltas": args.deltas, "kib": args.kib,
+                               "rounds": args.rounds,
+                               "load_average_before": list(os.getloadavg())}
     llm = FakeLLM()
     llm.start()
     server: RealServer | None = None
@@ -165,23 +328,28 @@ def main() -> None:
                 delay = 0.03 if variant == "30ms" else 0.0
                 scenario = f"bench_{variant}"
                 llm.add_scenario(scenario, [
-                    {"chunks": TimedChunks(answer_chunks(args.deltas)), "chunk_delay": delay}])
-                runs: dict[str, list[dict[str, Any]]] = {"octui": [], "opencode": []}
+                    {"chunks": TimedChunks(answer_chunks(args.deltas, int(args.kib * 1024))),
+                     "chunk_delay": delay}])
+                runs: dict[str, list[dict[str, Any]]] = {client: [] for client in clients}
                 for _ in range(args.rounds):
-                    for client in ("octui", "opencode"):
+                    for client in clients:
                         runs[client].append(one_run(client, server, project, env, scenario, opencode,
-                                                    args.idle))
+                                                    args.idle, Path(root)))
+                if args.keep is not None:
+                    args.keep.mkdir(parents=True, exist_ok=True)
+                    for recording in Path(root).glob("octui-rs-*.out*"):
+                        shutil.move(str(recording), args.keep / f"{variant}-{recording.name}")
                 summary: dict[str, Any] = {"runs": runs}
-                for key in ("cpu_s", "peak_rss_mb", "end_marker_lag_s", "first_frame_s", "idle_cpu_pct",
-                            "idle_rss_mb"):
-                    a, b = median(runs["octui"], key), median(runs["opencode"], key)
-                    summary[key] = {"octui": a, "opencode": b,
-                                    "ratio": (a / b) if a is not None and b else None}
+                for key in KEYS:
+                    values = {client: median(runs[client], key) for client in clients}
+                    a, b = values.get("octui"), values.get("opencode")
+                    summary[key] = {**values, "ratio": (a / b) if a is not None and b else None}
                 figures[variant] = summary
     finally:
         if server is not None:
             server.stop()
         llm.stop()
+    figures["load_average_after"] = list(os.getloadavg())
     emit(figures)
 
 

@@ -7,14 +7,15 @@ import contextlib
 import gc
 import logging
 import os
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from time import perf_counter
+from time import perf_counter, thread_time
 from typing import Any
 
 import httpx
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -36,13 +37,26 @@ from tui.session_actions import SessionActions
 from tui.state.store import Store
 from tui.state.transcript import Change
 from tui.themes import persist_theme
+from widgets.frame_writer import DiffedOutput
 
 log = logging.getLogger("octui")
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
+STREAM_FRAME_S = 1 / 12  # parts growing (an answer streaming): ~10 frames a second read as smooth
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
+# An answer that grows by more than a quarter of a screen a second (over the last second) cannot
+# be read as it passes: while it floods, the widgets keep up at the streaming pace (each piece
+# rendered as it comes, within its slice) but the terminal is painted once a second (each frame
+# much of a new screen), and at once when the stream has been quiet for QUIET_S, when a key or
+# the mouse is used, or when anything but an answer's parts changes. It is over below half
+# that rate.
+FLOOD_SCREENS_PER_S = 0.25
+FLOOD_WINDOW_S = 1.0
+FLOOD_FRAME_S = 1.0
+QUIET_S = 0.05
+RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
 
 
 @dataclass
@@ -64,7 +78,7 @@ class ConnectSpec:
     notices: list[str] = field(default_factory=list)  # said once at start (e.g. a refused registry)
 
 
-class OctuiApp(App[int]):
+class OctuiApp(DiffedOutput[int]):
     """The terminal client. Exit code: 0 normal, non-zero when start-up failed."""
 
     TITLE = "octui"
@@ -88,7 +102,13 @@ class OctuiApp(App[int]):
         self.stream_state = StreamState(phase="connecting")
         self._pending: list[Change] = []
         self._flush_scheduled = False
-        self._flush_cost = 0.0  # seconds the last frame took: the flush and the repaint after it
+        self._flush_cost = 0.0  # CPU seconds the last frame took: the flush and the repaint after it
+        self._held: contextlib.AbstractContextManager[None] | None = None  # painting held (a flood)
+        self._hold_until = 0.0
+        self._hold_flood = False
+        self._last_change = 0.0  # when the latest change arrived
+        self._flooding = False  # the last frame found the transcript grown by over a screen a second
+        self._growth: deque[tuple[float, int]] = deque()  # (when, transcript rows) after recent frames
         self.exit_message: str | None = None
         self.exit_grace_s: float | None = None  # the CLI bounds the exit (tui/exit_guard.py); tests do not
         self.actions = SessionActions(self)
@@ -207,33 +227,101 @@ class OctuiApp(App[int]):
 
     # ------------------------------------------------------------------ changes
     def _on_changes(self, changes: list[Change]) -> None:
-        self.post_message(StoreChanged(changes))
+        # Called on the event loop by the controller for every frame of the stream: queued at
+        # once (a message per delta would cost a dispatch each; a frame handles them all).
+        self._queue_changes(changes)
 
     def _on_state(self, state: StreamState) -> None:
         self.post_message(ConnectionChanged(state))
 
     def on_store_changed(self, message: StoreChanged) -> None:
-        self._pending.extend(message.changes)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            # A slow frame (a long answer streaming very fast) spaces the next one out, so keys
-            # and the stream always get part of the event loop.
-            wait = min(FLUSH_WAIT_MAX_S, max(FRAME_S, FLUSH_GAP * self._flush_cost))
-            self.set_timer(wait, self._flush_changes)
+        self._queue_changes(message.changes)
+
+    def _queue_changes(self, changes: list[Change]) -> None:
+        self._pending.extend(changes)
+        now = perf_counter()
+        self._last_change = now
+        if self._flush_scheduled:
+            return
+        self._flush_scheduled = True
+        # A slow frame (a long answer streaming very fast) spaces the next one out, so keys
+        # and the stream always get part of the event loop. The wait starts at the first change
+        # after a frame: none waits longer than that, and a steady stream gets a little fewer
+        # frames than 1 / pace.
+        parts = all(change.kind == "part" for change in changes)
+        if not parts:
+            self.release_paint()
+        pace = STREAM_FRAME_S if parts else FRAME_S
+        wait = min(FLUSH_WAIT_MAX_S, max(pace, FLUSH_GAP * self._flush_cost))
+        self.set_timer(wait, self._flush_changes)
+
+    # ------------------------------------------------------------------ painting held in a flood
+    def _hold_paint(self, seconds: float) -> None:
+        if self._held is None:
+            self._held = self.batch_update()
+            self._held.__enter__()
+            self._hold_until = perf_counter() + seconds
+            self._hold_flood = self._flooding
+            self.set_timer(QUIET_S / 2, self._held_tick)
+
+    def _held_tick(self) -> None:
+        if self._held is None:
+            return
+        now = perf_counter()
+        main = self._main_or_none()
+        behind = main is not None and main.rendering_behind()
+        quiet = now - self._last_change >= QUIET_S
+        if now >= self._hold_until or (self._hold_flood and quiet) or (not self._hold_flood and not behind):
+            self.release_paint()  # a second of a flood, its end, or the lines are rendered now
+        else:
+            self.set_timer(QUIET_S / 2, self._held_tick)
+
+    def release_paint(self) -> None:
+        """Paint what a flood held back (at once: a key, the mouse, any other change)."""
+        held, self._held = self._held, None
+        if held is not None:
+            held.__exit__(None, None, None)
+            self.call_after_refresh(self._measure_growth)  # laid out again: is it still a flood?
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._held is not None and isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown,
+                                                         events.MouseScrollUp, events.Paste, events.Resize)):
+            self.release_paint()
+        await super().on_event(event)
 
     def _flush_changes(self) -> None:
         self._flush_scheduled = False
         changes, self._pending = self._pending, []
         main = self._main_or_none()  # None while the app is closing: late changes are dropped
         if changes and main is not None:
-            started = perf_counter()
+            started = thread_time()  # CPU, not wall: a loaded machine must not slow frames down more
             with self.batch_update():
                 main.apply_changes(changes)
             self.call_after_refresh(self._frame_done, started)
             self.notifier.observe(changes)
+            if self._flooding:
+                self._hold_paint(FLOOD_FRAME_S)
+            elif main.rendering_behind():
+                self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
 
     def _frame_done(self, started: float) -> None:
-        self._flush_cost = perf_counter() - started
+        self._flush_cost = thread_time() - started
+        if self._held is None:  # no layout while painting is held: measured once it is shown
+            self._measure_growth()
+
+    def _measure_growth(self) -> None:
+        now = perf_counter()
+        main = self._main_or_none()
+        rows = main.content_rows() if main is not None else 0
+        growth = self._growth
+        growth.append((now, rows))
+        while len(growth) > 2 and now - growth[1][0] >= FLOOD_WINDOW_S:
+            growth.popleft()  # the oldest kept is the last one at least a window old
+        then, before = growth[0]
+        if now - then >= FLOOD_WINDOW_S / 2:
+            rate = (rows - before) / (now - then) / max(1, self.size.height)  # screens a second
+            limit = FLOOD_SCREENS_PER_S / 2 if self._flooding else FLOOD_SCREENS_PER_S
+            self._flooding = rate > limit
 
     def _alert(self, alert: Alert) -> None:
         """A turn ended or an ask arrived while the terminal is unfocused: toast + desktop
@@ -305,6 +393,7 @@ class OctuiApp(App[int]):
     async def shutdown(self) -> None:
         """Stop the stream, close HTTP and stop the local server we started (by PID)."""
         self._bound_exit()
+        self.release_paint()
         if self.controller is not None:
             with contextlib.suppress(Exception):
                 self.controller.stop()

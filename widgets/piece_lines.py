@@ -67,6 +67,24 @@ class PieceLines:
     def is_rendered(self, index: int) -> bool:
         return self._lines[index] is not None
 
+    def rendered_lines(self, index: int) -> list[Line] | None:
+        """The lines of piece ``index`` at the current width (None: not rendered yet)."""
+        return self._lines[index]
+
+    def same_lines_from(self, index: int, lines: list[Line]) -> int:
+        """How many of ``lines`` the rendered pieces from ``index`` on start with, unchanged."""
+        same = 0
+        while index < len(self.pieces) and same < len(lines):
+            rendered = self._lines[index]
+            if rendered is None:
+                break
+            for line in rendered:
+                if same >= len(lines) or line != lines[same]:
+                    return same
+                same += 1
+            index += 1
+        return same
+
     def render(self, index: int, console: Console) -> None:
         lines = render_piece(console, self.pieces[index], self.width)
         if self._lines[index] is None:

@@ -51,6 +51,7 @@ class TextBlockView(LightRepaint):
 
     DEFAULT_CLASSES = "text-block"
     DEFAULT_CSS = "TextBlockView { height: auto; }"
+    KEEP_LINES_WHEN_TALLER = True  # every change marks its own lines (sync, _catch_up, _reset)
     paints = 0  # repaints asked for (one per sync that changed the text), for benchmarks
 
     def __init__(self, block: TextBlock, *, id: str | None = None) -> None:
@@ -107,6 +108,8 @@ class TextBlockView(LightRepaint):
         text, shown = self._text, self._shown
         old_total, old_note = pieces.total, self._note
         first = len(pieces) - (1 if self._has_tail else 0)
+        tail = first
+        old_tail = pieces.rendered_lines(first) if self._has_tail else None
         if self._fed < shown or (self._has_tail and not self._streaming):  # new text, or the end
             if self._has_tail:  # the tail is re-sealed or replaced below
                 pieces.pop()
@@ -128,6 +131,10 @@ class TextBlockView(LightRepaint):
             first = min([first, *done])  # older pieces rendered now changed too
         TextBlockView.paints += 1
         top = pieces.heights.start(first)
+        if old_tail and first == tail:
+            # Lines the old tail already showed, rendered the same, need no repaint: appending a
+            # word to a paragraph repaints its last line, not the whole paragraph.
+            top += pieces.same_lines_from(first, old_tail)
         total = pieces.total + len(self._note_lines())
         old = old_total + (len(self._note_lines()) if old_note else 0)
         self.refresh(Region(0, top, max(1, pieces.width), max(1, max(old, total) - top)),
@@ -183,6 +190,13 @@ class TextBlockView(LightRepaint):
                 self._pieces.render(index, console)
                 done.append(index)
         return done
+
+    @property
+    def rendering_behind(self) -> bool:
+        """Whether the end of the block (where a stream is read) shows placeholders that the
+        next slice will replace (the app holds the terminal for it: one frame, not two)."""
+        return bool(self._pieces.width and self._pieces.unrendered and self._near_view()
+                    and self._pieces.unrendered_at_end(self.app.size.height))
 
     def _near_view(self) -> bool:
         """Whether the block's end may be on screen (not laid out yet counts as yes)."""

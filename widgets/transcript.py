@@ -20,6 +20,7 @@ from textual.widgets import Button, Static
 
 from tui.state.transcript import SessionState
 from widgets.message_view import MessageView
+from widgets.text_block import TextBlockView
 from widgets.tool_row import ToolRow
 from widgets.transcript_paging import TranscriptPaging
 from widgets.transcript_window import (
@@ -337,6 +338,13 @@ class Transcript(TranscriptPaging):
         self.reasoning_collapsed = collapsed
         for view in self._views.values():
             view.set_reasoning_collapsed(collapsed)
+
+    def rendering_behind(self) -> bool:
+        """Whether the newest message's text shows placeholders about to be rendered."""
+        if not self._views or not self._tail:
+            return False
+        view = next(reversed(self._views.values()))
+        return any(isinstance(part, TextBlockView) and part.rendering_behind for part in view._parts.values())
 
     @property
     def mounted_messages(self) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 
 from bench.stream import answer_text
 from tui.state.transcript import TextBlock
@@ -168,3 +168,52 @@ async def test_a_huge_delta_is_sealed_over_many_frames_and_the_display_is_cut(
         assert app.view.get_content_height(Size(width, 30), Size(width, 30), width) == total + 2
         assert app.view.source == text, "the view still holds the whole text"
     assert first < 1.0, f"one sync took {first:.2f} s"
+
+
+async def test_appending_to_a_streaming_paragraph_repaints_its_last_line_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = BlockApp(TextBlock(kind="text", ordinal=0, streaming=True))
+    async with app.run_test(size=SIZE) as pilot:
+        text = "Intro.\n\n" + "a paragraph that goes on and wraps over several lines " * 6
+        block = TextBlock(kind="text", ordinal=0, text=text, streaming=True, version=1)
+        app.view.sync(block)
+        await pilot.pause()
+        repaints: list[Region] = []
+        original = app.view.refresh
+
+        def spy(*regions: Region, **kwargs: object) -> object:
+            repaints.extend(regions)
+            return original(*regions, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(app.view, "refresh", spy)
+        last = app.view._pieces.total - 1
+        block.text, block.version = text + "more", block.version + 1
+        app.view.sync(block)
+        await pilot.pause()
+        assert app.view.source.endswith("more")
+        assert repaints and all(region.y >= last for region in repaints), (last, repaints)
+        assert drawn(app.view) == expected(app.view, block.text)
+
+
+async def test_the_screen_shows_the_streamed_text_as_rendered_while_the_block_grows() -> None:
+    """Lines kept from before a growth (the line cache survives a taller block) are never stale."""
+    text = "".join(f"Paragraph {n}: " + "words that wrap along the width " * 5 + "\n\n" for n in range(12))
+    app = BlockApp(TextBlock(kind="text", ordinal=0, streaming=True))
+    async with app.run_test(size=SIZE) as pilot:
+        block = TextBlock(kind="text", ordinal=0, streaming=True)
+        for end in range(7, len(text) + 7, 7):
+            block.text, block.version = text[:end], block.version + 1
+            app.view.sync(block)
+            await pilot.pause()
+            if end % 140 < 7:  # now and then, the whole screen against a fresh render
+                await pilot.pause()
+                want = [line_text(line) for line in expected(app.view, block.text)]
+                left, right = app.view.content_region.column_span  # not the scrollbar
+                shown = [strip.crop(left, right).text.strip()
+                         for strip in app.screen._compositor.render_strips()]
+                shown = [line for line in shown if line]
+                assert shown and all(line in want for line in shown), (shown, want[-len(shown):])
+
+
+def line_text(line: list[tuple[str, object]]) -> str:
+    return "".join(text for text, _ in line).strip()

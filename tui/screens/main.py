@@ -187,6 +187,14 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             self.refresh_status()
             self._refresh_tree()
 
+    def rendering_behind(self) -> bool:
+        """Whether a streaming block shows placeholders that are being rendered."""
+        return self.query_one(Transcript).rendering_behind()
+
+    def content_rows(self) -> int:
+        """How tall the transcript's content is (the app paces frames by how fast it grows)."""
+        return self.query_one(Transcript).virtual_size.height
+
     def _refresh_pending(self) -> None:
         state = self.state
         client = self.octui.client

@@ -1,0 +1,81 @@
+"""Frames, not deltas, set the cost of a streamed answer: the app coalesces store changes into
+frames paced for reading, so a burst of thousands of deltas costs a few frames."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.snapshots.main_app import NOW, SIZE, MainApp, frozen, main_screen, settle, wait_connected
+from widgets.text_block import TextBlockView
+
+
+@pytest.fixture(autouse=True)
+def frozen_clock() -> Iterator[None]:
+    with frozen(NOW):
+        yield
+
+
+class FrameCounter:
+    """Counts the app's flushes (store changes applied to the screen) and the deltas behind them."""
+
+    def __init__(self, app: MainApp) -> None:
+        self.flushes = 0
+        self.changes = 0
+        main = main_screen(app)
+        original = main.apply_changes
+
+        def apply_changes(changes: list[Any]) -> None:
+            self.flushes += 1
+            self.changes += len(changes)
+            original(changes)
+
+        main.apply_changes = apply_changes  # type: ignore[method-assign]
+
+
+async def started_answer(app: MainApp, pilot: Any) -> dict[str, Any]:
+    await wait_connected(pilot)
+    session = app.server.create_session(title="pacing")
+    await app.open_session(session["id"])
+    await settle(pilot)
+    server = app.server
+    base = {"sessionID": session["id"], "assistantMessageID": server.ids("msg")}
+    server.emit("session.step.started", base | {"agent": "build", "model": server.model_of(session["id"])})
+    server.emit("session.text.started", base | {"ordinal": 0})
+    await pilot.pause(0.2)
+    return base
+
+
+async def test_thousands_of_deltas_at_once_cost_a_few_frames() -> None:
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        base = await started_answer(app, pilot)
+        counter = FrameCounter(app)
+        paints = TextBlockView.paints
+        for n in range(4000):
+            app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": f"w{n % 10} "})
+        await settle(pilot)
+        view = main_screen(app).query_one(TextBlockView)
+        assert view.source.count("w") == 4000  # every delta arrived
+        assert counter.changes >= 4000 // 50  # many changes behind the frames (coalesced per read)
+        assert counter.flushes <= 6, counter.flushes
+        assert TextBlockView.paints - paints <= 6
+
+
+async def test_a_paced_stream_is_painted_at_a_reading_pace_not_per_delta() -> None:
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        base = await started_answer(app, pilot)
+        counter = FrameCounter(app)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        for n in range(60):  # a delta every 20 ms, 1.2 s or more
+            app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": f"word{n} "})
+            await asyncio.sleep(0.02)
+        elapsed = loop.time() - started
+        await settle(pilot)
+        assert 3 <= counter.flushes <= elapsed * 16 + 3, (counter.flushes, elapsed)
+        assert counter.flushes < 60

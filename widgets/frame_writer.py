@@ -1,0 +1,477 @@
+"""Write only what changed on the terminal: a shadow of the screen, row diffs, scrolled bands.
+
+Textual (8.2.8) writes every cell of every region marked dirty: a streaming block repainted for
+one appended word, the whole transcript after it scrolls by a line, chrome refreshed with the
+same text. ``FrameWriter`` keeps what the terminal shows (one rendered row per screen line) and,
+for each update the compositor hands over, writes only the cells whose rendering differs. When
+most of the changed rows are rows of the last frame moved up or down (the transcript following
+a stream), it scrolls that band of the terminal (DECSTBM margins + IND / RI, VT100) and writes
+only the rows that came in and the cells that differ (a scrollbar thumb).
+
+``DiffedOutput`` (an ``App`` mixin) routes Textual's frames through it and wraps each frame that
+writes anything in synchronized output (DEC mode 2026): when the terminal answered Textual's
+DECRQM query, and inside tmux, which does not answer that query but honours the mode in recent
+versions and ignores it in older ones, as terminals do with unknown private modes.
+
+Private Textual API used (all of it here, pinned to 8.2.8; ``tests/unit/test_frame_writer.py``
+has a canary for each): ``App._display`` (overridden), ``App._driver``, ``App._batch_count``,
+``App._running``, ``App._closed``, ``App._sync_available``, ``App._handle_exception``, and the
+compositor's update classes in ``textual._compositor`` (``LayoutUpdate.strips`` / ``.region``,
+``ChopsUpdate.chops`` / ``.spans`` / ``.chop_ends``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from os.path import commonprefix
+from typing import Any, TypeVar
+
+from rich.cells import cell_len
+from rich.color import ColorSystem
+from rich.console import Console
+from rich.segment import Segment
+from textual._ansi_sequences import SYNC_END, SYNC_START
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+from textual.app import App
+from textual.geometry import Offset, Region
+from textual.screen import Screen
+from textual.strip import Strip
+
+ReturnType = TypeVar("ReturnType")
+SCROLL_MIN_ROWS = 3  # fewer changed rows than this are never worth a scroll
+_render_style = Strip.render_style
+
+
+class _Row:
+    """One screen line as written: its strip, and each segment's text, cells and rendering."""
+
+    __slots__ = ("strip", "texts", "cells", "parts", "styles", "rendered", "_plain")
+
+    def __init__(self, strip: Strip, color_system: ColorSystem) -> None:
+        self.strip = strip
+        texts: list[str] = []
+        cells: list[int] = []
+        parts: list[str] = []
+        styles: list[Any] = []
+        for text, style, _control in strip:  # control segments are never rendered (Strip.render)
+            texts.append(text)
+            cells.append(cell_len(text))
+            parts.append(text if style is None else _render_style(style, text, color_system))
+            styles.append(style)
+        self.texts, self.cells, self.parts, self.styles = texts, cells, parts, styles
+        self.rendered = "".join(parts)
+        self._plain: str | None = None
+
+    @property
+    def plain(self) -> str:
+        if self._plain is None:
+            self._plain = "".join(self.texts)
+        return self._plain
+
+
+def _sgr(style: Any, color_system: ColorSystem) -> str:
+    """The SGR sequence that sets ``style`` from a reset ("" for the default look)."""
+    if style is None:
+        return ""
+    sequence = _render_style(style, "", color_system)
+    return sequence[:-4] if sequence.endswith("\x1b[0m") else sequence
+
+
+def render_cells(strip: Strip, color_system: ColorSystem, current: str = "") -> tuple[str, str]:
+    """``strip`` as terminal output, an SGR sequence only where the style changes.
+
+    ``Strip.render`` wraps every segment in its own SGR and reset; neighbours of the same style
+    (a highlighted code line is dozens of them) repeat it. Here each style is set from a reset
+    when it differs from the one in force (``current``, carried from the previous run: a cursor
+    move keeps it), so the cells end up exactly as ``Strip.render`` leaves them. Links keep their
+    own wrapping. Returns the output and the SGR in force after it.
+    """
+    out: list[str] = []
+    for text, style, _control in strip:
+        if not text:
+            continue
+        if style is not None and style.link:
+            out.append("\x1b[0m" if current else "")
+            out.append(_render_style(style, text, color_system))
+            current = ""
+            continue
+        sgr = _sgr(style, color_system)
+        if sgr != current:
+            if current:
+                out.append("\x1b[0m" if not sgr else "\x1b[0;" + sgr[2:])
+            else:
+                out.append(sgr)
+            current = sgr
+        out.append(text)
+    return "".join(out), current
+
+
+def _attached(text: str, index: int) -> bool:
+    """Whether the character at ``index`` is zero-width (a combining mark of the one before)."""
+    return index < len(text) and cell_len(text[index]) == 0
+
+
+def changed_cells(old: _Row, new: _Row, color_system: ColorSystem) -> tuple[int, int]:
+    """The cell range ``[start, end)`` of ``new`` that differs from ``old`` (empty: identical).
+
+    Both rows are the full screen width. Identical leading and trailing segments are skipped
+    whole; inside the first (last) differing pair of the same style, the common characters too.
+    The bounds always fall between characters in both rows (wide ones stay whole, combining marks
+    stay with their base), so cropping ``new`` there and writing it is exact.
+    """
+    width = sum(new.cells)
+    if sum(old.cells) != width:
+        return 0, width
+    o_parts, n_parts = old.parts, new.parts
+    o_len, n_len = len(o_parts), len(n_parts)
+    i = 0
+    start = 0
+    while i < o_len and i < n_len and o_parts[i] == n_parts[i]:
+        start += new.cells[i]
+        i += 1
+    if i == o_len and i == n_len:
+        return start, start
+    head = 0  # characters of segment i common to both
+    if i < o_len and i < n_len and _sgr(old.styles[i], color_system) == _sgr(new.styles[i], color_system):
+        a, b = old.texts[i], new.texts[i]
+        head = len(commonprefix([a, b]))
+        # A crop puts a combining mark with the cell after it: neither side of the cut may be one.
+        while head and (_attached(a, head) or _attached(b, head) or _attached(b, head - 1)):
+            head -= 1
+        start += cell_len(b[:head])
+    j = 0
+    tail_cells = 0
+    while (j < o_len - i and j < n_len - i and o_parts[o_len - 1 - j] == n_parts[n_len - 1 - j]):
+        tail_cells += new.cells[n_len - 1 - j]
+        j += 1
+    oi, ni = o_len - 1 - j, n_len - 1 - j
+    if oi >= i and ni >= i and _sgr(old.styles[oi], color_system) == _sgr(new.styles[ni], color_system):
+        a, b = old.texts[oi], new.texts[ni]
+        limit = min(len(a), len(b))
+        if oi == i and ni == i:
+            limit -= head  # the same pair from both ends: the common head and tail must not overlap
+        tail = min(limit, len(commonprefix([a[::-1], b[::-1]])))
+        while tail and (_attached(b, len(b) - tail) or _attached(b, len(b) - tail - 1)):
+            tail -= 1
+        tail_cells += cell_len(b[len(b) - tail:]) if tail else 0
+    end = max(start, width - tail_cells)
+    return start, end
+
+
+RUN_GAP = 8  # identical cells fewer than this between two changes are written over (a move costs as much)
+REFINE_CELLS = 16  # a changed range wider than this is split into runs of changed cells
+Cell = tuple[str, str]  # characters (a base and its marks; "" for a wide one's second half), SGR
+
+
+def _cells(row: _Row, color_system: ColorSystem) -> list[Cell]:
+    cells: list[Cell] = []
+    for text, style in zip(row.texts, row.styles, strict=True):
+        sgr = _sgr(style, color_system)
+        if text.isascii():
+            cells.extend([(char, sgr) for char in text])
+            continue
+        for char in text:
+            width = cell_len(char)
+            if width == 0 and cells:
+                at = -2 if cells[-1][0] == "" and len(cells) > 1 else -1
+                cells[at] = (cells[at][0] + char, cells[at][1])
+            else:
+                cells.append((char, sgr))
+                if width == 2:
+                    cells.append(("", sgr))
+    return cells
+
+
+def _marked_before(cells: list[Cell], x: int) -> bool:
+    """Whether the character ending at cell ``x`` carries combining marks (a crop at ``x`` puts
+    them on the right-hand side)."""
+    k = x - 1
+    if k > 0 and cells[k][0] == "":
+        k -= 1
+    return k >= 0 and len(cells[k][0]) > 1
+
+
+def changed_runs(old: _Row, new: _Row, color_system: ColorSystem) -> list[tuple[int, int]]:
+    """The cell ranges of ``new`` that differ from ``old``, each written with one cursor move:
+    the range ``changed_cells`` finds, split where ``RUN_GAP`` or more cells in it are the same
+    (a new line over a blank one: only its text, not the spaces after it)."""
+    start, end = changed_cells(old, new, color_system)
+    if end - start <= REFINE_CELLS:
+        return [(start, end)] if end > start else []
+    a, b = _cells(old, color_system), _cells(new, color_system)
+    if len(a) != len(b):
+        return [(start, end)]
+    width = len(b)
+    runs: list[list[int]] = []
+    for x in range(start, end):
+        if a[x] != b[x]:
+            if runs and x - runs[-1][1] < RUN_GAP:
+                runs[-1][1] = x + 1
+            else:
+                runs.append([x, x + 1])
+    out: list[tuple[int, int]] = []
+    for left, right in runs:
+        # Never cut a wide character in two, nor a character from its marks.
+        while left > 0 and (b[left][0] == "" or a[left][0] == "" or _marked_before(b, left)):
+            left -= 1
+        while right < width and (b[right][0] == "" or a[right][0] == "" or _marked_before(b, right)):
+            right += 1
+        if out and left <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], right))
+        else:
+            out.append((left, right))
+    return out
+
+
+class FrameWriter:
+    """The terminal's screen as last written; turns compositor updates into minimal output."""
+
+    def __init__(self) -> None:
+        self._rows: list[_Row | None] = []
+        self._width = 0
+        self._cursor: Offset | None = None
+        self.frames = 0  # frames that wrote anything
+        self.chars = 0  # characters written (escape sequences included)
+        self.scrolls = 0  # frames that scrolled a band instead of rewriting it
+
+    def reset(self) -> None:
+        """Forget what the terminal shows (resized, resumed, or written by someone else)."""
+        self._rows = []
+        self._width = 0
+        self._cursor = None
+
+    # ------------------------------------------------------------------ frames
+    def frame(self, update: LayoutUpdate | ChopsUpdate, width: int, height: int, console: Console,
+              cursor: Offset) -> str:
+        """The terminal output for ``update`` (empty when nothing visible changed)."""
+        if width != self._width or height != len(self._rows):
+            self._rows = [None] * height
+            self._width = width
+            self._cursor = None
+        color_system = console._color_system or ColorSystem.TRUECOLOR
+        early: list[tuple[int, int, Strip]] = []  # spans written as they are (rows of unknown content)
+        fresh = self._new_rows(update, width, height, color_system, early)
+        rows = self._rows
+        out: list[str] = []
+        sgr = ""  # the SGR in force on the terminal while this frame is written
+        for y, x, strip in early:
+            out.append(f"\x1b[{y + 1};{x + 1}H")
+            text, sgr = render_cells(strip, color_system, sgr)
+            out.append(text)
+        changed = [y for y, row in fresh.items() if (old := rows[y]) is None or old.rendered != row.rendered]
+        if len(changed) >= SCROLL_MIN_ROWS and not early:  # early writes would move with the band
+            scroll = self._scroll(fresh, changed, width, color_system)
+            if scroll:
+                out.append(scroll)  # written from a reset (the erased lines take the background)
+        for y in sorted(fresh):
+            new = fresh[y]
+            old = rows[y]
+            rows[y] = new
+            if old is None:
+                runs = [(0, width)]
+            elif old.rendered == new.rendered:
+                continue
+            else:
+                runs = changed_runs(old, new, color_system)
+            for start, end in runs:
+                out.append(f"\x1b[{y + 1};{start + 1}H")
+                text, sgr = render_cells(new.strip.crop(start, end), color_system, sgr)
+                out.append(text)
+        if sgr:
+            out.append("\x1b[0m")
+        if out or cursor != self._cursor:
+            out.append(f"\x1b[{cursor.y + 1};{cursor.x + 1}H")
+            self._cursor = cursor
+        text = "".join(out)
+        if text:
+            self.frames += 1
+            self.chars += len(text)
+        return text
+
+    def _new_rows(self, update: LayoutUpdate | ChopsUpdate, width: int, height: int,
+                  color_system: ColorSystem, early: list[tuple[int, int, Strip]]) -> dict[int, _Row]:
+        """The rows this update touches, as they will be (spans of rows of unknown content go to
+        ``early``, to be written as they are, and the rows stay unknown)."""
+        fresh: dict[int, _Row] = {}
+        if isinstance(update, LayoutUpdate):
+            region = update.region
+            for y, line in enumerate(update.strips, region.y):
+                if 0 <= y < height:
+                    strip = Strip.join(line)
+                    if region.x == 0 and strip.cell_length == width:
+                        fresh[y] = _Row(strip, color_system)
+                    else:
+                        self._rows[y] = None
+                        early.append((y, region.x, strip))
+            return fresh
+        chops, chop_ends = update.chops, update.chop_ends
+        for y, x1, x2 in update.spans:
+            if not 0 <= y < height:
+                continue
+            pieces: list[tuple[int, Strip]] = []
+            covered = x1  # how far the pieces cover the span without a hole
+            for end, (x, chop) in zip(chop_ends[y], chops[y].items(), strict=False):
+                if chop is None or end <= x1 or x >= x2:
+                    continue
+                left = max(x1, x)
+                pieces.append((left, chop.crop(left - x, min(x2, end) - x)))
+                if left == covered:
+                    covered = min(x2, end)
+            row = fresh.get(y) or self._rows[y]
+            middle = Strip.join(piece for _, piece in pieces)
+            whole = covered == x2 and middle.cell_length == x2 - x1
+            if whole and x1 == 0 and x2 == width:
+                fresh[y] = _Row(middle, color_system)  # the whole line: known from now on
+                continue
+            if row is None or not whole:
+                self._rows[y] = None  # not a whole picture of the span, or of the row: write as is
+                earlier = fresh.pop(y, None)  # an earlier span of this line, not written yet
+                if earlier is not None:
+                    early.append((y, 0, earlier.strip))
+                early.extend((y, piece_x, piece) for piece_x, piece in pieces)
+                continue
+            base = row.strip
+            strip = Strip.join([base.crop(0, x1), middle, base.crop(x2, width)])
+            fresh[y] = _Row(strip, color_system)
+        return fresh
+
+    # ------------------------------------------------------------------ scrolling
+    def _scroll(self, fresh: dict[int, _Row], changed: list[int], width: int,
+                color_system: ColorSystem) -> str:
+        """Scroll a band of the terminal when most changed rows are old rows moved by k lines:
+        the sequence that does it ("" when rewriting the rows is cheaper)."""
+        rows = self._rows
+        where: dict[str, list[int]] = {}
+        for y, row in enumerate(rows):
+            if row is not None and row.plain.strip():
+                where.setdefault(row.plain, []).append(y)
+        votes: dict[int, list[int]] = {}
+        for y in changed:
+            new = fresh[y]
+            for old_y in where.get(new.plain, ()) if new.plain.strip() else ():
+                if old_y != y:
+                    votes.setdefault(old_y - y, []).append(y)
+        if not votes:
+            return ""
+        shift, voters = max(votes.items(), key=lambda item: len(item[1]))
+        if len(voters) < SCROLL_MIN_ROWS:
+            return ""
+        height = len(rows)
+        top = min(voters) if shift > 0 else min(voters) + shift
+        bottom = max(voters) + shift if shift > 0 else max(voters)
+        top, bottom = max(0, top), min(height - 1, bottom)
+        if bottom - top < abs(shift):
+            return ""
+        band = range(top, bottom + 1)
+        # What each line of the band shows once scrolled: the line ``shift`` away, or a blank one
+        # (lines scrolled in are erased to the default look: the SGR is reset before the scroll).
+        blank = _Row(Strip([Segment(" " * width)], width), color_system)
+        moved = [rows[y + shift] if top <= y + shift <= bottom else blank for y in band]
+
+        def cost(y: int, old: _Row | None) -> int:
+            new = fresh.get(y)
+            if new is None:  # not repainted by this frame: it must show what it shows now
+                new = rows[y]
+                if new is None:
+                    return width
+            if old is None:
+                return width
+            if old.rendered == new.rendered:
+                return 0
+            start, end = changed_cells(old, new, color_system)
+            return end - start
+
+        stay = sum(cost(y, rows[y]) for y in band)
+        scrolled = sum(cost(y, old) for y, old in zip(band, moved, strict=True)) + 16
+        if scrolled >= stay:
+            return ""
+        keep = {y: rows[y] for y in band if y not in fresh}  # rows the frame did not repaint
+        if shift > 0:  # content moves up: index at the bottom margin
+            sequence = f"\x1b[{top + 1};{bottom + 1}r\x1b[{bottom + 1};1H" + "\x1bD" * shift + "\x1b[r"
+        else:  # content moves down: reverse index at the top margin
+            sequence = f"\x1b[{top + 1};{bottom + 1}r\x1b[{top + 1};1H" + "\x1bM" * -shift + "\x1b[r"
+        for y, old in zip(band, moved, strict=True):
+            rows[y] = old
+        for y, row in keep.items():  # unchanged by the frame but moved by the scroll: put it back
+            if row is not None:
+                fresh[y] = row
+        self.scrolls += 1
+        return sequence
+
+
+def _cropped_renders(self: Compositor, crop: Region | None = None
+                     ) -> Iterable[tuple[Region, Region, list[Strip]]]:
+    """``Compositor._get_renders`` that renders each widget only where it meets ``crop``.
+
+    Textual's renders every widget overlapping the update's bounding box over its whole visible
+    region, and then keeps the lines the update needs: one changed line of a streaming answer
+    makes the screen, its containers, the transcript and the block behind it render every one
+    of their lines again. The crop is the bounding box of everything the update repaints, so no
+    line outside its rows is used: clipping to them gives the same chops.
+    """
+    visible = self.visible_widgets
+    if crop:
+        # Only the rows: a chop starts where its widget does, left of the crop or not.
+        rows = Region(0, crop.y, self.size.width, crop.height).intersection
+        overlaps = crop.overlaps
+        widget_regions = [(widget, region, rows(clip)) for widget, (region, clip) in visible.items()
+                          if overlaps(clip)]
+    else:
+        widget_regions = [(widget, region, clip) for widget, (region, clip) in visible.items()]
+    for widget, region, clip in widget_regions:
+        if clip.contains_region(region):
+            yield region, clip, widget.render_lines(Region(0, 0, region.width, region.height))
+            continue
+        x, y, width, height = region.intersection(clip)
+        if width and height:
+            yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+
+
+Compositor._get_renders = _cropped_renders  # type: ignore[method-assign]
+
+
+class DiffedOutput(App[ReturnType]):
+    """App mixin: frames go through a ``FrameWriter``, wrapped in synchronized output."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.frame_writer = FrameWriter()
+        self.sync_assumed = bool(os.environ.get("TMUX"))  # tmux: no DECRQM answer, mode honoured
+
+    def _on_mount(self, event: Any) -> None:
+        # A resumed terminal (suspend, Ctrl+Z) shows nothing the shadow knows of.
+        self.app_resume_signal.subscribe(self, lambda _app: self.frame_writer.reset(), immediate=True)
+
+    @property
+    def synchronized_output(self) -> bool:
+        """Whether frames are wrapped in DEC mode 2026."""
+        return bool(self._sync_available or self.sync_assumed)
+
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+        driver = self._driver
+        writer = self.frame_writer
+        if renderable is None:  # nothing to update
+            self.post_display_hook()
+            return
+        if not isinstance(renderable, (LayoutUpdate, ChopsUpdate)) or (
+                driver is not None and driver.is_inline):
+            writer.reset()  # written another way: the shadow no longer matches
+            super()._display(screen, renderable)
+            return
+        try:
+            if self._batch_count or not self._running or self._closed or driver is None:
+                return
+            try:
+                size = screen.outer_size
+                cursor = self.screen.outer_size.clamp_offset(self.cursor_position)
+                frame = writer.frame(renderable, size.width, size.height, self.console, cursor)
+            except Exception as error:
+                writer.reset()
+                self._handle_exception(error)
+                return
+            if frame and not self.is_headless:
+                driver.write(f"{SYNC_START}{frame}{SYNC_END}" if self.synchronized_output else frame)
+                driver.flush()
+        finally:
+            self.post_display_hook()
