@@ -48,6 +48,7 @@ __all__ = [
     "timed_out",
     "tool_summary",
     "tool_title",
+    "tool_title_source",
     "truncated",
 ]
 
@@ -138,7 +139,12 @@ def elapsed_ms(call: ToolCall, now_ms: float) -> float | None:
 
 
 def tool_title(call: ToolCall) -> str:
-    """What the call does, on one clean line (command, path, pattern, url, description …)."""
+    """What the call does, on one visible line (command, path, pattern, url, description …)."""
+    return one_line(tool_title_source(call), 200)
+
+
+def tool_title_source(call: ToolCall) -> str:
+    """The server text ``tool_title`` shows, as sent (for ``tui.plain.plain_line``)."""
     data = call.input if isinstance(call.input, dict) else {}
     kind = kind_of(call.name)
     title = ""
@@ -168,8 +174,8 @@ def tool_title(call: ToolCall) -> str:
     else:
         title = next((v for v in data.values() if isinstance(v, str) and v), "")
     if not title and not data and call.input_text:
-        return one_line(call.input_text[-200:], 200)
-    return one_line(title, 200)
+        return call.input_text[-200:]
+    return title
 
 
 def _count_lines(text: str) -> int:

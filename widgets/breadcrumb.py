@@ -15,6 +15,8 @@ from textual.message import Message
 from textual.style import Style
 from textual.widgets import Static
 
+from tui.plain import plain
+
 __all__ = ["Breadcrumb"]
 
 SEPARATOR = " › "
@@ -93,9 +95,9 @@ class Breadcrumb(Static):
             sid, title = self._path[index]
             text = _shorten(title or sid, current_limit if index == last else ancestor_limit)
             if index == last:
-                parts.append((text, "bold"))
+                parts.append(plain(text, "bold"))
             else:
-                parts.append((text, Style.from_meta({"@click": f"navigate({sid!r})"})))
+                parts.append(plain(text).stylize(Style.from_meta({"@click": f"navigate({sid!r})"})))
         return Content.assemble(*parts)
 
     def on_resize(self, event: events.Resize) -> None:

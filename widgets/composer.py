@@ -11,6 +11,7 @@ from textual.widgets import TextArea
 
 from tui.attachments import pasted_path
 from tui.mentions import CompletionContext, completion_context
+from tui.plain import toast
 from widgets.completion import Completion, CompletionMenu
 
 LARGE_PASTE_LINES = 50
@@ -150,7 +151,7 @@ class Composer(TextArea):
         await super()._on_paste(events.Paste(text))
         lines = text.count("\n") + 1
         if lines >= LARGE_PASTE_LINES:
-            self.notify(f"Pasted {lines:,} lines ({len(text):,} characters).", timeout=3)
+            toast(self, f"Pasted {lines:,} lines ({len(text):,} characters).", timeout=3)
 
     async def _on_key(self, event: events.Key) -> None:
         if self._completion_key(event.key):

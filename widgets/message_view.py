@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message as TextualMessage
 from textual.renderables.blank import Blank
@@ -16,7 +17,7 @@ from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.sanitize import clean_text, one_line
+from tui.plain import plain, plain_line
 from tui.state.transcript import Message, TextBlock, ToolCall
 from widgets.light_repaint import LightRepaint
 from widgets.reasoning_block import ReasoningView
@@ -117,29 +118,30 @@ class MessageView(LightRepaint, Vertical):
         if self.children:
             self.sync(self.message, force=True)
 
-    def _text(self) -> str:
+    def _text(self) -> Content:
         msg = self.message
         if msg.role == "user":
-            return clean_text(msg.text)
+            return plain(msg.text)
         if msg.role == "synthetic":
             label = msg.description or "note"
             state = msg.metadata.get("state")
             if msg.metadata.get("source") in ("subagent", "shell") and isinstance(state, str):
                 label = f"{msg.metadata['source']} {label} {state}"
-            body = _RESULT_TAG.sub("", msg.text)
-            return f"⟡ {one_line(label, 80)}: {one_line(body, 400)}"
+            result = _RESULT_TAG.sub("", msg.text)
+            return Content.assemble("⟡ ", plain_line(label, 80), ": ", plain_line(result, 400))
         if msg.role == "shell":
             output = msg.metadata.get("output")
-            body = clean_text(output) if isinstance(output, str) else ""
-            return f"$ {clean_text(msg.text)}\n{body}".rstrip()
+            body = plain(output.rstrip()) if isinstance(output, str) else Content("")
+            command = plain(msg.text.rstrip(), strict=True)
+            return Content.assemble("$ ", command, "\n", body) if body else Content.assemble("$ ", command)
         if msg.role == "compaction":
-            state = "failed" if msg.error else ("done" if msg.time_completed else "running…")
-            return f"⇣ compaction {state}" + (f": {one_line(msg.text, 200)}" if msg.text else "")
-        template = _NOTICE_LABELS.get(msg.role, "{}")
-        text = template.format(one_line(msg.text, 200))
+            progress = "failed" if msg.error else ("done" if msg.time_completed else "running…")
+            summary = Content.assemble(": ", plain_line(msg.text, 200)) if msg.text else Content("")
+            return Content.assemble(f"⇣ compaction {progress}", summary)
         if msg.error is not None:
-            text = f"✗ {one_line(msg.error.message, 400)}"
-        return text
+            return Content.assemble("✗ ", plain_line(msg.error.message, 400))
+        before, _, after = _NOTICE_LABELS.get(msg.role, "{}").partition("{}")
+        return Content.assemble(plain(before), plain_line(msg.text, 200), plain(after))
 
     def _make_part(self, part: TextBlock | ToolCall) -> Widget:
         widget: Widget
@@ -170,7 +172,7 @@ class MessageView(LightRepaint, Vertical):
             else:
                 self.sync_part(part)
         if message.error is not None:
-            error.update(f"✗ {clean_text(message.error.message)}")
+            error.update(Content.assemble("✗ ", plain(message.error.message)))
             error.display = True
         else:
             error.display = False

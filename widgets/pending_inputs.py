@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.sanitize import one_line
+from tui.plain import plain_line
 from tui.state.transcript import PendingInput
 
 
@@ -53,10 +54,10 @@ class PendingInputs(OptionList):
             self.highlighted = min(highlighted or 0, len(items) - 1)
 
     @staticmethod
-    def _label(item: PendingInput) -> str:
+    def _label(item: PendingInput) -> Content:
         mark = "⇥ steer " if item.delivery == "steer" else "⏸ queued"
         text = item.text or ("⇣ compaction (summarise the session)" if item.kind == "compaction" else "")
-        return f"{mark}  {one_line(text, 100)}"
+        return Content.assemble(mark, "  ", plain_line(text, 100))
 
     def _current(self) -> PendingInput | None:
         index = self.highlighted

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.widgets import Collapsible, Static
 
+from tui.plain import as_markup_arg, plain
 from tui.sanitize import clean_text
 from tui.state.transcript import TextBlock
 
@@ -17,21 +19,21 @@ class ReasoningView(Collapsible):
         self._block = block
         self._version = -1
         self._body = Static("", classes="reasoning-text", markup=False)
-        super().__init__(self._body, title=self._heading(block), collapsed=collapsed, id=id)
+        super().__init__(self._body, title=as_markup_arg(self._heading(block)), collapsed=collapsed, id=id)
 
     def on_mount(self) -> None:
         self.sync(self._block)
 
-    def _heading(self, block: TextBlock) -> str:
+    def _heading(self, block: TextBlock) -> Content:
         words = len(block.text.split())
-        return f"Thinking… ({words} words)" if block.streaming else f"Thought ({words} words)"
+        return Content(f"Thinking… ({words} words)" if block.streaming else f"Thought ({words} words)")
 
     def sync(self, block: TextBlock) -> None:
         self._block = block
-        self.title = self._heading(block)
+        self.title = as_markup_arg(self._heading(block))
         if not self.collapsed and block.version != self._version:
             self._version = block.version
-            self._body.update(clean_text(block.text))
+            self._body.update(plain(clean_text(block.text)))
 
     def _watch_collapsed(self, collapsed: bool) -> None:
         super()._watch_collapsed(collapsed)

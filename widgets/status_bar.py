@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.plain import plain, plain_line
 
 
 @dataclass(frozen=True)
@@ -45,23 +45,23 @@ class StatusBar(Static):
         info = self.info
         dot = {"connected": ("●", "$success"), "reconnecting": ("◌", "$warning"),
                "connecting": ("◌", "$warning")}.get(info.connection, ("✗", "$error"))
-        parts: list[Content | str] = [Content.styled(f"{dot[0]} {info.connection}", dot[1])]
+        parts: list[Content | str] = [plain(f"{dot[0]} {info.connection}", dot[1])]
         if info.server:
-            parts.append(info.server)
+            parts.append(plain_line(info.server, 40))
         if info.agent:
-            parts.append(Content.styled(one_line(info.agent, 20), "bold"))
+            parts.append(plain_line(info.agent, 20, "bold"))
         if info.model:
-            parts.append(one_line(info.model, 40))
+            parts.append(plain_line(info.model, 40))
         if info.mode:
-            parts.append(Content.styled(info.mode, "$warning"))
+            parts.append(plain_line(info.mode, 30, "$warning"))
         parts.append(Content.styled("busy", "$accent bold") if info.busy else Content.styled("idle", "dim"))
         if info.note:
-            parts.append(Content.styled(one_line(info.note, 60), "$warning"))
+            parts.append(plain_line(info.note, 60, "$warning"))
         usage = f"{_tokens(info.tokens)} tok"
         if info.context_limit and info.context_used:
             usage += f" · ctx {info.context_used / info.context_limit:.0%}"
         parts.append(usage)
         parts.append(f"${info.cost:.4f}" if info.cost < 1 else f"${info.cost:.2f}")
         if info.asks:
-            parts.append(Content.styled(f"⚑ {info.asks} waiting", "$error bold"))
-        return Content(" │ ").join(Content(p) if isinstance(p, str) else p for p in parts)
+            parts.append(Content.styled(f"⚑ {info.asks:d} waiting", "$error bold"))
+        return Content(" │ ").join(plain(p) for p in parts)

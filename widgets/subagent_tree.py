@@ -20,6 +20,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode as UINode
 
 from tui import clock
+from tui.plain import plain_rich
 from tui.state.tree import NodeStatus, TreeNode
 from tui.tools import format_duration
 
@@ -160,7 +161,7 @@ class SubagentTree(Tree[TreeNode]):
         self._rows = {node.session_id: self.root}
         self._keys = {node.session_id: self._row_key(node)}
         self.root.data = node
-        self.root.set_label(node.title)
+        self.root.set_label(plain_rich(node.title))
         if node.session_id in self._collapsed:
             self.root.collapse()
         else:
@@ -175,7 +176,7 @@ class SubagentTree(Tree[TreeNode]):
 
     def _add_rows(self, parent: UINode[TreeNode], node: TreeNode) -> None:
         for child in node.children:
-            row = parent.add(child.title, child, expand=child.session_id not in self._collapsed,
+            row = parent.add(plain_rich(child.title), child, expand=child.session_id not in self._collapsed,
                              allow_expand=bool(child.children))
             self._rows[child.session_id] = row
             self._keys[child.session_id] = self._row_key(child)
@@ -190,7 +191,7 @@ class SubagentTree(Tree[TreeNode]):
             key = self._row_key(item)
             if key != self._keys.get(item.session_id):
                 self._keys[item.session_id] = key
-                row.set_label(item.title)
+                row.set_label(plain_rich(item.title))
 
     def _row_key(self, node: TreeNode) -> _RowKey:
         return (node.title, node.agent, node.status, node.started, node.ended, node.total_cost,
@@ -230,9 +231,9 @@ class SubagentTree(Tree[TreeNode]):
         title_style = style
         if data.session_id == self._current:
             title_style += self.get_component_rich_style("subagent-tree--current", partial=True)
-        prefix: tuple[str, Style] = ("", base_style)
+        prefix = Text("", style=base_style)
         if node.allow_expand:
-            prefix = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
+            prefix = plain_rich(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
         flag = ""
         if data.attention and not data.pending_asks:
             flag = " " + STATUS_GLYPHS["waiting"]  # a descendant waits for the user
@@ -259,19 +260,19 @@ class SubagentTree(Tree[TreeNode]):
             extras = " · ".join(p for p in (agent, token_text, cost_text) if p)
             text = Text.assemble(
                 prefix,
-                (STATUS_GLYPHS[data.status] + " ", status_style),
-                (data.title, title_style),
-                (flag, style + self.get_component_rich_style("subagent-tree--attention",
-                                                             partial=True)),
-                ("  " + status if status else "", status_style),
-                (" · " + extras if extras else "", detail),
+                plain_rich(STATUS_GLYPHS[data.status] + " ", status_style),
+                plain_rich(data.title, title_style),
+                plain_rich(flag, style + self.get_component_rich_style("subagent-tree--attention",
+                                                                       partial=True)),
+                plain_rich("  " + status if status else "", status_style),
+                plain_rich(" · " + extras if extras else "", detail),
             )
             if width <= 0 or text.cell_len <= width:
                 return text
         excess = text.cell_len - width
         keep = len(data.title) - excess - 1
         if keep >= 4:  # shorten the title, keep the glyph and elapsed time
-            start = len(prefix[0]) + 2
+            start = len(prefix) + 2
             text = text[:start + keep] + Text("…", style=title_style) + text[start + len(data.title):]
         return text
 

@@ -10,6 +10,7 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
+from tui.plain import plain
 from tui.sanitize import keep_sgr
 
 __all__ = ["TerminalOutput", "ansi_to_content"]
@@ -84,7 +85,7 @@ class TerminalOutput(VerticalGroup):
 
     def _render_output(self) -> Content:
         if not self._text.strip():
-            return Content.styled(self._placeholder, "$text-muted italic")
+            return plain(self._placeholder, "$text-muted italic")
         return ansi_to_content(self._visible_text())
 
     def on_mount(self) -> None:

@@ -18,6 +18,7 @@ from textual.message import Message as TextualMessage
 from textual.widget import AwaitMount
 from textual.widgets import Button, Static
 
+from tui.plain import plain
 from tui.state.transcript import SessionState
 from widgets.message_view import MessageView
 from widgets.transcript_paging import TranscriptPaging
@@ -86,7 +87,7 @@ class Transcript(TranscriptPaging):
             self._views.clear()
             self.remove_children()
             self._showing_empty = True
-            self.mount(Static(empty_text, classes="transcript-empty"))
+            self.mount(Static(plain(empty_text), classes="transcript-empty"))
             self.anchor()
             return
         ids = list(state.messages)

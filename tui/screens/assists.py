@@ -31,6 +31,7 @@ from tui.attachments import path_completions
 from tui.client.commands import Catalog, send_input, slash_skills
 from tui.client.errors import OctuiError
 from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
+from tui.plain import toast
 from tui.protocol.models import ModelRef
 from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
 from tui.state_file import StateStore
@@ -219,7 +220,7 @@ class AssistedScreen(AttachmentActions):
         composer = self.query_one(Composer)
         composer.focus()
         if composer.text.strip():
-            self.notify(ATTACH_USAGE, timeout=5)
+            toast(self, ATTACH_USAGE, timeout=5)
             return
         composer.insert("/attach ")  # opens the path completion at once
 
@@ -243,7 +244,7 @@ class AssistedScreen(AttachmentActions):
         if attached:  # the chips go; say what went, since the transcript row shows only the text
             self.forget_attachments(attached)
             names = ", ".join(a.name for a in attached)
-            self.notify(f"Sent with {len(attached)} attachment{'s' if len(attached) > 1 else ''}: {names}",
+            toast(self, f"Sent with {len(attached)} attachment{'s' if len(attached) > 1 else ''}: {names}",
                         timeout=3)
 
     # ------------------------------------------------------------------ model and agent
@@ -274,11 +275,11 @@ class AssistedScreen(AttachmentActions):
 
         catalog = self.catalog
         if catalog is None:
-            self.notify("Not connected yet.", severity="warning")
+            toast(self, "Not connected yet.", severity="warning")
             return
         models = await catalog.get("models")
         if not models:
-            self.notify("Waiting for the server's model catalog…", timeout=3)
+            toast(self, "Waiting for the server's model catalog…", timeout=3)
             models = await catalog.wait_models()
         self.octui.models = models
         recent = StateStore().recent_models()
@@ -300,12 +301,12 @@ class AssistedScreen(AttachmentActions):
             return
         if sid is None:
             self.pending_model = ref
-            self.notify(f"The next session will use {ref.label}.", timeout=3)
+            toast(self, f"The next session will use {ref.label}.", timeout=3)
             return
         try:
             await client.set_model(sid, ref)
         except OctuiError as exc:
-            self.notify(f"Model not switched: {exc}", severity="error")
+            toast(self, f"Model not switched: {exc}", severity="error")
 
     def action_pick_agent(self) -> None:
         self._open_agent_picker()
@@ -316,7 +317,7 @@ class AssistedScreen(AttachmentActions):
 
         catalog = self.catalog
         if catalog is None:
-            self.notify("Not connected yet.", severity="warning")
+            toast(self, "Not connected yet.", severity="warning")
             return
         agents = await catalog.wait_agents()
         self.app.push_screen(AgentPicker(agents, self.current_agent()), self._agent_chosen)
@@ -332,12 +333,12 @@ class AssistedScreen(AttachmentActions):
             return
         if sid is None:
             self.pending_agent = agent
-            self.notify(f"The next session will use the {agent} agent.", timeout=3)
+            toast(self, f"The next session will use the {agent} agent.", timeout=3)
             return
         try:
             await client.set_agent(sid, agent)
         except OctuiError as exc:
-            self.notify(f"Agent not switched: {exc}", severity="error")
+            toast(self, f"Agent not switched: {exc}", severity="error")
 
     # ------------------------------------------------------------------ help, editor, inserts
     def action_help(self) -> None:
@@ -352,10 +353,10 @@ class AssistedScreen(AttachmentActions):
             with self.app.suspend():
                 text = edit_text(composer.text, command)
         except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to an editor.", severity="warning")
+            toast(self, "This terminal cannot hand over to an editor.", severity="warning")
             return
         except (OSError, RuntimeError) as exc:
-            self.notify(f"Editor failed: {exc}. The draft is unchanged.", severity="error")
+            toast(self, f"Editor failed: {exc}. The draft is unchanged.", severity="error")
             return
         composer.text = text.rstrip("\n")
         composer.move_cursor(composer.document.end)

@@ -21,6 +21,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
+from tui.plain import plain_rich
+
 __all__ = ["HelpRow", "HelpScreen", "binding_rows", "help_sections"]
 
 OUR_PACKAGES = ("widgets.", "tui.")
@@ -111,7 +113,8 @@ class HelpScreen(ModalScreen[None]):
         for row in self.rows:
             where = row.section if row.section != previous else ""
             previous = row.section
-            table.add_row(Text(where, style="bold"), Text(row.keys, style="bold"), row.description)
+            table.add_row(plain_rich(where, "bold"), plain_rich(row.keys, "bold"),
+                          plain_rich(row.description))
         table.focus()
 
     def action_close(self) -> None:

@@ -16,6 +16,8 @@ from tui.ask_flow import AskFlow
 from tui.client.errors import OctuiError
 from tui.client.stream import StreamState
 from tui.drafts import HOME_KEY, DraftKeeper
+from tui.plain import toast
+from tui.sanitize import one_line
 from tui.screens.assists import AssistedScreen
 from tui.screens.main_actions import SessionActionKeys
 from tui.screens.main_modes import PermissionModeActions
@@ -130,7 +132,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         state = self.octui.store.session(session_id)
         self.query_one(Transcript).show(state, "No messages yet — type a prompt below.",
                                         self.place_of(session_id))
-        self.sub_title = state.title
+        self.sub_title = one_line(state.title, 200)
         self.refresh_status()
         self._refresh_pending()
         self._refresh_tree()
@@ -172,7 +174,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             elif change.kind == "toast" and change.detail:
                 severity = "error" if change.part_key == "error" else (
                     "warning" if change.part_key == "warning" else "information")
-                self.notify(change.detail, severity=severity)  # type: ignore[arg-type]
+                toast(self, change.detail, severity=severity)  # type: ignore[arg-type]
             elif change.kind == "prompt.append" and change.detail:
                 self.query_one(Composer).insert(change.detail)
             elif change.kind == "catalog":
@@ -242,7 +244,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             await asyncio.sleep(0.1)
         controller = self.octui.controller
         if controller is None:
-            self.notify("Not connected yet — your prompt is still in the box.", severity="warning")
+            toast(self, "Not connected yet — your prompt is still in the box.", severity="warning")
             return
         try:
             if self.session_id is None:
@@ -255,7 +257,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
                 delivery = "steer" if delivery == "steer" else delivery
             await self.deliver(self.session_id, text, delivery)
         except OctuiError as exc:
-            self.notify(f"Not sent: {exc}. Your prompt is still in the box.", severity="error")
+            toast(self, f"Not sent: {exc}. Your prompt is still in the box.", severity="error")
             return
         if composer.text.strip() == text:
             composer.text = ""
@@ -280,10 +282,10 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         try:
             for sid in reversed(targets):  # children first, so none outlives its parent
                 await controller.interrupt(sid)
-            self.notify("Interrupted." if len(targets) == 1 else
+            toast(self, "Interrupted." if len(targets) == 1 else
                         f"Interrupted {len(targets)} sessions.", timeout=2)
         except OctuiError as exc:
-            self.notify(f"Interrupt failed: {exc}", severity="error")
+            toast(self, f"Interrupt failed: {exc}", severity="error")
 
     @on(PendingInputs.Cancel)
     def _cancel_pending(self, event: PendingInputs.Cancel) -> None:
@@ -304,7 +306,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             else:
                 await controller.set_pending_delivery(self.session_id, inbox_id, delivery)
         except OctuiError as exc:
-            self.notify(f"Could not change the pending prompt: {exc}", severity="warning")
+            toast(self, f"Could not change the pending prompt: {exc}", severity="warning")
 
     def action_new_session(self) -> None:
         self.show_home()
@@ -318,7 +320,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         from tui.screens.sessions import SessionsScreen
 
         if self.octui.client is None:
-            self.notify("Not connected yet.", severity="warning")
+            toast(self, "Not connected yet.", severity="warning")
             return
 
         def chosen(session_id: str | None) -> None:

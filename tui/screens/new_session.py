@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
+from tui.plain import plain
 from tui.protocol.models import ModelRef
 from tui.screens.confirm import ACTIONS_CSS
 from tui.session_actions import NewSessionRequest
@@ -62,7 +63,7 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
         directory = os.path.expanduser(raw) if raw else ""
         if not os.path.isabs(directory):
             self.query_one("#new-error", Static).update(
-                f"Give an absolute directory (the server's path): {raw or '(empty)'}")
+                plain(f"Give an absolute directory (the server's path): {raw or '(empty)'}"))
             return None
         agent = self.query_one("#new-agent", Select).value
         model = self.query_one("#new-model", Select).value

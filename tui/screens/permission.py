@@ -13,8 +13,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from tui.plain import plain, plain_line, toast
 from tui.protocol.models import PermissionRequest
-from tui.sanitize import clean_text, one_line
+from tui.sanitize import describe_hidden, hidden_characters, one_line
 from tui.state.asks import (
     DiffKind,
     PermissionAnswer,
@@ -33,23 +34,51 @@ _DIFF_STYLES: dict[DiffKind, str] = {
     "meta": "bold dim",
     "ctx": "",
 }
+SHOWN_CHARS = 20_000
+"""The longest command the dialog draws in full; a longer one is cut with a warning saying so."""
+WARNED_KINDS = 4
+"""Hidden characters named in the warning line (the rest are counted)."""
+
+
+def command_content(command: str) -> Content:
+    """``command`` exactly: nothing parsed, every hidden character a reverse-video token, newlines
+    kept. ``tui.plain.decode_runs`` maps what is shown back to ``command``."""
+    return plain(command, strict=True)
 
 
 def diff_content(preview: PermissionPreview) -> Content:
-    """Unified diff lines coloured by kind (green adds, red removals)."""
-    parts: list[str | tuple[str, str]] = []
+    """Unified diff lines coloured by kind (green adds, red removals), hidden characters shown."""
+    parts: list[Content] = []
     for kind, line in preview.diff:
-        parts.append((line or " ", _DIFF_STYLES[kind]) if _DIFF_STYLES[kind] else line)
-        parts.append("\n")
+        parts.append(plain(line or " ", _DIFF_STYLES[kind], strict=True))
     if preview.truncated:
-        parts.append((f"… {preview.truncated} more lines", "dim"))
-    return Content.assemble(*parts).rstrip()
+        parts.append(Content.styled(f"… {preview.truncated:,} more lines", "dim"))
+    return Content("\n").join(parts)
+
+
+def hidden_warning(texts: list[str]) -> Content | None:
+    """The warning line for text that holds hidden characters, or ``None``."""
+    found: dict[str, None] = {}
+    for text in texts:
+        for char in hidden_characters(text, strict=True):
+            found.setdefault(char, None)
+    if not found:
+        return None
+    named = [describe_hidden(char) for char in list(found)[:WARNED_KINDS]]
+    more = len(found) - len(named)
+    return Content.assemble(
+        ("⚠ Hidden or control characters, shown in reverse: ", "bold $text-error"),
+        plain(", ".join(named) + (f" and {more} more" if more else ""), "$text-error"),
+        (". Read it closely before allowing.", "$text-error"),
+    )
 
 
 class PermissionScreen(ModalScreen[PermissionAnswer | None]):
     """Who asks, for what, on which resources, with the command or diff; dismissed with the reply.
 
     Esc dismisses with ``None``: the ask stays pending (inbox). Allow once is the focused default.
+    Every server string is shown exactly (``strict``): escapes, controls, bidi and invisible
+    characters as reverse-video tokens, with a warning line when there are any.
     """
 
     CSS_PATH = str(STYLES / "dialogs.tcss")
@@ -82,23 +111,27 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
         return bool(self.ask.save)
 
     def compose(self) -> ComposeResult:
-        ask = self.ask
-        action = one_line(ask.action or (self.tool.name if self.tool else "") or "permission", 40)
+        ask, preview = self.ask, self.preview
+        action = plain_line(ask.action or (self.tool.name if self.tool else "") or "permission", 40,
+                            strict=True)
         with Vertical(id="dialog", classes="-permission"):
             yield Static(Content.assemble(("Permission ", "bold"), ("· ", "dim"), action),
                          id="dialog-title")
             yield Static(self._who(), id="who")
-            if ask.resources:
+            warning = hidden_warning(self._shown_texts())
+            if warning is not None:
+                yield Static(warning, id="hidden-warning")
+            if preview.command is not None and len(preview.command) > SHOWN_CHARS:
+                yield Static(Content.styled(
+                    f"⚠ The command is {len(preview.command):,} characters long: only the first "
+                    f"{SHOWN_CHARS:,} are shown. Reject it unless you know what it holds.",
+                    "bold $text-error"), id="long-warning")
+            if not preview.shell and ask.resources:
                 yield Static("Resources", classes="section-title")
-                yield Static("\n".join(clean_text(r) for r in ask.resources), id="resources")
+                yield Static(Content("\n").join(plain(r, strict=True) for r in ask.resources),
+                             id="resources")
             with VerticalScroll(id="preview"):
-                if self.preview.command is not None:
-                    yield Static("Command", classes="section-title")
-                    yield Static(Content.assemble(("$ ", "dim"), self.preview.command),
-                                 id="command")
-                elif self.preview.diff:
-                    yield Static("Changes", classes="section-title")
-                    yield Static(diff_content(self.preview), id="diff")
+                yield from self._compose_preview()
             if self.can_always:
                 yield Static(self._always_note(), id="save-patterns")
             with Horizontal(id="buttons"):
@@ -112,24 +145,58 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
             yield Static(f"o/1 once · {always}r reject · m reject with message · esc later (stays in inbox)",
                          classes="dialog-hint")
 
+    def _compose_preview(self) -> ComposeResult:
+        preview = self.preview
+        if preview.shell:
+            if preview.command is not None:
+                title = "Command" if preview.from_tool else \
+                    "Command (as the server's permission check gives it)"
+                yield Static(title, classes="section-title")
+                shown = preview.command[:SHOWN_CHARS]
+                yield Static(Content.assemble(("$ ", "dim"), command_content(shown)), id="command")
+            if preview.sub_commands:
+                title = ("Checked by the server as" if preview.command is not None
+                         else "Sub-commands (as the server parsed them; the full command is not known yet)")
+                yield Static(title, classes="section-title")
+                yield Static(Content("\n").join(plain(r, strict=True) for r in preview.sub_commands),
+                             id="sub-commands")
+            if preview.command is None and not preview.sub_commands:
+                yield Static(Content.styled("(the server gave no command)", "$text-muted"), id="command")
+        elif preview.diff:
+            yield Static("Changes", classes="section-title")
+            yield Static(diff_content(preview), id="diff")
+
+    def _shown_texts(self) -> list[str]:
+        """Every server string the dialog shows in full (for the hidden-character warning)."""
+        preview = self.preview
+        texts = [self.ask.action or "", *(self.ask.save or []), *preview.sub_commands]
+        texts += [line for _, line in preview.diff]
+        if preview.command is not None:
+            texts.append(preview.command)
+        if not preview.shell:
+            texts += self.ask.resources
+        return texts
+
     def _always_note(self) -> Content:
-        action = one_line(self.ask.action or "this action", 30)
-        parts: list[str | tuple[str, str]] = [
-            (f"Allow always saves these {action} patterns for the project;", "$text-warning"),
+        action = plain_line(self.ask.action or "this action", 30, "$text-warning", strict=True)
+        parts: list[str | Content | tuple[str, str]] = [
+            ("Allow always saves these ", "$text-warning"), action,
+            (" patterns for the project;", "$text-warning"),
             (" matching requests will not ask again:", "$text-warning"),
         ]
         for pattern in self.ask.save or []:
-            parts += ["\n  ", (clean_text(pattern), "bold")]
+            parts += ["\n  ", plain(pattern, "bold", strict=True)]
             if pattern.strip() in ("*", "**"):
                 parts.append(("   (everything)", "$text-warning"))
         return Content.assemble(*parts)
 
     def _who(self) -> Content:
-        parts: list[str | tuple[str, str]] = [("session ", "dim"), (one_line(self.session_title, 60), "bold")]
+        title = plain_line(self.session_title, 60, "bold")
+        parts: list[Content | tuple[str, str]] = [("session ", "dim"), title]
         if self.subagent_label:
-            parts += [("  ·  subagent ", "dim"), (one_line(self.subagent_label, 40), "bold")]
+            parts += [("  ·  subagent ", "dim"), plain_line(self.subagent_label, 40, "bold")]
         if self.tool is not None and self.tool.name:
-            parts += [("  ·  tool ", "dim"), one_line(self.tool.name, 30)]
+            parts += [("  ·  tool ", "dim"), plain_line(self.tool.name, 30)]
         return Content.assemble(*parts)
 
     def on_mount(self) -> None:
@@ -174,5 +241,5 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
     def close_answered_elsewhere(self, reply: str | None = None) -> None:
         """The server says another client answered: close without answering and toast it."""
         how = f" ({one_line(reply, 20)})" if reply else ""
-        self.app.notify(f"Permission answered elsewhere{how}", title="Permission")
+        toast(self.app, f"Permission answered elsewhere{how}", title="Permission")
         self.dismiss(None)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.sanitize import clean_text
+from tui.plain import plain
 from tui.state.transcript import ToolCall
 from tui.tools import ToolKind, kind_of
 
@@ -30,8 +29,8 @@ Renderer = Callable[[ToolCall, BodyOptions], list[Widget]]
 
 
 def text_block(text: str, classes: str = "-text") -> Static:
-    """Server text, cleaned, shown literally (never parsed as markup)."""
-    return Static(Content(clean_text(text)), classes=classes)
+    """Server text shown literally (never parsed as markup), hidden characters made visible."""
+    return Static(plain(text), classes=classes)
 
 
 def _renderers() -> dict[ToolKind, Renderer]:

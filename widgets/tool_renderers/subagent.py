@@ -6,6 +6,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tui.plain import plain
 from tui.sanitize import one_line
 from tui.state.transcript import ToolCall
 from tui.tools import subagent_status, subagent_text
@@ -18,7 +19,7 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
     agent = one_line(str(data.get("agent") or data.get("subagent_type") or ""), 40)
     line = Content.assemble(
         ("agent ", "$text-muted"), (agent or "?", "bold"), ("  status ", "$text-muted"),
-        subagent_status(call), ("  child ", "$text-muted"),
+        plain(subagent_status(call)), ("  child ", "$text-muted"),
         (one_line(child, 60), "underline $text-primary") if child else ("not linked", "$text-muted"),
         ("  (enter: open)" if child else "", "$text-muted"),
     )
