@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HIDDEN_STYLE", "as_markup_arg", "content_runs", "decode_runs", "highlight_match", "palette_help",
-    "plain", "plain_line", "plain_rich", "toast",
+    "plain", "plain_ansi", "plain_line", "plain_rich", "toast",
 ]
 
 HIDDEN_STYLE = "reverse $text-warning"
@@ -116,6 +116,33 @@ def plain_rich(text: str | None, style: str | RichStyle = "") -> Text:
     for piece, token in visible_runs(text or ""):
         out.append(piece, HIDDEN_RICH_STYLE if token else None)
     return out
+
+
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def plain_ansi(text: str) -> Content:
+    """Terminal output: well-formed 7-bit SGR colours are rendered as colours, every other escape
+    byte and hidden character is a styled visible token (``keep_sgr``, with the tokens marked)."""
+    text = text.replace("\r\n", "\n")
+    ansi: list[str] = []
+    marks: list[tuple[int, int]] = []
+    offset = pos = 0
+    for match in [*_SGR.finditer(text), None]:
+        end = match.start() if match is not None else len(text)
+        for piece, token in visible_runs(text[pos:end]):
+            if token:
+                marks.append((offset, offset + len(piece)))
+            ansi.append(piece)
+            offset += len(piece)
+        if match is not None:
+            ansi.append(match.group(0))
+            pos = match.end()
+    rich_text = Text.from_ansi("".join(ansi), end="")
+    if len(rich_text.plain) >= (marks[-1][1] if marks else 0):
+        for start, stop in marks:
+            rich_text.stylize(HIDDEN_RICH_STYLE, start, stop)
+    return Content.from_rich_text(rich_text)
 
 
 def toast(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup
 from textual.content import Content
@@ -10,8 +9,7 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.plain import plain
-from tui.sanitize import keep_sgr
+from tui.plain import plain, plain_ansi
 
 __all__ = ["TerminalOutput", "ansi_to_content"]
 
@@ -20,10 +18,9 @@ DEFAULT_CAP = 200
 
 
 def ansi_to_content(text: str) -> Content:
-    """Server output to Content: only SGR colours survive, ``\\r`` progress is collapsed."""
-    safe = keep_sgr(text)
-    rich_text = Text.from_ansi(safe, end="")
-    return Content.from_rich_text(rich_text)
+    """Server output to Content: SGR colours kept, every other escape and control (``\\r``
+    included) a visible token: nothing in it is obeyed or hidden."""
+    return plain_ansi(text)
 
 
 class TerminalOutput(VerticalGroup):
@@ -47,6 +44,7 @@ class TerminalOutput(VerticalGroup):
         show_all: bool = False,
         cap: int = DEFAULT_CAP,
         placeholder: str = "(no output)",
+        ansi: bool = True,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -56,6 +54,8 @@ class TerminalOutput(VerticalGroup):
         self._show_all = show_all
         self._cap = cap
         self._placeholder = placeholder
+        self._ansi = ansi
+        """SGR colours are drawn (shell output); otherwise every escape is shown as a token."""
 
     @property
     def total_lines(self) -> int:
@@ -86,7 +86,8 @@ class TerminalOutput(VerticalGroup):
     def _render_output(self) -> Content:
         if not self._text.strip():
             return plain(self._placeholder, "$text-muted italic")
-        return ansi_to_content(self._visible_text())
+        text = self._visible_text()
+        return ansi_to_content(text) if self._ansi else plain(text)
 
     def on_mount(self) -> None:
         self._sync_marker()

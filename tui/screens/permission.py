@@ -178,10 +178,10 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
         return texts
 
     def _always_note(self) -> Content:
-        action = plain_line(self.ask.action or "this action", 30, "$text-warning", strict=True)
+        action = " ".join((self.ask.action or "this action").split())[:30]
         parts: list[str | Content | tuple[str, str]] = [
-            ("Allow always saves these ", "$text-warning"), action,
-            (" patterns for the project;", "$text-warning"),
+            plain(f"Allow always saves these {action} patterns for the project;", "$text-warning",
+                  strict=True),
             (" matching requests will not ask again:", "$text-warning"),
         ]
         for pattern in self.ask.save or []:

@@ -7,7 +7,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.plain import plain, plain_line
-from tui.sanitize import clean_text
 from tui.state.transcript import ToolCall
 from tui.tools import kind_of
 from widgets.terminal_output import TerminalOutput
@@ -38,4 +37,4 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
         text = meta["content"]  # 1.18 read: the file is in structured.content
     if not text:
         return []
-    return [TerminalOutput(clean_text(text), show_all=options.show_all, classes="-plain")]
+    return [TerminalOutput(text, show_all=options.show_all, ansi=False, classes="-plain")]

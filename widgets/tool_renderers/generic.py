@@ -7,7 +7,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.plain import plain, plain_line
-from tui.sanitize import clean_text
 from tui.state.transcript import ToolCall
 from tui.tools import input_pairs
 from widgets.terminal_output import TerminalOutput
@@ -21,7 +20,7 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
         rows = [Content.assemble(plain(f"{key}: ", "bold $text-muted"), plain(value)) for key, value in pairs]
         widgets.append(Static(Content("\n").join(rows), classes="-input"))
     if text := call.output_text:
-        widgets.append(TerminalOutput(clean_text(text), show_all=options.show_all, classes="-plain"))
+        widgets.append(TerminalOutput(text, show_all=options.show_all, ansi=False, classes="-plain"))
     files = [c for c in call.content if c.type != "text"]
     for item in files:
         label = plain_line(item.name or item.uri or item.type, 200, strict=True)
