@@ -177,5 +177,5 @@ def test_visible_runs_decode_back_exactly(text: str, strict: bool) -> None:
     runs = visible_runs(text, strict=strict)
     assert "".join(decode_tokens(p) if token else p for p, token in runs) == text
     assert "".join(p for p, _ in runs) == reveal(text, strict=strict)
-    for piece, token in runs:  # nothing hidden is left in what is shown
+    for piece, _ in runs:  # nothing hidden is left in what is shown
         assert not hidden_characters(piece, strict=strict), repr(piece)
