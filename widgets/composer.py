@@ -12,6 +12,7 @@ from textual.widgets import TextArea
 from tui.attachments import pasted_path
 from tui.mentions import CompletionContext, completion_context
 from tui.plain import toast
+from tui.sanitize import clean_text
 from widgets.completion import Completion, CompletionMenu
 
 LARGE_PASTE_LINES = 50
@@ -141,7 +142,9 @@ class Composer(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         """Paste keeps line breaks but normalises them; a large paste says how much arrived."""
-        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        # A clipboard can hold escapes (a web page's "copy" button can put anything there): shown
+        # and sent as visible tokens, never drawn raw into the terminal.
+        text = clean_text(event.text.replace("\r\n", "\n").replace("\r", "\n"))
         event.prevent_default()  # handled here: TextArea's own handler must not insert it again
         event.stop()
         path = pasted_path(text)

@@ -462,6 +462,8 @@ class Checker(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        if isinstance(func, ast.Subscript):  # SelectionList[str](...)
+            func = func.value
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
         owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else ""
         strict = {LIT, NONE, SAFE} | ({VISIBLE} if _markup_off(node) else set())
@@ -469,6 +471,10 @@ class Checker(ast.NodeVisitor):
             position, keywords = STRICT_CALLS[name]
             for arg in _text_arg(node, position, keywords):
                 self._need(arg, strict, f"{name}()")
+        elif name in ("Select", "SelectionList", "set_options", "add_options"):
+            for arg in node.args:
+                for option in _option_tuples(arg):
+                    self._need(option, strict, f"{name}() option prompt")
         elif name == "notify":
             if self.path != "tui/plain.py":
                 self._flag(node, "notify() outside tui.plain.toast: use toast() (markup off, text visible)")
@@ -483,6 +489,9 @@ class Checker(ast.NodeVisitor):
                 not isinstance(node.args[0], ast.Constant) and \
                 (name != "highlight" or isinstance(func, ast.Attribute)):
             self._flag(node, f"{name}() on non-literal text: server text is never markup")
+        if name == "Input":  # drawn as rich Text: no markup, but controls would reach the terminal
+            for arg in _text_arg(node, 0, ("value", "placeholder")):
+                self._need(arg, {LIT, NONE, VISIBLE}, "Input() value/placeholder")
         self._check_builder(node, name, owner)
         self.generic_visit(node)
 
@@ -529,6 +538,20 @@ class Checker(ast.NodeVisitor):
             self._need(value, {LIT, NONE, SAFE}, f".{attr} =")
         elif attr in TITLE_ATTRS and widget:
             self._need(value, {LIT, NONE, SAFE, VISIBLE}, f".{attr} =")
+
+
+def _option_tuples(arg: ast.expr) -> Iterator[ast.expr]:
+    """The prompt (first element) of each ``(prompt, value, …)`` tuple in a list of options."""
+    if isinstance(arg, ast.Starred):
+        arg = arg.value
+    elements: list[ast.expr] = []
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        elements = list(_elements(arg))
+    elif isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
+        elements = [arg.elt]
+    for element in elements:
+        if isinstance(element, ast.Tuple) and element.elts:
+            yield element.elts[0]
 
 
 def list_elements(function: ast.AST | None, name: str) -> Iterator[ast.expr]:
@@ -594,6 +617,10 @@ UNSAFE = {
     "raw sub_title": "def f(self, t: str):\n    self.sub_title = t",
     "raw str into Text": "def f(t: str):\n    return Text(t)",
     "visible str without markup off": "def f(t: str):\n    return Static(one_line(t))",
+    "Select option prompt": "def f(names: list[str]):\n    return Select([(n, n) for n in names])",
+    "SelectionList prompt": "def f(t: str):\n    return SelectionList[str](*[(t + '!', 1, False)])",
+    "raw Input value": "def f(t: str):\n    return Input(t)",
+    "raw Input placeholder": "def f(t: str):\n    return Input(placeholder=t)",
 }
 SAFE_FORMS = {
     "plain": "def f(t: str):\n    return Static(plain(t))",

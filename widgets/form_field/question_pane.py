@@ -52,7 +52,7 @@ class QuestionPane(Vertical):
             yield ChoiceList(self.state)
         if self.state.allows_custom:
             yield Input(
-                self.state.custom_text,
+                clean_text(self.state.custom_text),
                 placeholder="Type your own answer",
                 classes="question-custom",
             )
