@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HIDDEN_STYLE", "as_markup_arg", "content_runs", "decode_runs", "highlight_match", "palette_help",
-    "plain", "plain_ansi", "plain_line", "plain_rich", "toast",
+    "plain", "plain_ansi", "plain_cut", "plain_line", "plain_rich", "toast",
 ]
 
 HIDDEN_STYLE = "reverse $text-warning"
@@ -67,6 +67,18 @@ def plain(text: str | Content | None, style: str = "", *, strict: bool = False) 
     if len(runs) == 1 and not runs[0][1]:
         return Content.styled(text, style) if style else Content(text)
     return Content.assemble(*((piece, HIDDEN_STYLE) if token else (piece, style) for piece, token in runs))
+
+
+CUT_AT = 20_000
+"""Where ``plain_cut`` cuts: past this, one string would wedge a dialog (Textual wraps it whole)."""
+
+
+def plain_cut(text: str, limit: int = CUT_AT, style: str = "", *, strict: bool = False) -> Content:
+    """``plain(text)``, cut after ``limit`` characters with a note saying how much is not shown."""
+    if len(text) <= limit:
+        return plain(text, style, strict=strict)
+    return Content.assemble(plain(text[:limit], style, strict=strict),
+                            (f" … {len(text) - limit:,} more characters not shown", "bold $text-error"))
 
 
 def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: bool = False) -> Content:
@@ -113,7 +125,7 @@ def _cut(pieces: list[tuple[str, bool]], budget: int) -> list[tuple[str, bool]]:
 def plain_rich(text: str | None, style: str | RichStyle = "") -> Text:
     """``plain`` for the few places Textual wants a rich ``Text`` (tree labels)."""
     out = Text(style=style, end="")
-    for piece, token in visible_runs(text or ""):
+    for piece, token in visible_runs((text or "").expandtabs(4)):  # rich Text would keep the tab raw
         out.append(piece, HIDDEN_RICH_STYLE if token else None)
     return out
 

@@ -24,8 +24,8 @@ import unicodedata
 from collections.abc import Iterable
 
 __all__ = [
-    "clean_text", "decode_tokens", "describe_hidden", "hidden_characters", "keep_sgr", "one_line", "reveal",
-    "token_for", "visible_runs",
+    "clean_text", "decode_tokens", "describe_hidden", "flatten", "hidden_characters", "hidden_name",
+    "keep_sgr", "one_line", "reveal", "token_for", "visible_runs",
 ]
 
 ESC_TOKEN = "\u241b"  # ␛
@@ -141,13 +141,18 @@ _NAMES = {"\x1b": "escape", "\r": "carriage return", "\t": "tab", "\x07": "bell"
           "\x00": "NUL", "\x7f": "delete", "\x0b": "vertical tab", "\x0c": "form feed"}
 
 
-def describe_hidden(char: str) -> str:
-    """``"␛ escape"``, ``"<U+202E> right-to-left override"``: a hidden character for a warning."""
+def hidden_name(char: str) -> str:
+    """``"escape"``, ``"right-to-left override"``, ``"C1 control"``: what a hidden character is."""
     code = ord(char)
     name = _NAMES.get(char) or unicodedata.name(char, "").lower()
     if not name:
         name = "C1 control" if 0x80 <= code < 0xA0 else "surrogate" if 0xD800 <= code < 0xE000 else "control"
-    return f"{token_for(char)} {name}"
+    return name
+
+
+def describe_hidden(char: str) -> str:
+    """``"␛ escape"``, ``"<U+202E> right-to-left override"``: a hidden character for a warning."""
+    return f"{token_for(char)} {hidden_name(char)}"
 
 
 def decode_tokens(tokens: str) -> str:
@@ -202,6 +207,18 @@ def keep_sgr(text: str) -> str:
         pos = match.end()
     out.append(reveal(text[pos:]))
     return "".join(out)
+
+
+_FLAT = re.compile(r"[ \t\n]+")
+
+
+def flatten(text: str) -> str:
+    """Runs of spaces, tabs and newlines as one space, trimmed; nothing else touched.
+
+    ``" ".join(text.split())`` is not the same: ``str.split`` also splits on (and so deletes)
+    ``\x0b``, ``\x0c``, ``\x1c``-``\x1f``, ``\x85``, U+2028 and U+2029.
+    """
+    return _FLAT.sub(" ", text).strip(" ")
 
 
 def one_line(text: str, limit: int = 120) -> str:

@@ -16,6 +16,7 @@ from textual.style import Style
 from textual.widgets import Static
 
 from tui.plain import plain
+from tui.sanitize import flatten
 
 __all__ = ["Breadcrumb"]
 
@@ -59,7 +60,7 @@ class Breadcrumb(Static):
 
     def show_path(self, path: Sequence[tuple[str, str]]) -> None:
         """Show ``path`` (root first); the last segment is the current session."""
-        self._path = [(sid, " ".join(title.split())) for sid, title in path]
+        self._path = [(sid, flatten(title)) for sid, title in path]
         self.set_class(len(self._path) <= 1, "-root")
         self.update(self._content(self.size.width or 200))
 

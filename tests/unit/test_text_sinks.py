@@ -43,11 +43,13 @@ VISIBLE = "visible str"    # a str made visible by tui.sanitize (or built only f
 STR = "str"                # some other str
 UNKNOWN = "unknown"
 
-VISIBLE_FUNCS = {"clean_text", "one_line", "reveal", "keep_sgr", "notification_field", "diff_text"}
+VISIBLE_FUNCS = {"clean_text", "one_line", "reveal", "keep_sgr", "notification_field", "diff_text",
+                 "token_for", "hidden_name", "describe_hidden"}
 NUMERIC_FUNCS = {"len", "int", "float", "round", "abs", "sum", "min", "max", "format_duration",
                  "_tokens", "count", "format_age", "human_size", "format_tokens", "format_cost"}
 """Functions that format numbers (durations, sizes, ages): their text is octui's own."""
-CONTENT_FACTORIES = {"plain", "plain_line", "plain_rich", "Content", "Text", "Strip", "Segment",
+CONTENT_FACTORIES = {"plain", "plain_line", "plain_rich", "plain_cut", "plain_ansi", "Content", "Text",
+                     "Strip", "Segment",
                      "as_markup_arg",
                      "palette_help"}
 CONTENT_CLASSES = {"Content", "Text"}

@@ -33,6 +33,7 @@ from tui.client.errors import OctuiError
 from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.plain import toast
 from tui.protocol.models import ModelRef
+from tui.sanitize import flatten
 from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
 from tui.state_file import StateStore
 from widgets.completion import Completion
@@ -377,4 +378,4 @@ class AssistedScreen(AttachmentActions):
 
 def one_line_template(template: str) -> str:
     """A command without a description is described by the start of its template."""
-    return " ".join(template.split())[:60]
+    return flatten(template)[:60]

@@ -13,9 +13,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from tui.plain import plain, plain_line, toast
+from tui.plain import CUT_AT, HIDDEN_STYLE, plain, plain_cut, plain_line, toast
 from tui.protocol.models import PermissionRequest
-from tui.sanitize import describe_hidden, hidden_characters, one_line
+from tui.sanitize import flatten, hidden_characters, hidden_name, one_line, token_for
 from tui.state.asks import (
     DiffKind,
     PermissionAnswer,
@@ -34,23 +34,32 @@ _DIFF_STYLES: dict[DiffKind, str] = {
     "meta": "bold dim",
     "ctx": "",
 }
-SHOWN_CHARS = 20_000
-"""The longest command the dialog draws in full; a longer one is cut with a warning saying so."""
+SHOWN_CHARS = CUT_AT
+"""The longest command (or resource, pattern) the dialog draws in full; a longer one is cut where
+it says so, with a warning line, so that one huge string cannot wedge the dialog."""
+DIFF_LINE_CHARS = 2_000
+"""The same for one line of a diff (a preview holds up to ``PREVIEW_LINES`` of them)."""
 WARNED_KINDS = 4
 """Hidden characters named in the warning line (the rest are counted)."""
 
 
 def command_content(command: str) -> Content:
-    """``command`` exactly: nothing parsed, every hidden character a reverse-video token, newlines
-    kept. ``tui.plain.decode_runs`` maps what is shown back to ``command``."""
-    return plain(command, strict=True)
+    """What the dialog shows for ``command``: exactly it, nothing parsed, every hidden character a
+    reverse-video token, newlines kept; ``tui.plain.decode_runs`` maps it back to ``command``
+    (up to ``SHOWN_CHARS``: a longer command is cut, and says so)."""
+    return exactly(command)
+
+
+def exactly(text: str, style: str = "", limit: int = SHOWN_CHARS) -> Content:
+    """``text`` shown exactly (``strict``), cut after ``limit`` characters with a note saying so."""
+    return plain_cut(text, limit, style, strict=True)
 
 
 def diff_content(preview: PermissionPreview) -> Content:
     """Unified diff lines coloured by kind (green adds, red removals), hidden characters shown."""
     parts: list[Content] = []
     for kind, line in preview.diff:
-        parts.append(plain(line or " ", _DIFF_STYLES[kind], strict=True))
+        parts.append(exactly(line or " ", _DIFF_STYLES[kind], DIFF_LINE_CHARS))
     if preview.truncated:
         parts.append(Content.styled(f"… {preview.truncated:,} more lines", "dim"))
     return Content("\n").join(parts)
@@ -64,13 +73,15 @@ def hidden_warning(texts: list[str]) -> Content | None:
             found.setdefault(char, None)
     if not found:
         return None
-    named = [describe_hidden(char) for char in list(found)[:WARNED_KINDS]]
-    more = len(found) - len(named)
-    return Content.assemble(
-        ("⚠ Hidden or control characters, shown in reverse: ", "bold $text-error"),
-        plain(", ".join(named) + (f" and {more} more" if more else ""), "$text-error"),
-        (". Read it closely before allowing.", "$text-error"),
-    )
+    parts: list[Content | tuple[str, str]] = [
+        ("⚠ Hidden or control characters, shown in reverse: ", "bold $text-error")]
+    for index, char in enumerate(list(found)[:WARNED_KINDS]):
+        parts += [(", " if index else "", "$text-error"), (token_for(char), HIDDEN_STYLE),
+                  (" " + hidden_name(char), "$text-error")]
+    more = len(found) - WARNED_KINDS
+    parts.append((f" and {more} more" if more > 0 else "", "$text-error"))
+    parts.append((". Read it closely before allowing.", "$text-error"))
+    return Content.assemble(*parts)
 
 
 class PermissionScreen(ModalScreen[PermissionAnswer | None]):
@@ -121,15 +132,14 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
             warning = hidden_warning(self._shown_texts())
             if warning is not None:
                 yield Static(warning, id="hidden-warning")
-            if preview.command is not None and len(preview.command) > SHOWN_CHARS:
+            if self._too_long():
                 yield Static(Content.styled(
-                    f"⚠ The command is {len(preview.command):,} characters long: only the first "
-                    f"{SHOWN_CHARS:,} are shown. Reject it unless you know what it holds.",
+                    f"⚠ Part of this request is longer than {SHOWN_CHARS:,} characters and is cut "
+                    "where it says so. Reject it unless you know what it holds.",
                     "bold $text-error"), id="long-warning")
             if not preview.shell and ask.resources:
                 yield Static("Resources", classes="section-title")
-                yield Static(Content("\n").join(plain(r, strict=True) for r in ask.resources),
-                             id="resources")
+                yield Static(Content("\n").join(exactly(r) for r in ask.resources), id="resources")
             with VerticalScroll(id="preview"):
                 yield from self._compose_preview()
             if self.can_always:
@@ -152,19 +162,26 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
                 title = "Command" if preview.from_tool else \
                     "Command (as the server's permission check gives it)"
                 yield Static(title, classes="section-title")
-                shown = preview.command[:SHOWN_CHARS]
-                yield Static(Content.assemble(("$ ", "dim"), command_content(shown)), id="command")
+                yield Static(Content.assemble(("$ ", "dim"), command_content(preview.command)),
+                             id="command")
             if preview.sub_commands:
                 title = ("Checked by the server as" if preview.command is not None
                          else "Sub-commands (as the server parsed them; the full command is not known yet)")
                 yield Static(title, classes="section-title")
-                yield Static(Content("\n").join(plain(r, strict=True) for r in preview.sub_commands),
+                yield Static(Content("\n").join(exactly(r) for r in preview.sub_commands),
                              id="sub-commands")
             if preview.command is None and not preview.sub_commands:
                 yield Static(Content.styled("(the server gave no command)", "$text-muted"), id="command")
         elif preview.diff:
             yield Static("Changes", classes="section-title")
             yield Static(diff_content(preview), id="diff")
+
+    def _too_long(self) -> bool:
+        preview = self.preview
+        texts = [*(self.ask.save or []), *preview.sub_commands, preview.command or ""]
+        texts += [] if preview.shell else self.ask.resources
+        return any(len(text) > SHOWN_CHARS for text in texts) or \
+            any(len(line) > DIFF_LINE_CHARS for _, line in preview.diff)
 
     def _shown_texts(self) -> list[str]:
         """Every server string the dialog shows in full (for the hidden-character warning)."""
@@ -178,14 +195,14 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
         return texts
 
     def _always_note(self) -> Content:
-        action = " ".join((self.ask.action or "this action").split())[:30]
+        action = flatten(self.ask.action or "this action")[:30]
         parts: list[str | Content | tuple[str, str]] = [
             plain(f"Allow always saves these {action} patterns for the project;", "$text-warning",
                   strict=True),
             (" matching requests will not ask again:", "$text-warning"),
         ]
         for pattern in self.ask.save or []:
-            parts += ["\n  ", plain(pattern, "bold", strict=True)]
+            parts += ["\n  ", exactly(pattern, "bold")]
             if pattern.strip() in ("*", "**"):
                 parts.append(("   (everything)", "$text-warning"))
         return Content.assemble(*parts)

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.plain import plain, plain_line
+from tui.plain import plain, plain_cut, plain_line
 from tui.protocol.models import FormField
 from tui.sanitize import clean_text, one_line
 
@@ -59,7 +59,7 @@ class FieldEditor(Vertical):
         if self.show_title:
             yield Static(self.title_content(), classes="field-title")
         if self.form_field.description:
-            yield Static(plain(clean_text(self.form_field.description)), classes="field-description")
+            yield Static(plain_cut(clean_text(self.form_field.description)), classes="field-description")
         yield from self.compose_control()
         yield Static("", classes="field-error")
 

@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.plain import plain, plain_line
+from tui.plain import plain_cut, plain_line
 from tui.sanitize import clean_text
 from tui.state.asks import QuestionState
 
@@ -68,7 +68,7 @@ class ChoiceList(OptionList):
             plain_line(option.label, 100, "bold" if chosen else ""),
         ]
         if option.description:
-            parts.extend(["\n       ", plain(clean_text(option.description), "dim")])
+            parts.extend(["\n       ", plain_cut(clean_text(option.description), style="dim")])
         return Content.assemble(*parts)
 
     def _build_options(self) -> list[Option]:
