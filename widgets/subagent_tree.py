@@ -26,6 +26,10 @@ from tui.tools import format_duration
 
 __all__ = ["STATUS_GLYPHS", "STATUS_WORDS", "SubagentTree", "format_cost", "format_tokens"]
 
+TITLE_LIMIT = 200
+"""Characters of a title a row draws (a row is one line; rendering a huge title every tick costs)."""
+AGENT_LIMIT = 40
+
 STATUS_GLYPHS: dict[NodeStatus, str] = {
     "running": "◐",
     "waiting": "⚑",
@@ -245,10 +249,12 @@ class SubagentTree(Tree[TreeNode]):
         if cost and not tokens:
             cost = rolled + cost
         word = STATUS_WORDS[data.status]
+        title = plain_rich(data.title[:TITLE_LIMIT], title_style)  # a huge title costs no more
+        agent = (data.agent or "")[:AGENT_LIMIT]
         # Narrow panels drop details in this order rather than scroll sideways.
         variants = [
-            (word, data.agent, tokens, cost),
-            (word, data.agent, "", cost),
+            (word, agent, tokens, cost),
+            (word, agent, "", cost),
             (word, "", "", cost),
             (word, "", "", ""),
             ("", "", "", ""),
@@ -261,7 +267,7 @@ class SubagentTree(Tree[TreeNode]):
             text = Text.assemble(
                 prefix,
                 plain_rich(STATUS_GLYPHS[data.status] + " ", status_style),
-                plain_rich(data.title, title_style),
+                title,
                 plain_rich(flag, style + self.get_component_rich_style("subagent-tree--attention",
                                                                        partial=True)),
                 plain_rich("  " + status if status else "", status_style),
@@ -270,10 +276,10 @@ class SubagentTree(Tree[TreeNode]):
             if width <= 0 or text.cell_len <= width:
                 return text
         excess = text.cell_len - width
-        keep = len(data.title) - excess - 1
+        keep = len(title) - excess - 1
         if keep >= 4:  # shorten the title, keep the glyph and elapsed time
             start = len(prefix) + 2
-            text = text[:start + keep] + Text("…", style=title_style) + text[start + len(data.title):]
+            text = text[:start + keep] + Text("…", style=title_style) + text[start + len(title):]
         return text
 
     def _tick(self) -> None:

@@ -63,9 +63,10 @@ from widgets.pending_inputs import PendingInputs
 from widgets.session_list import SessionList
 from widgets.status_bar import StatusBar, StatusInfo
 from widgets.subagent_tree import SubagentTree
+from widgets.terminal_output import DEFAULT_CAP
 from widgets.tool_row import ToolRow
 
-SIZE = (140, 160)
+SIZE = (140, 60)
 T0 = 1_800_000_000_000.0
 BENIGN = ["plain words"]
 CHUNK = 16
@@ -274,8 +275,10 @@ async def tool_bash(pilot: Pilot[None], texts: list[str]) -> Shown:
     await _mount(pilot, *rows)
     shown: Shown = []
     for row, text in zip(rows, texts, strict=True):
+        output = SGR.sub("", text)  # colours stay colours; a long output shows its last lines
+        tail = "\n".join(output.split("\n")[-DEFAULT_CAP:])
         shown += [(row.query_one(".-title"), [text]), (row.query_one(".-command"), [text]),
-                  (row.query_one(".-output"), [SGR.sub("", text)])]  # output colours stay colours
+                  (row.query_one(".-output"), [tail])]
     return shown
 
 

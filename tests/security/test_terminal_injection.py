@@ -169,12 +169,13 @@ def fake_server() -> Iterator[tuple[str, type[Handler]]]:
         httpd.server_close()
 
 
-def run_octui(url: str, state: Path, timeout: float = 40.0) -> bytes:
-    """Run ``octui --url URL --session SID`` under a pty; return every byte it wrote."""
+def run_octui(url: str, state: Path, timeout: float = 40.0, size: tuple[int, int] = (140, 45)) -> bytes:
+    """Run ``octui --url URL --session SID`` under a pty (``size``: columns, lines); return every
+    byte it wrote."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCODE_", "OCTUI_"))}
     env.update({"OPENCODE_SERVER_PASSWORD": PASSWORD, "OCTUI_STATE_DIR": str(state),
                 "OCTUI_CONFIG": str(state / "config.toml"), "TERM": "xterm-256color",
-                "COLUMNS": "140", "LINES": "45", "HOME": str(state)})
+                "COLUMNS": str(size[0]), "LINES": str(size[1]), "HOME": str(state)})
     state.mkdir(parents=True, exist_ok=True)
     pid, fd = pty.fork()
     if pid == 0:  # child: never return into pytest
