@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from tui.sanitize import clean_text, one_line
+from tui.sanitize import clean_text, one_line, reveal
 from tui.state.transcript import ToolCall
 from tui.tool_diffs import (
     DiffFile,
@@ -358,7 +358,7 @@ def diff_files(call: ToolCall) -> list[DiffFile]:
         adds, dels = _counts(hunks)
         given_adds, given_dels = _int(item.get("additions")), _int(item.get("deletions"))
         files.append(DiffFile(
-            path=one_line(_path(item) or "?", 300),
+            path=one_line(reveal(_path(item) or "?", strict=True), 300),
             status=one_line(_str(item.get("status")) or "modified", 20),
             additions=adds if given_adds is None else given_adds,
             deletions=dels if given_dels is None else given_dels,
@@ -385,5 +385,5 @@ def edit_preview(call: ToolCall) -> list[DiffFile]:
     hunk = Hunk(0, 0, 0, 0, "proposed change")
     hunk.lines = [DiffLine("removed", diff_text(t)) for t in old.split("\n")]
     hunk.lines += [DiffLine("added", diff_text(t)) for t in new.split("\n")]
-    return [DiffFile(one_line(_path(data) or "?", 300), "pending", new.count("\n") + 1,
+    return [DiffFile(one_line(reveal(_path(data) or "?", strict=True), 300), "pending", new.count("\n") + 1,
                      old.count("\n") + 1, [hunk])]
