@@ -157,6 +157,10 @@ def plain_ansi(text: str) -> Content:
     return Content.from_rich_text(rich_text)
 
 
+TOAST_CHARS = 2_000
+"""The longest toast message shown whole."""
+
+
 def toast(
     target: App[Any] | Widget,
     message: str | Content,
@@ -165,8 +169,13 @@ def toast(
     severity: SeverityLevel = "information",
     timeout: float | None = None,
 ) -> None:
-    """``notify`` with markup off and the text made visible: the only way octui shows a toast."""
+    """``notify`` with markup off and the text made visible: the only way octui shows a toast.
+
+    A toast stays on screen for seconds: a message past ``TOAST_CHARS`` is cut, and says so.
+    """
     text = message.plain if isinstance(message, Content) else clean_text(message)
+    if len(text) > TOAST_CHARS:
+        text = f"{text[:TOAST_CHARS]} … ({len(text) - TOAST_CHARS:,} more characters)"
     if timeout is None:
         target.notify(text, title=one_line(title, 80), severity=severity, markup=False)
     else:

@@ -294,26 +294,35 @@ async def tool_edit(pilot: Pilot[None], texts: list[str]) -> Shown:
             for w in (row.query_one(".-title"), row.query_one("DiffView"))]
 
 
-async def tool_other(pilot: Pilot[None], texts: list[str]) -> Shown:
+async def tool_unknown_and_failed(pilot: Pilot[None], texts: list[str]) -> Shown:
     rows: list[ToolRow] = []
-    shown: Shown = []
     for text in texts:
         output = [ToolContent(type="text", text=text)]
-        unknown = ToolRow(_call("mcp_thing", input={"q": text}, content=output), expanded=True)
-        failed = ToolRow(_call("read", status="error", input={"path": text},
-                               error=StructuredError(type="tool", message=text)), expanded=True)
-        asked = ToolRow(_call("question", input={"questions": [{"header": text, "question": text,
-                                                                "options": [{"label": text}]}]},
-                              metadata={"answers": [[text]]}), expanded=True)
-        child = ToolRow(_call("task", input={"description": text, "agent": text},
-                              content=[ToolContent(type="text", text=f"<subagent>{text}</subagent>")]),
-                        expanded=True)
-        rows += [unknown, failed, asked, child]
+        rows.append(ToolRow(_call("mcp_thing", input={"q": text}, content=output), expanded=True))
+        rows.append(ToolRow(_call("read", status="error", input={"path": text},
+                                  error=StructuredError(type="tool", message=text)), expanded=True))
     await _mount(pilot, *rows)
+    shown: Shown = []
     for index, text in enumerate(texts):
-        unknown, failed = rows[4 * index], rows[4 * index + 1]
-        shown += [(unknown.query_one(".-input"), [text]), (failed.query_one(".-error-text"), [text])]
+        tail = "\n".join(text.split("\n")[-DEFAULT_CAP:])  # long output shows its last lines
+        shown += [(rows[2 * index].query_one(".-input"), [text]),
+                  (rows[2 * index].query_one(".-output"), [tail]),
+                  (rows[2 * index + 1].query_one(".-error-text"), [text])]
     return shown
+
+
+async def tool_question_and_subagent(pilot: Pilot[None], texts: list[str]) -> Shown:
+    rows: list[ToolRow] = []
+    for text in texts:
+        questions = [{"header": text, "question": text, "options": [{"label": text}]}]
+        rows.append(ToolRow(_call("question", input={"questions": questions}, metadata={"answers": [[text]]}),
+                            expanded=True))
+        output = [ToolContent(type="text", text=f"<subagent>{text}</subagent>")]
+        rows.append(ToolRow(_call("task", input={"description": text, "agent": text}, content=output),
+                            expanded=True))
+    await _mount(pilot, *rows)
+    return [(row.query_one(".-title"), [text]) for row, text in zip(rows, [t for t in texts for _ in "ab"],
+                                                                    strict=True)]
 
 
 async def message_user(pilot: Pilot[None], texts: list[str]) -> Shown:
@@ -359,7 +368,8 @@ SCENARIOS = [
     Scenario("status bar", status_bar, limit=20),
     Scenario("tool row: shell", tool_bash, chunk=6),
     Scenario("tool row: edit diff", tool_edit, chunk=6),
-    Scenario("tool rows: unknown, error, question, subagent", tool_other, chunk=4),
+    Scenario("tool rows: unknown tool, failed tool", tool_unknown_and_failed, chunk=6),
+    Scenario("tool rows: question, subagent", tool_question_and_subagent, chunk=6),
     Scenario("message views: user, synthetic, shell, notices", message_user, chunk=6),
     Scenario("message view: reasoning, error", message_assistant, chunk=6),
     Scenario("message view: markdown answer", message_markdown, chunk=8, markdown=True),
