@@ -238,9 +238,12 @@ def test_hostile_server_strings_never_reach_the_terminal(
 ) -> None:
     url, handler = fake_server
     handler.data.update(fixtures(benign=True), hostile=False)
-    baseline = run_octui(url, tmp_path / "base").decode("utf-8", "replace")
+    # Tall enough for the transcript beside the dialog, which shows every escape as a token
+    # (and a warning line) and so takes more lines than the benign one.
+    size = (140, 70)
+    baseline = run_octui(url, tmp_path / "base", size=size).decode("utf-8", "replace")
     handler.data.update(fixtures(benign=False), hostile=True)
-    hostile = run_octui(url, tmp_path / "evil").decode("utf-8", "replace")
+    hostile = run_octui(url, tmp_path / "evil", size=size).decode("utf-8", "replace")
 
     # the hostile content was really rendered (visible words around the escapes)
     # reasoning and completed tool output start collapsed; everything else is on screen
