@@ -306,8 +306,8 @@ async def tool_unknown_and_failed(pilot: Pilot[None], texts: list[str]) -> Shown
     for index, text in enumerate(texts):
         tail = "\n".join(text.split("\n")[-DEFAULT_CAP:])  # long output shows its last lines
         shown += [(rows[2 * index].query_one(".-input"), [text]),
-                  (rows[2 * index].query_one(".-output"), [tail]),
                   (rows[2 * index + 1].query_one(".-error-text"), [text])]
+        shown += [(output, [tail]) for output in rows[2 * index].query(".-output")]  # none if empty
     return shown
 
 
