@@ -27,7 +27,7 @@ from tui.client.service import Discovery, discover
 from tui.config import Config, ConfigError, Connection, load_config, resolve_connection, state_dir
 from tui.demo.generation import GENERATIONS, DemoGeneration
 from tui.log_file import PrivateRotatingLog
-from tui.sanitize import clean_text
+from tui.sanitize import reveal
 
 log = logging.getLogger("octui")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -79,8 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _say(text: str) -> None:
     """One line on stderr (the user's terminal): errors and notices carry server and file text
-    (an HTTP error body, a registry's URL and version), so their hidden characters are tokens."""
-    print(f"octui: {clean_text(text)}", file=sys.stderr)
+    (an HTTP error body, a registry file's name), so their hidden characters are tokens, in
+    strict mode as for file names (a tab is ``\\t``)."""
+    print(f"octui: {reveal(text, strict=True)}", file=sys.stderr)
 
 
 def _fail(text: str, code: int) -> int:

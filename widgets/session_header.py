@@ -22,6 +22,7 @@ MUTED = "$foreground-muted"
 MIN_DIRECTORY = 12
 """A directory shorter than this (with its ellipsis) says nothing: drop it instead."""
 MIN_TITLE = 12
+DIRECTORY_MAX = 400
 
 
 def _middle_split(text: str, width: int) -> tuple[int, int]:
@@ -57,13 +58,23 @@ def _end_cut(content: Content, width: int, style: str) -> Content:
     return content if len(content.plain) <= width else ellipsize(content, max(0, width - 1), style=style)
 
 
+def _directory_line(directory: str) -> Content:
+    """The directory on one line, at most ``DIRECTORY_MAX`` characters: a longer one keeps its
+    start and its end (the last folder names the project), cut in the middle."""
+    if len(directory) <= DIRECTORY_MAX:
+        return plain_line(directory, DIRECTORY_MAX, MUTED)
+    half = DIRECTORY_MAX // 2
+    return Content.assemble(plain_line(directory[:half], half, MUTED), (ELLIPSIS, MUTED),
+                            plain_line(directory[-half:], half, MUTED))
+
+
 def header_content(title: str, directory: str, server: str, width: int) -> Content:
     """The widest header that fits in ``width`` cells (see the module docstring for the order).
 
     All three are the server's (or the user's) text: one line each, through ``tui.plain``, so a
     hidden character is a visible token and a ``[`` is a bracket."""
     title_line = plain_line(title, 200, "bold")
-    dir_line = plain_line(directory, 400, MUTED)
+    dir_line = _directory_line(directory)
     server_line = plain_line(server, 80, MUTED)
 
     def assemble(title_part: Content, dir_part: Content, server_part: Content) -> Content:

@@ -15,10 +15,15 @@ What the terminal really receives from the real binary is checked in ``test_host
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
+import os
 import re
-from collections.abc import Awaitable, Callable
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,9 +36,12 @@ from textual.strip import Strip
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
+from textual.widgets._toast import Toast
 
 from tests.security.hostile_corpus import BIG, ESCAPE_BYTES, SMALL, visible_forms
 from tui import clock
+from tui.cli import _say
+from tui.client.service import discover
 from tui.plain import toast
 from tui.protocol.models import (
     FormField,
@@ -54,12 +62,14 @@ from tui.screens.inbox import HISTORY_SHOWN, InboxScreen
 from tui.screens.permission import PermissionScreen
 from tui.screens.question import QuestionScreen
 from tui.state.asks import PREVIEW_LINES
+from tui.state.interrupts import INTERRUPTED
 from tui.state.transcript import Message, PendingInput, TextBlock, ToolCall
 from tui.state.tree import TreeNode
 from widgets.breadcrumb import Breadcrumb
 from widgets.connection_banner import ConnectionBanner
 from widgets.message_view import MessageView
 from widgets.pending_inputs import PendingInputs
+from widgets.session_header import SessionHeader
 from widgets.session_list import SessionList
 from widgets.status_bar import StatusBar, StatusInfo
 from widgets.subagent_tree import SubagentTree
@@ -235,6 +245,112 @@ async def pending_inputs(pilot: Pilot[None], texts: list[str]) -> Shown:
     return [(widget, texts)]
 
 
+async def pending_inputs_capabilities(pilot: Pilot[None], texts: list[str]) -> Shown:
+    """A background subagent's report waiting in the inbox (2.0 preview), on a server that lets no
+    client cancel or redeliver: the chip names the child by the server's description or id."""
+    widget = PendingInputs()
+    await _mount(pilot, widget)
+    items = []
+    for i, text in enumerate(texts):
+        items += [PendingInput(id=f"syn_{i}", text=f"<subagent>{text}</subagent>", kind="synthetic",
+                               description=text, metadata={"source": "subagent", "childID": "ses_c"}),
+                  PendingInput(id=f"kid_{i}", text="", kind="synthetic", delivery="queue",
+                               metadata={"source": "subagent", "childID": text})]
+    widget.show_items(items, can_cancel=False, can_redeliver=False)
+    await pilot.pause()
+    return [(widget, texts)]
+
+
+async def session_header(pilot: Pilot[None], texts: list[str]) -> Shown:
+    """Title, directory and server, each from the server (the directory from the user's command
+    line or the session), each in a header of its own so that none is dropped to fit. A long
+    directory is cut in its middle, keeping its last folder: here ``/project``."""
+    headers = [SessionHeader() for _ in range(3 * len(texts))]
+    await _mount(pilot, *headers)
+    for index, text in enumerate(texts):
+        headers[3 * index].show(text, "/p", "s")
+        headers[3 * index + 1].show("t", f"{text}/project", "s")
+        headers[3 * index + 2].show("t", "/p", text)
+    await pilot.pause()
+    return [(headers[3 * index + part], [text]) for index, text in enumerate(texts) for part in range(3)]
+
+
+async def message_failure(pilot: Pilot[None], texts: list[str]) -> Shown:
+    """The failed-turn line: the model, the provider, the variant and the cause are the server's;
+    a 2.x ``provider.no-route`` failure is a notice with no step (no assistant parts)."""
+    views = []
+    for i, text in enumerate(texts):
+        error = StructuredError(type="provider.unknown", message=text)
+        views += [
+            MessageView(Message(id=f"msg_{i}_cause", role="assistant", error=error,
+                                model=ModelRef(id="m", providerID="p"))),
+            MessageView(Message(id=f"msg_{i}_model", role="assistant",
+                                error=StructuredError(type=text, message="failed"),
+                                model=ModelRef(id=text, providerID="p", variant="high"))),
+            MessageView(Message(id=f"msg_{i}_provider", role="assistant", error=error,
+                                model=ModelRef(id="m", providerID=text, variant=text))),
+            MessageView(Message(id=f"msg_{i}_notice", role="notice", error=error,
+                                model=ModelRef(id=text, providerID="p"))),
+        ]
+    await _mount(pilot, *views)
+    await pilot.pause()
+    shown: Shown = []
+    for index, text in enumerate(texts):
+        cause, model, provider, notice = views[4 * index:4 * index + 4]
+        shown += [(cause.query_one(".message-error"), [text]), (model.query_one(".message-error"), [text]),
+                  (provider.query_one(".message-error"), [text]), (notice.query_one(".message-text"), [text])]
+    return shown
+
+
+async def message_interrupted(pilot: Pilot[None], texts: list[str]) -> Shown:
+    """After a server restart: the turn marked interrupted, with the streamed text it did not keep."""
+    views = [MessageView(Message(id=f"msg_{i}", role="assistant", parts=[TextBlock("text", 0, "kept")],
+                                 interrupted=INTERRUPTED, lost_text=text))
+             for i, text in enumerate(texts)]
+    await _mount(pilot, *views)
+    await pilot.pause()
+    return [(view.query_one(".message-error"), [text]) for view, text in zip(views, texts, strict=True)]
+
+
+def _file_name(text: str) -> str:
+    """``text`` as a file name this system can create (no ``/``, NUL or lone surrogate, ≤ 200 bytes)."""
+    name = "".join("_" if c in "/\x00" or 0xD800 <= ord(c) < 0xE000 else c for c in text)
+    return name.encode("utf-8")[:200].decode("utf-8", "ignore")
+
+
+@contextlib.contextmanager
+def hostile_registry(texts: list[str]) -> Iterator[tuple[list[Path], list[str]]]:
+    """Registration files named after ``texts``, readable by others (mode 0644), so that service
+    discovery refuses each with a notice naming the file. Yields the files and the names."""
+    with tempfile.TemporaryDirectory() as directory:
+        files, names = [], []
+        for index, text in enumerate(texts):
+            name = _file_name(text)
+            path = Path(directory) / f"service-{index}-{name}.json"
+            path.write_text("{}", encoding="utf-8")
+            os.chmod(path, 0o644)
+            files.append(path)
+            names.append(name)
+        yield files, names
+
+
+async def service_notices(pilot: Pilot[None], texts: list[str]) -> Shown:
+    """Service discovery's notices (a refused registration names its file: a name in the user's
+    state directory is anyone's text) as the app shows them at start: one toast each."""
+    with hostile_registry(texts) as (files, names):
+        found = await discover(env={}, files=files)
+    assert len(found.notices) == len(texts), found.notices
+    app = pilot.app
+    app.clear_notifications()
+    for notice in found.notices:
+        toast(app, notice, severity="warning", timeout=30)  # as OctuiApp._boot does
+    await pilot.pause()
+    await pilot.pause()
+    toasts_shown = list(app.screen.query("Toast"))
+    assert len(toasts_shown) == len(texts)
+    return [(w, [name]) for w, name in zip(toasts_shown, names, strict=True)]
+
+
 async def breadcrumb(pilot: Pilot[None], texts: list[str]) -> Shown:
     widgets = [Breadcrumb() for _ in texts]
     await _mount(pilot, *widgets)
@@ -363,6 +479,9 @@ SCENARIOS = [
     Scenario("connection banner", banner),
     Scenario("session list", session_list),
     Scenario("pending inputs", pending_inputs),
+    Scenario("pending inputs: subagent reports, no cancel or redeliver", pending_inputs_capabilities),
+    Scenario("session header: title, directory, server", session_header, chunk=8, limit=20),
+    Scenario("service-discovery notices", service_notices, chunk=4, limit=20),
     Scenario("breadcrumb", breadcrumb, limit=8),
     Scenario("subagent tree", subagent_tree, limit=12),
     Scenario("status bar", status_bar, limit=20),
@@ -372,6 +491,9 @@ SCENARIOS = [
     Scenario("tool rows: question, subagent", tool_question_and_subagent, chunk=6),
     Scenario("message views: user, synthetic, shell, notices", message_user, chunk=6),
     Scenario("message view: reasoning, error", message_assistant, chunk=6),
+    Scenario("message views: failure line (model, provider, cause)", message_failure, chunk=4),
+    Scenario("message view: interrupted, with the text the server did not keep", message_interrupted,
+             chunk=6),
     Scenario("message view: markdown answer", message_markdown, chunk=8, markdown=True),
 ]
 
@@ -386,6 +508,9 @@ def _screen_strips(app: App[Any]) -> list[Strip]:
 def _widget_strips(widget: Widget) -> list[Strip]:
     """Every line ``widget`` renders at its laid-out size; for an option list every option, as the
     list renders it (``visualize`` with its default markup), scrolled into view or not."""
+    if isinstance(widget, Toast):  # its text only: the border would sit between two wrapped lines
+        visual = visualize(widget, widget.render())
+        return Visual.to_strips(widget, visual, widget.content_region.width, None, widget.visual_style)
     if isinstance(widget, OptionList):
         width = max(20, widget.size.width)
         strips: list[Strip] = []
@@ -466,7 +591,9 @@ BIG_SCENARIOS = [s for s in SCENARIOS if s.name in (
     "permission: bash command, save patterns, title", "permission: edit resources and diff",
     "question dialog", "form dialog", "toast",
     "session list", "pending inputs", "connection banner", "inbox", "breadcrumb", "status bar",
-    "subagent tree")]
+    "subagent tree", "pending inputs: subagent reports, no cancel or redeliver",
+    "session header: title, directory, server", "message views: failure line (model, provider, cause)",
+    "message view: interrupted, with the text the server did not keep")]
 """Where a 1 MB line must cost little: the dialogs cut it (and say so), summaries are one line.
 Full-text views of huge text (answers, tool output) are issue #16's "bounded work per frame" part."""
 
@@ -474,6 +601,24 @@ Full-text views of huge text (answers, tool output) are issue #16's "bounded wor
 @pytest.mark.parametrize("scenario", BIG_SCENARIOS, ids=[s.name for s in BIG_SCENARIOS])
 async def test_one_megabyte_lines(scenario: Scenario) -> None:
     await _run(dataclasses.replace(scenario, chunk=1), BIG)
+
+
+def test_service_notices_on_stderr_are_inert(capsys: pytest.CaptureFixture[str]) -> None:
+    """Before the app starts (or when it cannot), the CLI prints discovery's notices on stderr,
+    the user's terminal: the hostile file names arrive with their hidden characters as tokens."""
+    texts = list(SMALL.values())
+    for start in range(0, len(texts), 8):  # discovery looks at a bounded number of files
+        with hostile_registry(texts[start:start + 8]) as (files, names):
+            found = asyncio.run(discover(env={}, files=files))
+        assert len(found.notices) == len(names)
+        for notice, name in zip(found.notices, names, strict=True):
+            _say(notice)
+            printed = capsys.readouterr().err
+            assert not ESCAPE_BYTES.search(printed), f"raw {printed!r} on stderr"
+            first_line = name.replace("\r\n", "\n").split("\n", 1)[0]
+            forms = [f[:20] for f in visible_forms(first_line, 20)]
+            shown = _WHITESPACE.sub("", printed)
+            assert not any(forms) or any(form in shown for form in forms), (name, printed)
 
 
 async def test_checks_can_fail() -> None:
