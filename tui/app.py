@@ -32,6 +32,7 @@ from tui.controller import Controller
 from tui.keymap import apply_keymap, keymap_classes
 from tui.messages import BootFailed, ConnectionChanged, StoreChanged
 from tui.notify import Alert, Notifier, terminal_signal
+from tui.plain import toast
 from tui.protocol.models import Health, ModelInfo
 from tui.session_actions import SessionActions
 from tui.state.store import Store
@@ -120,7 +121,7 @@ class OctuiApp(DiffedOutput[int]):
         from tui.screens.main import MainScreen
 
         for warning in apply_keymap(self, self.config.keys, keymap_classes()):
-            self.notify(f"config: {warning}", severity="warning", timeout=10)
+            toast(self, f"config: {warning}", severity="warning", timeout=10)
         persist_theme(self, self.config)
         await self.push_screen(MainScreen())  # _boot queries its widgets (fast with the demo)
         # What exists now (modules, styles, the screen) lives as long as the app: keep it out of the
@@ -145,7 +146,7 @@ class OctuiApp(DiffedOutput[int]):
     async def _boot(self) -> None:
         spec = self.spec
         for notice in spec.notices:
-            self.notify(notice, severity="warning", timeout=20)
+            toast(self, notice, severity="warning", timeout=20)
         try:
             url, password = spec.url, spec.password
             if spec.start_local:
@@ -202,7 +203,7 @@ class OctuiApp(DiffedOutput[int]):
                 models = await self.client.models()
             except OctuiError as exc:
                 if delay is None:
-                    self.notify(f"Model list unavailable: {exc}", severity="warning", timeout=8)
+                    toast(self, f"Model list unavailable: {exc}", severity="warning", timeout=8)
                     return
                 await asyncio.sleep(delay)
                 continue
@@ -218,7 +219,7 @@ class OctuiApp(DiffedOutput[int]):
         if event.state is WorkerState.ERROR and event.worker.error is not None:
             error = event.worker.error
             log.error("worker %s failed: %r", event.worker.name, error)
-            self.notify(f"{event.worker.name.strip('_').replace('_', ' ')} failed: {error}",
+            toast(self, f"{event.worker.name.strip('_').replace('_', ' ')} failed: {error}",
                         severity="error", timeout=8)
 
     def on_boot_failed(self, message: BootFailed) -> None:
@@ -326,7 +327,7 @@ class OctuiApp(DiffedOutput[int]):
     def _alert(self, alert: Alert) -> None:
         """A turn ended or an ask arrived while the terminal is unfocused: toast + desktop
         notification or bell, as ``notify_method`` says (tui/notify.py)."""
-        self.notify(alert.text, title="octui", severity="warning" if alert.kind == "ask" else "information",
+        toast(self, alert.text, title="octui", severity="warning" if alert.kind == "ask" else "information",
                     timeout=30)
         self.write_terminal(terminal_signal(self.config.notify_method, "octui", alert.text, os.environ))
 
@@ -369,7 +370,7 @@ class OctuiApp(DiffedOutput[int]):
         try:
             await self.controller.open_session(session_id)
         except OctuiError as exc:
-            self.notify(f"Could not open session: {exc}", severity="error")
+            toast(self, f"Could not open session: {exc}", severity="error")
             return False
         main.show_session(session_id)
         return True

@@ -14,6 +14,7 @@ from textual import work
 from textual.widget import Widget
 
 from tui.client.errors import OctuiError
+from tui.plain import toast
 from tui.protocol.models import FormInfo, PermissionRequest, QuestionRequest
 from tui.sanitize import one_line
 from tui.screens.ask_router import screen_for_ask
@@ -88,7 +89,7 @@ class AskFlow(Widget):
         else:
             title = store.sessions[ask.sessionID].title if ask.sessionID in store.sessions else "a session"
             self.app.bell()
-            self.notify(f"⚑ {one_line(title, 40)} is waiting for you — Ctrl+B opens the inbox",
+            toast(self, f"⚑ {one_line(title, 40)} is waiting for you — Ctrl+B opens the inbox",
                         severity="warning", timeout=6)
 
     def settled(self, ask_id: str | None, how: str | None) -> None:
@@ -97,7 +98,7 @@ class AskFlow(Widget):
         if ask_id and ask_id == self.open_ask and self._screen is not None:
             screen, self._screen, self.open_ask = self._screen, None, None
             screen.close_answered_elsewhere(how or "answered")
-            self.notify(f"That request was answered elsewhere ({how}).", timeout=4)
+            toast(self, f"That request was answered elsewhere ({how}).", timeout=4)
 
     def auto_answered(self, ask_id: str) -> bool:
         """The session's permission mode answers this ask itself (``tui.auto_approve``): no dialog."""
@@ -144,7 +145,7 @@ class AskFlow(Widget):
         controller = self.octui.controller
         if result is None:
             self.dismissed.add(ask.id)
-            self.notify("Left in the inbox (Ctrl+B).", timeout=3)
+            toast(self, "Left in the inbox (Ctrl+B).", timeout=3)
             return
         if controller is None:
             return
@@ -162,7 +163,7 @@ class AskFlow(Widget):
             elif isinstance(result, FormDismissed) and not result.elsewhere:
                 await controller.cancel_form(sid, ask.id)
         except OctuiError as exc:
-            self.notify(f"Answer not sent: {exc}. The request is still in the inbox.", severity="error")
+            toast(self, f"Answer not sent: {exc}. The request is still in the inbox.", severity="error")
             self.dismissed.add(ask.id)
             return
         if ask.id in self.octui.store.asks:  # the stream has not confirmed it yet
@@ -179,7 +180,7 @@ class AskFlow(Widget):
         controller = self.octui.controller
         history = [a.text for a in controller.auto.history_for()] if controller is not None else []
         if not rows and not history:
-            self.notify("Nothing is waiting for you.", timeout=3)
+            toast(self, "Nothing is waiting for you.", timeout=3)
             return
 
         def chosen(choice: InboxChoice | None) -> None:

@@ -27,6 +27,7 @@ from tui.client.service import Discovery, discover
 from tui.config import Config, ConfigError, Connection, load_config, resolve_connection, state_dir
 from tui.demo.generation import GENERATIONS, DemoGeneration
 from tui.log_file import PrivateRotatingLog
+from tui.sanitize import reveal
 
 log = logging.getLogger("octui")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -76,8 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _say(text: str) -> None:
+    """One line on stderr (the user's terminal): errors and notices carry server and file text
+    (an HTTP error body, a registry file's name), so their hidden characters are tokens, in
+    strict mode as for file names (a tab is ``\\t``)."""
+    print(f"octui: {reveal(text, strict=True)}", file=sys.stderr)
+
+
 def _fail(text: str, code: int) -> int:
-    print(f"octui: {text}", file=sys.stderr)
+    _say(text)
     return code
 
 
@@ -165,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = load_config()
         for warning in config.warnings:
-            print(f"octui: config: {warning}", file=sys.stderr)
+            _say(f"config: {warning}")
         connection = resolve_connection(args.url, args.server, os.environ, config)
         if connection is not None and args.password_file:
             connection = connection._replace(password=_read_password_file(args.password_file))
@@ -211,7 +219,7 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
                 find_binary()
             except BinaryNotFound as exc:
                 for notice in found.notices:
-                    print(f"octui: {notice}", file=sys.stderr)
+                    _say(notice)
                 return _fail(str(exc), EXIT_UNREACHABLE)
             spec = ConnectSpec(start_local=True, directory=directory, session_id=args.session,
                                continue_last=args.continue_last, origin="private",
@@ -281,7 +289,7 @@ async def _export_text(session_id: str, fmt: str, connection: Connection | None,
     if connection is None and not standalone:
         found = await discover()
         for notice in found.notices:
-            print(f"octui: {notice}", file=sys.stderr)  # said once, before anything else
+            _say(notice)  # said once, before anything else
         service = found.service
     if connection is not None:
         url, username, password = connection

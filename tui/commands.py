@@ -16,6 +16,8 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 
+from tui.plain import highlight_match, palette_help, plain
+
 __all__ = ["TEXTUAL_LABELS", "UNBOUND", "ActionsProvider", "PaletteAction", "action_label", "palette_actions"]
 
 TEXTUAL_LABELS = {
@@ -36,6 +38,7 @@ def action_label(binding: Binding) -> str:
     if not label:
         label = binding.action.split("(", 1)[0].replace("_", " ").strip()
     return label[:1].upper() + label[1:]
+
 
 SYSTEM_ACTIONS = {"quit", "change_theme", "command_palette", "screenshot", "help_quit"}
 """Actions Textual's system commands already offer."""
@@ -88,11 +91,12 @@ class ActionsProvider(Provider):
 
     async def discover(self) -> Hits:
         for item in self._actions():
-            yield DiscoveryHit(item.name, partial(self._run, item), help=item.help)
+            yield DiscoveryHit(plain(item.name), partial(self._run, item), help=palette_help(item.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for item in self._actions():
             score = max(matcher.match(item.name), 0.9 * matcher.match(item.action.replace("_", " ")))
             if score > 0:
-                yield Hit(score, matcher.highlight(item.name), partial(self._run, item), help=item.help)
+                yield Hit(score, highlight_match(matcher, item.name), partial(self._run, item),
+                          help=palette_help(item.help))

@@ -1,7 +1,8 @@
 """Provides transcript export: Markdown for people, JSON for tools and tests.
 
 Pure and deterministic: the output depends only on the ``SessionState`` (no clock, no ids
-minted here), and every server string passes through ``clean_text``.
+minted here), and every server string passes through ``clean_text`` (hidden characters are
+written as visible tokens, so printing an export never obeys an escape).
 
 JSON shape (``export_json``), format ``octui.export/1``; every key is always present::
 

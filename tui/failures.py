@@ -12,7 +12,8 @@ from __future__ import annotations
 from tui.protocol.models import ModelRef, StructuredError
 from tui.sanitize import one_line
 
-__all__ = ["FIX", "failure_fix", "failure_headline", "failure_log_line", "is_interruption"]
+__all__ = ["FIX", "Piece", "failure_fix", "failure_headline", "failure_log_line", "failure_pieces",
+           "is_interruption"]
 
 FIX = ("Fix: Ctrl+K picks another model, or set up a provider where the server runs "
        "(`opencode auth login`, or \"provider\" in opencode.json)")
@@ -27,29 +28,53 @@ def is_interruption(error: StructuredError) -> bool:
     return error.type == "aborted" or "interrupted" in lowered or "aborted" in lowered
 
 
-def _cause(error: StructuredError) -> str:
-    cause = one_line(error.message, 400) or error.type or "unknown error"
-    if error.type not in _GENERIC_TYPES and error.type not in cause:
-        cause += f" [{one_line(error.type, 60)}]"
-    return cause
+Piece = tuple[str, int]
+"""A piece of a failure line: ``(text, limit)``. ``limit > 0``: the server's text, shown on one
+line cut to ``limit`` characters (with its hidden characters as tokens); ``0``: octui's words."""
 
 
-def _who(model: ModelRef | None) -> str:
+def _cause(error: StructuredError) -> list[Piece]:
+    if one_line(error.message, 400):
+        pieces: list[Piece] = [(error.message, 400)]
+    elif one_line(error.type, 400):
+        pieces = [(error.type, 400)]
+    else:
+        pieces = [("unknown error", 0)]
+    shown = one_line(error.message, 400) or error.type
+    if error.type not in _GENERIC_TYPES and error.type not in shown:
+        pieces += [(" [", 0), (error.type, 60), ("]", 0)]
+    return pieces
+
+
+def _who(model: ModelRef | None) -> list[Piece]:
     if model is None or not model.id:
-        return ""
-    name = one_line(model.id, 80)
+        return []
+    pieces: list[Piece] = [("model ", 0), (model.id, 80)]
     if model.variant and model.variant != "default":
-        name += f"#{one_line(model.variant, 40)}"
-    provider = one_line(model.providerID, 60)
-    return f"model {name} (provider {provider})" if provider else f"model {name}"
+        pieces += [("#", 0), (model.variant, 40)]
+    if one_line(model.providerID, 60):
+        pieces += [(" (provider ", 0), (model.providerID, 60), (")", 0)]
+    return pieces
+
+
+def failure_pieces(error: StructuredError, model: ModelRef | None) -> list[Piece]:
+    """The headline as pieces, so a widget can show the server's parts through ``tui.plain``."""
+    if is_interruption(error):
+        return [("✗ ", 0), *_cause(error)]
+    who = _who(model)
+    if who:
+        return [("✗ ", 0), *who, (" failed: ", 0), *_cause(error)]
+    return [("✗ The turn failed: ", 0), *_cause(error)]
+
+
+def _joined(pieces: list[Piece]) -> str:
+    return "".join(one_line(text, limit) if limit else text for text, limit in pieces)
 
 
 def failure_headline(error: StructuredError, model: ModelRef | None) -> str:
-    """``✗ model fake-model (provider mock) failed: HTTP transport failed``."""
-    if is_interruption(error):
-        return f"✗ {_cause(error)}"
-    who = _who(model)
-    return f"✗ {who} failed: {_cause(error)}" if who else f"✗ The turn failed: {_cause(error)}"
+    """``✗ model fake-model (provider mock) failed: HTTP transport failed`` (hidden characters as
+    tokens, on one line)."""
+    return _joined(failure_pieces(error, model))
 
 
 def failure_fix(error: StructuredError) -> str | None:
@@ -59,6 +84,6 @@ def failure_fix(error: StructuredError) -> str | None:
 
 def failure_log_line(session_id: str, error: StructuredError, model: ModelRef | None) -> str:
     """One line for ``octui.log``: the session, the model and the cause as the server gave it."""
-    who = _who(model) or "model unknown"
+    who = _joined(_who(model)) or "model unknown"
     return (f"turn failed in {session_id}: {who}: {one_line(error.message, 400) or '(no message)'} "
             f"[type {one_line(error.type, 60) or 'unknown'}]")

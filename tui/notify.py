@@ -21,9 +21,10 @@ shows it). While it is in the background each alert is:
   (tmux 3.3+); the bell is sent too, since tmux drops the passthrough otherwise and turns the bell
   into its own window alert. GNU screen gets the bell only.
 
-The title and body are server text (session titles): ``notification_field`` strips escape
-sequences and control characters (BEL, ESC, C1 ST included) with ``tui.sanitize`` and replaces
-``;``, so nothing in them can end the sequence early or smuggle another one in. ``notify = false``
+The title and body are server text (session titles): ``notification_field`` turns escape
+sequences and control characters (BEL, ESC, C1 ST included) into visible tokens with
+``tui.sanitize`` and replaces ``;``, so nothing in them can end the sequence early or smuggle
+another one in. ``notify = false``
 in the config turns all of this off.
 
 Alerts are deduplicated: one per ask id, one per ended turn; a turn that ends in a subagent session

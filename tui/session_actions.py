@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui.client.errors import Conflict, NotSupported, OctuiError, Unavailable
 from tui.config import atomic_write, state_dir
 from tui.export import export_markdown
+from tui.plain import toast
 from tui.protocol.models import FileDiff, ModelRef, SessionInfo, SessionRevert
 from tui.sanitize import clean_text, one_line
 from tui.state.transcript import Message, SessionState, TextBlock
@@ -185,7 +186,7 @@ class SessionActions:
     def copy(self, text: str, what: str) -> Path | None:
         """Copy via OSC 52 and to the state-dir file; toast says both. Returns the file path."""
         if not text:
-            self.app.notify(f"Nothing to copy: {what.lower()} is empty.", severity="warning")
+            toast(self.app, f"Nothing to copy: {what.lower()} is empty.", severity="warning")
             return None
         self.app.copy_to_clipboard(text)
         path: Path | None
@@ -193,7 +194,7 @@ class SessionActions:
             path = write_clipboard_file(text, self.root)
         except OSError:
             path = None
-        self.app.notify(clipboard_toast(what, len(text), path), timeout=8)
+        toast(self.app, clipboard_toast(what, len(text), path), timeout=8)
         return path
 
     def copy_last_answer(self, state: SessionState | None) -> None:
@@ -215,21 +216,21 @@ class SessionActions:
 
     def export(self, state: SessionState | None) -> Path | None:
         if state is None:
-            self.app.notify("No session open to export.", severity="warning")
+            toast(self.app, "No session open to export.", severity="warning")
             return None
         try:
             path = write_export(state, self.root)
         except OSError as exc:
-            self.app.notify(f"Export failed: {exc}", severity="error")
+            toast(self.app, f"Export failed: {exc}", severity="error")
             return None
-        self.app.notify(f"Exported {len(state.messages)} messages as Markdown to {path}", timeout=10)
+        toast(self.app, f"Exported {len(state.messages)} messages as Markdown to {path}", timeout=10)
         return path
 
     # -------------------------------------------------------------------------- server
     def _client(self) -> Any:
         client = self.app.client
         if client is None:
-            self.app.notify("Not connected yet.", severity="warning")
+            toast(self.app, "Not connected yet.", severity="warning")
         return client
 
     async def revert_stage(self, session_id: str, message_id: str) -> SessionRevert | None:
@@ -239,7 +240,7 @@ class SessionActions:
         try:
             raw = await client.revert_stage(session_id, message_id)
         except OctuiError as exc:
-            self.app.notify(error_text(exc, "Undo"), severity="error")
+            toast(self.app, error_text(exc, "Undo"), severity="error")
             return None
         revert = SessionRevert.model_validate(raw) if raw else SessionRevert(messageID=message_id)
         self._set_revert(session_id, revert)
@@ -252,10 +253,10 @@ class SessionActions:
         try:
             await client.revert_clear(session_id)
         except OctuiError as exc:
-            self.app.notify(error_text(exc, "Redo"), severity="error")
+            toast(self.app, error_text(exc, "Redo"), severity="error")
             return False
         self._set_revert(session_id, None)
-        self.app.notify("Redo: the reverted messages and files are back.", timeout=4)
+        toast(self.app, "Redo: the reverted messages and files are back.", timeout=4)
         return True
 
     async def revert_commit(self, session_id: str) -> bool:
@@ -265,9 +266,9 @@ class SessionActions:
         try:
             await client.revert_commit(session_id)
         except OctuiError as exc:
-            self.app.notify(error_text(exc, "Commit revert"), severity="error")
+            toast(self.app, error_text(exc, "Commit revert"), severity="error")
             return False
-        self.app.notify("Revert committed: the messages after the boundary are gone.", timeout=4)
+        toast(self.app, "Revert committed: the messages after the boundary are gone.", timeout=4)
         return True
 
     def _set_revert(self, session_id: str, revert: SessionRevert | None) -> None:
@@ -290,10 +291,10 @@ class SessionActions:
         try:
             await client.compact(session_id)
         except OctuiError as exc:
-            self.app.notify(error_text(exc, "Compaction"), severity="warning" if isinstance(exc, Unavailable)
+            toast(self.app, error_text(exc, "Compaction"), severity="warning" if isinstance(exc, Unavailable)
                             else "error", timeout=8)
             return False
-        self.app.notify("Compaction queued: a summary row appears when it runs.", timeout=4)
+        toast(self.app, "Compaction queued: a summary row appears when it runs.", timeout=4)
         return True
 
     async def rename(self, session_id: str, title: str) -> bool:
@@ -303,12 +304,12 @@ class SessionActions:
         try:
             await client.rename_session(session_id, title)
         except OctuiError as exc:
-            self.app.notify(error_text(exc, "Rename"), severity="error")
+            toast(self.app, error_text(exc, "Rename"), severity="error")
             return False
         state = self.app.store.sessions.get(session_id)
         if state is not None and state.info is not None:
             state.info.title = title
-        self.app.notify(f"Renamed to “{one_line(title, 60)}”.", timeout=3)
+        toast(self.app, f"Renamed to “{one_line(title, 60)}”.", timeout=3)
         return True
 
     async def delete(self, session_id: str) -> bool:
@@ -318,9 +319,9 @@ class SessionActions:
         try:
             await client.delete_session(session_id)
         except OctuiError as exc:
-            self.app.notify(error_text(exc, "Delete"), severity="error")
+            toast(self.app, error_text(exc, "Delete"), severity="error")
             return False
-        self.app.notify("Session deleted.", timeout=3)
+        toast(self.app, "Session deleted.", timeout=3)
         main = self.app._main_or_none() if hasattr(self.app, "_main_or_none") else None
         if main is not None and getattr(main, "session_id", None) == session_id:
             main.show_home()
@@ -352,13 +353,13 @@ class SessionActions:
     async def create(self, request: NewSessionRequest) -> SessionInfo | None:
         controller = self.app.controller
         if controller is None:
-            self.app.notify("Not connected yet.", severity="warning")
+            toast(self.app, "Not connected yet.", severity="warning")
             return None
         try:
             return await controller.create_session(directory=request.directory, agent=request.agent,
                                                    model=request.model)
         except OctuiError as exc:
-            self.app.notify(error_text(exc, "New session"), severity="error")
+            toast(self.app, error_text(exc, "New session"), severity="error")
             return None
 
 

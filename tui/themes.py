@@ -16,6 +16,7 @@ from textual.app import App
 from textual.theme import Theme
 
 from tui.config import Config, save_config
+from tui.plain import toast
 
 __all__ = ["persist_theme"]
 
@@ -30,19 +31,19 @@ def persist_theme(app: App[Any], config: Config, path: str | os.PathLike[str] | 
     if config.theme in app.available_themes:
         app.theme = config.theme
     elif config.theme:
-        app.notify(f"config: unknown theme {config.theme!r}; using {app.theme}", severity="warning")
+        toast(app, f"config: unknown theme {config.theme!r}; using {app.theme}", severity="warning")
 
     def changed(theme: Theme) -> None:
         if theme.name == config.theme:
             return
         config.theme = theme.name
         if config.warnings:
-            app.notify("Theme not saved: fix the config file problems first.", severity="warning")
+            toast(app, "Theme not saved: fix the config file problems first.", severity="warning")
             return
         try:
             saved = save_config(config, Path(path) if path is not None else None)
         except OSError as exc:
-            app.notify(f"Theme not saved: {exc}", severity="warning")
+            toast(app, f"Theme not saved: {exc}", severity="warning")
             return
         log.info("theme %s saved to %s", theme.name, saved)
 

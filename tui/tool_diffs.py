@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tui.sanitize import clean_text, one_line
+from tui.sanitize import one_line, reveal
 
 __all__ = ["DiffFile", "DiffLine", "Hunk", "added_file", "diff_text", "parse_patch", "split_pairs"]
 
@@ -54,7 +54,8 @@ _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 
 
 def diff_text(text: str) -> str:
-    return clean_text(text).replace("\t", "    ").replace("\u2028", " ").replace("\u2029", " ")
+    """One diff line made visible (strict: joiners, odd spaces, ``\r`` shown), tabs as 4 spaces."""
+    return reveal(text.replace("\t", "    "), strict=True)
 
 
 def parse_patch(patch: str) -> list[Hunk]:
@@ -101,7 +102,7 @@ def added_file(path: str, content: str) -> DiffFile:
         lines.pop()
     hunk = Hunk(0, 0, 1, len(lines))
     hunk.lines = [DiffLine("added", diff_text(t), None, i) for i, t in enumerate(lines, 1)]
-    return DiffFile(clean_text(path), "added", len(lines), 0, [hunk] if lines else [])
+    return DiffFile(one_line(reveal(path, strict=True), 300), "added", len(lines), 0, [hunk] if lines else [])
 
 
 def split_pairs(hunk: Hunk) -> list[tuple[DiffLine | None, DiffLine | None]]:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from tui.sanitize import clean_text, one_line
+from tui.sanitize import clean_text, one_line, reveal
 from tui.state.transcript import ToolCall
 from tui.tool_diffs import (
     DiffFile,
@@ -48,6 +48,7 @@ __all__ = [
     "timed_out",
     "tool_summary",
     "tool_title",
+    "tool_title_source",
     "truncated",
 ]
 
@@ -138,7 +139,12 @@ def elapsed_ms(call: ToolCall, now_ms: float) -> float | None:
 
 
 def tool_title(call: ToolCall) -> str:
-    """What the call does, on one clean line (command, path, pattern, url, description …)."""
+    """What the call does, on one visible line (command, path, pattern, url, description …)."""
+    return one_line(tool_title_source(call), 200)
+
+
+def tool_title_source(call: ToolCall) -> str:
+    """The server text ``tool_title`` shows, as sent (for ``tui.plain.plain_line``)."""
     data = call.input if isinstance(call.input, dict) else {}
     kind = kind_of(call.name)
     title = ""
@@ -168,8 +174,8 @@ def tool_title(call: ToolCall) -> str:
     else:
         title = next((v for v in data.values() if isinstance(v, str) and v), "")
     if not title and not data and call.input_text:
-        return one_line(call.input_text[-200:], 200)
-    return one_line(title, 200)
+        return call.input_text[-200:]
+    return title
 
 
 def _count_lines(text: str) -> int:
@@ -376,7 +382,7 @@ def diff_files(call: ToolCall) -> list[DiffFile]:
         adds, dels = _counts(hunks)
         given_adds, given_dels = _int(item.get("additions")), _int(item.get("deletions"))
         files.append(DiffFile(
-            path=one_line(_path(item) or "?", 300),
+            path=one_line(reveal(_path(item) or "?", strict=True), 300),
             status=one_line(_str(item.get("status")) or "modified", 20),
             additions=adds if given_adds is None else given_adds,
             deletions=dels if given_dels is None else given_dels,
@@ -407,5 +413,5 @@ def edit_preview(call: ToolCall) -> list[DiffFile]:
     hunk = Hunk(0, 0, 0, 0, header)
     hunk.lines = [DiffLine("removed", diff_text(t)) for t in old.split("\n")]
     hunk.lines += [DiffLine("added", diff_text(t)) for t in new.split("\n")]
-    return [DiffFile(one_line(_path(data) or "?", 300), status, new.count("\n") + 1,
+    return [DiffFile(one_line(reveal(_path(data) or "?", strict=True), 300), status, new.count("\n") + 1,
                      old.count("\n") + 1, [hunk])]

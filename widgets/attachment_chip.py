@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from tui.plain import plain
 from tui.sanitize import one_line
 
 
@@ -27,8 +28,8 @@ class AttachmentChip(Static, can_focus=True):
         key: str
 
     def __init__(self, key: str, name: str, detail: str) -> None:
-        super().__init__(Content.assemble((one_line(name, 40), "bold"), "  ", (detail, "$foreground-muted"),
-                                          "  ", ("✕", "$text-error")))
+        super().__init__(Content.assemble((one_line(name, 40), "bold"), "  ",
+                                          plain(detail, "$foreground-muted"), "  ", ("✕", "$text-error")))
         self.key = key
         self.tooltip = "Remove (Enter/Delete or click)"
 

@@ -15,6 +15,9 @@ from textual.message import Message
 from textual.style import Style
 from textual.widgets import Static
 
+from tui.plain import plain
+from tui.sanitize import flatten
+
 __all__ = ["Breadcrumb"]
 
 SEPARATOR = " › "
@@ -57,7 +60,7 @@ class Breadcrumb(Static):
 
     def show_path(self, path: Sequence[tuple[str, str]]) -> None:
         """Show ``path`` (root first); the last segment is the current session."""
-        self._path = [(sid, " ".join(title.split())) for sid, title in path]
+        self._path = [(sid, flatten(title)) for sid, title in path]
         self.set_class(len(self._path) <= 1, "-root")
         self.update(self._content(self.size.width or 200))
 
@@ -93,9 +96,9 @@ class Breadcrumb(Static):
             sid, title = self._path[index]
             text = _shorten(title or sid, current_limit if index == last else ancestor_limit)
             if index == last:
-                parts.append((text, "bold"))
+                parts.append(plain(text, "bold"))
             else:
-                parts.append((text, Style.from_meta({"@click": f"navigate({sid!r})"})))
+                parts.append(plain(text).stylize(Style.from_meta({"@click": f"navigate({sid!r})"})))
         return Content.assemble(*parts)
 
     def on_resize(self, event: events.Resize) -> None:

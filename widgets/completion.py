@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from tui.plain import plain
 from tui.sanitize import one_line
 
 __all__ = ["Completion", "CompletionMenu"]
@@ -97,7 +98,7 @@ class CompletionMenu(OptionList, can_focus=False):
         label = one_line(item.label)
         if item.is_dir and not label.endswith("/"):
             label += "/"
-        tag: list[str | tuple[str, str]] = ["  ", (item.tag, "italic $text-accent")] if item.tag else []
+        tag: list[str | Content] = ["  ", plain(item.tag, "italic $text-accent")] if item.tag else []
         if not item.description:
             return Content.assemble(label, *tag)
         return Content.assemble((label, "bold"), *tag, "  ",

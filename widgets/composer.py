@@ -11,6 +11,8 @@ from textual.widgets import TextArea
 
 from tui.attachments import pasted_path
 from tui.mentions import CompletionContext, completion_context
+from tui.plain import toast
+from tui.sanitize import clean_text
 from widgets.completion import Completion, CompletionMenu
 
 LARGE_PASTE_LINES = 50
@@ -140,7 +142,9 @@ class Composer(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         """Paste keeps line breaks but normalises them; a large paste says how much arrived."""
-        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        # A clipboard can hold escapes (a web page's "copy" button can put anything there): shown
+        # and sent as visible tokens, never drawn raw into the terminal.
+        text = clean_text(event.text.replace("\r\n", "\n").replace("\r", "\n"))
         event.prevent_default()  # handled here: TextArea's own handler must not insert it again
         event.stop()
         path = pasted_path(text)
@@ -150,7 +154,7 @@ class Composer(TextArea):
         await super()._on_paste(events.Paste(text))
         lines = text.count("\n") + 1
         if lines >= LARGE_PASTE_LINES:
-            self.notify(f"Pasted {lines:,} lines ({len(text):,} characters).", timeout=3)
+            toast(self, f"Pasted {lines:,} lines ({len(text):,} characters).", timeout=3)
 
     async def _on_key(self, event: events.Key) -> None:
         if self._completion_key(event.key):

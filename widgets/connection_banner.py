@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.widgets import Static
+
+from tui.plain import plain_line
 
 
 class ConnectionBanner(Static):
@@ -24,6 +27,7 @@ class ConnectionBanner(Static):
         elif phase == "connecting":
             self.update("◌ Connecting to the server…")
         else:
-            reason = f" ({error})" if error else ""
-            self.update(f"◌ Connection lost{reason} — reconnecting (attempt {attempt})… "
-                        "Your draft is kept; nothing is lost.")
+            reason = Content.assemble(" (", plain_line(error, 200), ")") if error else Content("")
+            self.update(Content.assemble(
+                "◌ Connection lost", reason, f" — reconnecting (attempt {attempt})… ",
+                "Your draft is kept; nothing is lost."))

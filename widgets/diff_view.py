@@ -12,6 +12,7 @@ from textual.reactive import var
 from textual.style import Style
 from textual.widget import Widget
 
+from tui.plain import plain
 from tui.tools import DiffFile, DiffLine, Hunk, split_pairs
 
 __all__ = ["DiffView"]
@@ -134,7 +135,7 @@ class DiffView(Widget):
                 coloured = highlight("\n".join(ln.text for ln in lines), language=language)
                 parts = coloured.split("\n")
                 if len(parts) < len(lines):  # never trust a lexer with our line count
-                    parts = [Content(ln.text) for ln in lines]
+                    parts = [plain(ln.text) for ln in lines]
                 for line, part in zip(lines, parts, strict=False):
                     code[id(line)] = part
         self._code = code
@@ -151,11 +152,11 @@ class DiffView(Widget):
                           for n in numbers)
         kind = line.kind
         if kind == "note":
-            text = Content.styled(line.text, "italic")
+            text = plain(line.text, "italic")
         else:
-            text = self._highlighted().get(id(line)) or Content(line.text)
+            text = self._highlighted().get(id(line)) or plain(line.text)
         body = Content.assemble(
-            (gutter + " ", self._style("diff-view--number")), _SIGNS[kind], " ", text,
+            Content(gutter + " ").stylize(self._style("diff-view--number")), _SIGNS[kind], " ", text,
         )
         body = body.truncate(width, ellipsis=True, pad=True)
         style = {"added": "diff-view--added", "removed": "diff-view--removed"}.get(kind)
@@ -164,14 +165,14 @@ class DiffView(Widget):
     def _header(self, width: int) -> Content:
         diff = self.diff
         head = Content.assemble(
-            (diff.path, "bold"), "  ", (diff.status, "italic"), "  ",
+            plain(diff.path, "bold"), "  ", plain(diff.status, "italic"), "  ",
             (f"+{diff.additions}", "$text-success"), " ", (f"−{diff.deletions}", "$text-error"),
         )
         return head.truncate(width, ellipsis=True, pad=True).stylize_before(
             self._style("diff-view--header"))
 
     def _hunk_rows(self, hunk: Hunk, split: bool, width: int) -> list[Content]:
-        rows = [Content(f"⋯ {hunk.header}").truncate(width, ellipsis=True, pad=True)
+        rows = [plain(f"⋯ {hunk.header}").truncate(width, ellipsis=True, pad=True)
                 .stylize_before(self._style("diff-view--hunk"))]
         if not split:
             rows.extend(self._cell(ln, [ln.old_no, ln.new_no], width) for ln in hunk.lines)

@@ -18,8 +18,8 @@ from textual.visual import Visual
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.failures import failure_fix, failure_headline
-from tui.sanitize import clean_text, one_line
+from tui.failures import failure_fix, failure_pieces
+from tui.plain import plain, plain_cut, plain_line
 from tui.state.transcript import Message, TextBlock, ToolCall
 from widgets.light_repaint import LightRepaint
 from widgets.reasoning_block import ReasoningView
@@ -38,28 +38,34 @@ _NOTICE_LABELS = {
 
 
 def failure_text(msg: Message) -> Content:
-    """A failed turn: which model failed and why (as the server said), then what to do about it."""
+    """A failed turn: which model failed and why (as the server said), then what to do about it.
+
+    The model, provider and cause are the server's text: one line each, hidden characters as
+    tokens (``tui.failures.failure_pieces`` says which pieces are the server's)."""
     assert msg.error is not None
-    headline = failure_headline(msg.error, msg.model)
+    style = "$text-error"
+    headline = Content.assemble(*[plain_line(text, limit, style) if limit else plain(text, style)
+                                  for text, limit in failure_pieces(msg.error, msg.model)])
     if msg.metadata.get("retried"):
-        return Content.styled(headline + " — retried", "$text-error")
+        return Content.assemble(headline, (" — retried", style))
     fix = failure_fix(msg.error)
     if fix is None:
-        return Content.styled(headline, "$text-error")
-    return Content.assemble((headline, "$text-error"), "\n", (fix, "$foreground-muted"))
+        return headline
+    return Content.assemble(headline, "\n", plain(fix, "$foreground-muted"))
 
 
 LOST_SHOWN_CHARS = 20_000  # of the text the server did not keep, shown here (copy/export: all)
 
 
-def interrupted_note(message: Message) -> str:
-    """Why the turn is over, and the streamed text the server did not keep (plain text)."""
-    note = f"⚠ {message.interrupted}"
+def interrupted_note(message: Message) -> Content:
+    """Why the turn is over, and the streamed text the server did not keep (its hidden characters
+    as tokens; past ``LOST_SHOWN_CHARS`` the note says how much more copy and export hold)."""
+    note = Content.assemble("⚠ ", plain(message.interrupted))
     lost = message.lost_text
     if lost.strip():
-        shown = clean_text(lost[:LOST_SHOWN_CHARS]) + ("…" if len(lost) > LOST_SHOWN_CHARS else "")
-        note += (f"\nText that streamed in but the server did not keep ({len(lost):,} characters; "
-                 f"F6 copies it with the transcript):\n{shown}")
+        note = Content.assemble(
+            note, f"\nText that streamed in but the server did not keep ({len(lost):,} characters; "
+            "F6 copies it with the transcript):\n", plain_cut(lost, LOST_SHOWN_CHARS))
     return note
 
 
@@ -151,28 +157,30 @@ class MessageView(LightRepaint, Vertical):
         if self.children:
             self.sync(self.message, force=True)
 
-    def _text(self) -> str | Content:
+    def _text(self) -> Content:
         msg = self.message
         if msg.role == "user":
-            return clean_text(msg.text)
+            return plain(msg.text)
         if msg.role == "synthetic":
             label = msg.description or "note"
             state = msg.metadata.get("state")
             if msg.metadata.get("source") in ("subagent", "shell") and isinstance(state, str):
                 label = f"{msg.metadata['source']} {label} {state}"
-            body = _RESULT_TAG.sub("", msg.text)
-            return f"⟡ {one_line(label, 80)}: {one_line(body, 400)}"
+            result = _RESULT_TAG.sub("", msg.text)
+            return Content.assemble("⟡ ", plain_line(label, 80), ": ", plain_line(result, 400))
         if msg.role == "shell":
             output = msg.metadata.get("output")
-            body = clean_text(output) if isinstance(output, str) else ""
-            return f"$ {clean_text(msg.text)}\n{body}".rstrip()
+            body = plain(output.rstrip()) if isinstance(output, str) else Content("")
+            command = plain(msg.text.rstrip(), strict=True)
+            return Content.assemble("$ ", command, "\n", body) if body else Content.assemble("$ ", command)
         if msg.role == "compaction":
-            state = "failed" if msg.error else ("done" if msg.time_completed else "running…")
-            return f"⇣ compaction {state}" + (f": {one_line(msg.text, 200)}" if msg.text else "")
+            progress = "failed" if msg.error else ("done" if msg.time_completed else "running…")
+            summary = Content.assemble(": ", plain_line(msg.text, 200)) if msg.text else Content("")
+            return Content.assemble(f"⇣ compaction {progress}", summary)
         if msg.error is not None:
             return failure_text(msg)
-        template = _NOTICE_LABELS.get(msg.role, "{}")
-        return template.format(one_line(msg.text, 200))
+        before, _, after = _NOTICE_LABELS.get(msg.role, "{}").partition("{}")
+        return Content.assemble(plain(before), plain_line(msg.text, 200), plain(after))
 
     def _make_part(self, part: TextBlock | ToolCall) -> Widget:
         widget: Widget
@@ -204,7 +212,7 @@ class MessageView(LightRepaint, Vertical):
                 self.sync_part(part)
         notes: list[Content] = [failure_text(message)] if message.error is not None else []
         if message.interrupted is not None:
-            notes.append(Content(interrupted_note(message)))
+            notes.append(interrupted_note(message))
         if notes:
             error.update(Content("\n").join(notes))
         error.display = bool(notes)

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.sanitize import one_line
+from tui.plain import plain_line
 from tui.state.transcript import PendingInput
 
 
@@ -61,13 +62,14 @@ class PendingInputs(OptionList):
             self.highlighted = min(highlighted or 0, len(items) - 1)
 
     @staticmethod
-    def _label(item: PendingInput) -> str:
+    def _label(item: PendingInput) -> Content:
         mark = "⇥ steer " if item.delivery == "steer" else "⏸ queued"
         text = item.text or ("⇣ compaction (summarise the session)" if item.kind == "compaction" else "")
         if item.kind == "synthetic" and item.metadata.get("source") == "subagent":
             # A background subagent's report, waiting to wake this session: name it, not its XML.
-            text = f"⚙ subagent finished: {item.description or item.metadata.get('childID') or ''}"
-        return f"{mark}  {one_line(text, 100)}"
+            child = item.description or item.metadata.get("childID") or ""
+            return Content.assemble(mark, "  ⚙ subagent finished: ", plain_line(str(child), 80))
+        return Content.assemble(mark, "  ", plain_line(text, 100))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_item":

@@ -8,9 +8,10 @@ all; F6 copies and F7 exports the whole transcript, reasoning included).
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from tui.sanitize import clean_text
+from tui.plain import as_markup_arg, plain
 from tui.state.transcript import TextBlock
 
 SHOWN_MAX_CHARS = 50_000
@@ -30,7 +31,8 @@ class ReasoningView(Collapsible):
         self._recounting = False  # a timer counts the rest of a long text
         self._ready = False  # mounted (timers only then: ``is_mounted`` is False in on_mount)
         self._body = Static("", classes="reasoning-text", markup=False)
-        super().__init__(self._body, title=self._heading(block, schedule=False), collapsed=collapsed, id=id)
+        super().__init__(self._body, title=as_markup_arg(self._heading(block, schedule=False)),
+                         collapsed=collapsed, id=id)
 
     def on_mount(self) -> None:
         self._ready = True
@@ -53,31 +55,31 @@ class ReasoningView(Collapsible):
             return words, False
         return words + (1 if upto < len(text) else 0), True  # text[upto:] holds no whitespace
 
-    def _heading(self, block: TextBlock, *, schedule: bool = True) -> str:
+    def _heading(self, block: TextBlock, *, schedule: bool = True) -> Content:
         words, complete = self._words(block.text)
         if not complete and schedule and not self._recounting and self._ready:
             self._recounting = True
             self.set_timer(0.05, self._recount)
-        shown = f"{words}" if complete else f"{words}+"
-        return f"Thinking… ({shown} words)" if block.streaming else f"Thought ({shown} words)"
+        shown = f"{words:d}" if complete else f"{words:d}+"
+        return Content(f"Thinking… ({shown} words)" if block.streaming else f"Thought ({shown} words)")
 
     def _recount(self) -> None:
         self._recounting = False
-        self.title = self._heading(self._block)
+        self.title = as_markup_arg(self._heading(self._block))
 
     def sync(self, block: TextBlock) -> None:
         self._block = block
-        self.title = self._heading(block)
+        self.title = as_markup_arg(self._heading(block))
         if not self.collapsed and block.version != self._version:
             self._version = block.version
             text = block.text
             if len(text) <= SHOWN_MAX_CHARS:
-                self._body.update(clean_text(text))
+                self._body.update(plain(text))
             else:
                 hidden = len(text) - SHOWN_MAX_CHARS
-                self._body.update(f"✂ the first {hidden:,} of {len(text):,} characters are not shown; "
-                                  f"F6 copies the whole transcript, F7 exports it\n…"
-                                  + clean_text(text[-SHOWN_MAX_CHARS:]))
+                self._body.update(Content.assemble(
+                    f"✂ the first {hidden:,} of {len(text):,} characters are not shown; "
+                    "F6 copies the whole transcript, F7 exports it\n…", plain(text[-SHOWN_MAX_CHARS:])))
 
     def _watch_collapsed(self, collapsed: bool) -> None:
         super()._watch_collapsed(collapsed)

@@ -21,8 +21,8 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui import clock
+from tui.plain import plain_line
 from tui.protocol.models import SessionInfo
-from tui.sanitize import one_line
 
 __all__ = ["SessionList", "format_age"]
 
@@ -169,21 +169,21 @@ class SessionList(OptionList):
         return Content.assemble(("  " + label, "italic $foreground-muted"))
 
     def _prompt(self, session: SessionInfo) -> Content:
-        title = one_line(session.title or "", 200)
+        title = plain_line(session.title, 200, "bold")
         first = Content.assemble(
             ("↳ " if session.parentID else "", "$foreground-muted"),
-            (title, "bold") if title else ("(untitled)", "italic $foreground-muted"),
+            title if title else Content.styled("(untitled)", "italic $foreground-muted"),
         )
         if session.id in self._busy:
             first = first + Content.assemble("  ", (" ● busy ", "bold $text-warning on $warning-muted"))
         stamp = session.time.updated or session.time.created
-        details = [format_age(stamp, clock.now_ms())]
+        details = [Content(format_age(stamp, clock.now_ms()))]
         if session.agent:
-            details.append(one_line(session.agent, 40))
+            details.append(plain_line(session.agent, 40))
         if session.model is not None and session.model.label:
-            details.append(one_line(session.model.label, 60))
-        details.append(one_line(session.id, 60))
-        second = Content.assemble(("  " + " · ".join(details), "$foreground-muted"))
+            details.append(plain_line(session.model.label, 60))
+        details.append(plain_line(session.id, 60))
+        second = Content.assemble("  ", Content(" · ").join(details)).stylize_before("$foreground-muted")
         return Content("\n").join([first, second])
 
     # ------------------------------------------------------------------------- messages

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.plain import plain, plain_line
 
 
 @dataclass(frozen=True)
@@ -46,27 +46,26 @@ class StatusBar(Static):
         dot = {"connected": ("●", "$success"), "reconnecting": ("◌", "$warning"),
                "connecting": ("◌", "$warning")}.get(info.connection, ("✗", "$error"))
         # (what, drop order: higher goes first when the line is too wide; 0 always stays)
-        parts: list[tuple[Content | str, int]] = [
-            (Content.styled(f"{dot[0]} {info.connection}", dot[1]), 0)]
+        parts: list[tuple[Content, int]] = [(plain(f"{dot[0]} {info.connection}", dot[1]), 0)]
         if info.server:
-            parts.append((info.server, 4))
+            parts.append((plain_line(info.server, 40), 4))
         if info.agent:
-            parts.append((Content.styled(one_line(info.agent, 20), "bold"), 1))
+            parts.append((plain_line(info.agent, 20, "bold"), 1))
         if info.model:
-            parts.append((one_line(info.model, 40), 2))
+            parts.append((plain_line(info.model, 40), 2))
         if info.mode:
-            parts.append((Content.styled(info.mode, "$warning"), 0))
+            parts.append((plain_line(info.mode, 30, "$warning"), 0))
         parts.append((Content.styled("busy", "$accent bold") if info.busy
                       else Content.styled("idle", "dim"), 0))
         if info.note:
-            parts.append((Content.styled(one_line(info.note, 60), "$warning"), 3))
+            parts.append((plain_line(info.note, 60, "$warning"), 3))
         usage = f"{_tokens(info.tokens)} tok"
         if info.context_limit and info.context_used:
             usage += f" · ctx {info.context_used / info.context_limit:.0%}"
-        parts.append((usage, 5))
-        parts.append((f"${info.cost:.4f}" if info.cost < 1 else f"${info.cost:.2f}", 6))
+        parts.append((plain(usage), 5))
+        parts.append((plain(f"${info.cost:.4f}" if info.cost < 1 else f"${info.cost:.2f}"), 6))
         if info.asks:
-            parts.append((Content.styled(f"⚑ {info.asks} waiting", "$error bold"), 0))
+            parts.append((Content.styled(f"⚑ {info.asks:d} waiting", "$error bold"), 0))
         width = self.content_region.width or 10_000
         line = _join(parts)
         for level in range(6, 0, -1):  # a narrow terminal drops details rather than cut the line
@@ -76,5 +75,5 @@ class StatusBar(Static):
         return line
 
 
-def _join(parts: list[tuple[Content | str, int]]) -> Content:
-    return Content(" │ ").join(Content(p) if isinstance(p, str) else p for p, _ in parts)
+def _join(parts: list[tuple[Content, int]]) -> Content:
+    return Content(" │ ").join(p for p, _ in parts)

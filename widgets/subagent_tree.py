@@ -20,10 +20,15 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode as UINode
 
 from tui import clock
+from tui.plain import plain_rich
 from tui.state.tree import NodeStatus, TreeNode
 from tui.tools import SUBAGENT_WORDS, format_duration
 
 __all__ = ["STATUS_GLYPHS", "STATUS_WORDS", "SubagentTree", "format_cost", "format_tokens"]
+
+TITLE_LIMIT = 200
+"""Characters of a title a row draws (a row is one line; rendering a huge title every tick costs)."""
+AGENT_LIMIT = 40
 
 STATUS_GLYPHS: dict[NodeStatus, str] = {
     "running": "◐",
@@ -155,7 +160,7 @@ class SubagentTree(Tree[TreeNode]):
         self._rows = {node.session_id: self.root}
         self._keys = {node.session_id: self._row_key(node)}
         self.root.data = node
-        self.root.set_label(node.title)
+        self.root.set_label(plain_rich(node.title))
         if node.session_id in self._collapsed:
             self.root.collapse()
         else:
@@ -170,7 +175,7 @@ class SubagentTree(Tree[TreeNode]):
 
     def _add_rows(self, parent: UINode[TreeNode], node: TreeNode) -> None:
         for child in node.children:
-            row = parent.add(child.title, child, expand=child.session_id not in self._collapsed,
+            row = parent.add(plain_rich(child.title), child, expand=child.session_id not in self._collapsed,
                              allow_expand=bool(child.children))
             self._rows[child.session_id] = row
             self._keys[child.session_id] = self._row_key(child)
@@ -185,7 +190,7 @@ class SubagentTree(Tree[TreeNode]):
             key = self._row_key(item)
             if key != self._keys.get(item.session_id):
                 self._keys[item.session_id] = key
-                row.set_label(item.title)
+                row.set_label(plain_rich(item.title))
 
     def _row_key(self, node: TreeNode) -> _RowKey:
         return (node.title, node.agent, node.status, node.started, node.ended, node.total_cost,
@@ -225,9 +230,9 @@ class SubagentTree(Tree[TreeNode]):
         title_style = style
         if data.session_id == self._current:
             title_style += self.get_component_rich_style("subagent-tree--current", partial=True)
-        prefix: tuple[str, Style] = ("", base_style)
+        prefix = Text("", style=base_style)
         if node.allow_expand:
-            prefix = (self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
+            prefix = plain_rich(self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE, base_style)
         flag = ""
         if data.attention and not data.pending_asks:
             flag = STATUS_GLYPHS["waiting"]  # a descendant waits for the user
@@ -239,10 +244,12 @@ class SubagentTree(Tree[TreeNode]):
         if cost and not tokens:
             cost = rolled + cost
         word = STATUS_WORDS[data.status]
+        title = plain_rich(data.title[:TITLE_LIMIT], title_style)  # a huge title costs no more
+        agent = (data.agent or "")[:AGENT_LIMIT]
         # Narrow panels drop details in this order rather than scroll sideways.
         variants = [
-            (word, data.agent, tokens, cost),
-            (word, data.agent, "", cost),
+            (word, agent, tokens, cost),
+            (word, agent, "", cost),
             (word, "", "", cost),
             (word, "", "", ""),
             ("", "", "", ""),
@@ -256,23 +263,23 @@ class SubagentTree(Tree[TreeNode]):
             # renderer that trims leading blanks would otherwise run title and status together.
             text = Text.assemble(
                 prefix,
-                (STATUS_GLYPHS[data.status] + " ", status_style),
-                (data.title, title_style),
-                (" " if flag else "", style),
-                (flag, style + self.get_component_rich_style("subagent-tree--attention",
-                                                             partial=True)),
-                ("  " if status else "", style),
-                (status, status_style),
-                (" " if extras else "", style),
-                ("· " + extras if extras else "", detail),
+                plain_rich(STATUS_GLYPHS[data.status] + " ", status_style),
+                title,
+                plain_rich(" " if flag else "", style),
+                plain_rich(flag, style + self.get_component_rich_style("subagent-tree--attention",
+                                                                       partial=True)),
+                plain_rich("  " if status else "", style),
+                plain_rich(status, status_style),
+                plain_rich(" " if extras else "", style),
+                plain_rich("· " + extras if extras else "", detail),
             )
             if width <= 0 or text.cell_len <= width:
                 return text
         excess = text.cell_len - width
-        keep = len(data.title) - excess - 1
+        keep = len(title) - excess - 1
         if keep >= 4:  # shorten the title, keep the glyph and elapsed time
-            start = len(prefix[0]) + 2
-            text = text[:start + keep] + Text("…", style=title_style) + text[start + len(data.title):]
+            start = len(prefix) + 2
+            text = text[:start + keep] + Text("…", style=title_style) + text[start + len(title):]
         return text
 
     def _tick(self) -> None:

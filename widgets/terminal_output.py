@@ -2,13 +2,13 @@
 
 What is drawn is bounded whatever the output holds: the last ``cap`` lines and at most
 ``VISIBLE_MAX_CHARS`` characters (``SHOW_ALL_MAX_CHARS`` with "show all"), so one line of
-megabytes cannot stall the event loop. Only that visible part is cleaned and parsed; the marker
+megabytes cannot stall the event loop. Only that visible part is made visible (``tui.plain``:
+escapes and controls as tokens, SGR colours drawn unless ``plain``) and parsed; the marker
 above it says what is not shown. The tool call in the store keeps all of the output (JSON export).
 """
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup
 from textual.content import Content
@@ -16,7 +16,7 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.sanitize import clean_text, keep_sgr
+from tui.plain import plain, plain_ansi
 
 __all__ = ["TerminalOutput", "ansi_to_content"]
 
@@ -29,10 +29,9 @@ SHOW_ALL_MAX_CHARS = 200_000
 
 
 def ansi_to_content(text: str) -> Content:
-    """Server output to Content: only SGR colours survive, ``\\r`` progress is collapsed."""
-    safe = keep_sgr(text)
-    rich_text = Text.from_ansi(safe, end="")
-    return Content.from_rich_text(rich_text)
+    """Server output to Content: SGR colours kept, every other escape and control (``\\r``
+    included) a visible token: nothing in it is obeyed or hidden."""
+    return plain_ansi(text)
 
 
 class TerminalOutput(VerticalGroup):
@@ -62,7 +61,8 @@ class TerminalOutput(VerticalGroup):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._plain = plain  # no colours: every escape goes (``clean_text``), not only non-SGR
+        self._plain = plain
+        """No colours (read/unknown-tool output): every escape a visible token, SGR ones too."""
         self._show_all = show_all
         self._cap = cap
         self._placeholder = placeholder
@@ -123,8 +123,8 @@ class TerminalOutput(VerticalGroup):
     def _render_output(self) -> Content:
         visible = self._visible_text()
         if not visible.strip():
-            return Content.styled(self._placeholder, "$foreground-muted italic")
-        return ansi_to_content(clean_text(visible) if self._plain else visible)
+            return plain(self._placeholder, "$foreground-muted italic")
+        return plain(visible) if self._plain else ansi_to_content(visible)
 
     def on_mount(self) -> None:
         self._sync_marker()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup
-from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Label
 
 from tui import clock
+from tui.plain import plain, plain_line
 from tui.sanitize import one_line
 from tui.state.transcript import ToolCall
 from tui.tools import (
@@ -21,7 +21,7 @@ from tui.tools import (
     subagent_status,
     timed_out,
     tool_summary,
-    tool_title,
+    tool_title_source,
 )
 
 __all__ = ["ToolHeader"]
@@ -60,10 +60,10 @@ class ToolHeader(HorizontalGroup):
         self._child_status = child_status
         if not self._ready:
             return
-        self._label("-icon").update(status_icon(call.status))
-        self._label("-name").update(Content(one_line(call.name or "tool", 40)))
-        self._label("-title").update(Content(tool_title(call)))
-        self._label("-summary").update(Content(self._summary(call)))
+        self._label("-icon").update(plain(status_icon(call.status)))
+        self._label("-name").update(plain_line(call.name or "tool", 40))
+        self._label("-title").update(plain_line(tool_title_source(call), 200, strict=True))
+        self._label("-summary").update(plain(self._summary(call)))
         self._show_badge(call)
         self._tick()
         if call.finished and self._timer is not None:

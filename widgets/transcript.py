@@ -14,10 +14,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from textual.content import Content
 from textual.message import Message as TextualMessage
 from textual.widget import AwaitMount
 from textual.widgets import Button, Static
 
+from tui.plain import plain
 from tui.state.transcript import SessionState
 from widgets.message_view import MessageView
 from widgets.text_block import TextBlockView
@@ -90,7 +92,7 @@ class Transcript(TranscriptPaging):
                 row.child_changed()
 
     # ------------------------------------------------------------------ showing
-    def show(self, state: SessionState | None, empty_text: str = "",
+    def show(self, state: SessionState | None, empty_text: str | Content = "",
              position: TranscriptPosition | None = None) -> None:
         """Render a session (or the empty state): the newest messages, or back at ``position``."""
         self.state = state
@@ -102,7 +104,7 @@ class Transcript(TranscriptPaging):
             self._views.clear()
             self.remove_children()
             self._showing_empty = True
-            self.mount(Static(empty_text, classes="transcript-empty"))
+            self.mount(Static(plain(empty_text), classes="transcript-empty"))
             self.anchor()
             return
         ids = list(state.messages)

@@ -169,12 +169,13 @@ def fake_server() -> Iterator[tuple[str, type[Handler]]]:
         httpd.server_close()
 
 
-def run_octui(url: str, state: Path, timeout: float = 40.0) -> bytes:
-    """Run ``octui --url URL --session SID`` under a pty; return every byte it wrote."""
+def run_octui(url: str, state: Path, timeout: float = 40.0, size: tuple[int, int] = (140, 45)) -> bytes:
+    """Run ``octui --url URL --session SID`` under a pty (``size``: columns, lines); return every
+    byte it wrote."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCODE_", "OCTUI_"))}
     env.update({"OPENCODE_SERVER_PASSWORD": PASSWORD, "OCTUI_STATE_DIR": str(state),
                 "OCTUI_CONFIG": str(state / "config.toml"), "TERM": "xterm-256color",
-                "COLUMNS": "140", "LINES": "45", "HOME": str(state)})
+                "COLUMNS": str(size[0]), "LINES": str(size[1]), "HOME": str(state)})
     state.mkdir(parents=True, exist_ok=True)
     pid, fd = pty.fork()
     if pid == 0:  # child: never return into pytest
@@ -237,9 +238,12 @@ def test_hostile_server_strings_never_reach_the_terminal(
 ) -> None:
     url, handler = fake_server
     handler.data.update(fixtures(benign=True), hostile=False)
-    baseline = run_octui(url, tmp_path / "base").decode("utf-8", "replace")
+    # Tall enough for the transcript beside the dialog, which shows every escape as a token
+    # (and a warning line) and so takes more lines than the benign one.
+    size = (140, 70)
+    baseline = run_octui(url, tmp_path / "base", size=size).decode("utf-8", "replace")
     handler.data.update(fixtures(benign=False), hostile=True)
-    hostile = run_octui(url, tmp_path / "evil").decode("utf-8", "replace")
+    hostile = run_octui(url, tmp_path / "evil", size=size).decode("utf-8", "replace")
 
     # the hostile content was really rendered (visible words around the escapes)
     # reasoning and completed tool output start collapsed; everything else is on screen

@@ -339,6 +339,18 @@ class TestSnapshots:
                                                subagent_label="general"))
         assert snap_compare(app, terminal_size=SIZE)
 
+    def test_hostile_bash_permission_80x24(self, snap_compare: SnapCompare) -> None:
+        # Escapes, a carriage return, a bidi override and markup in the command and the title:
+        # every one shown as a reverse-video token, a warning line above, nothing interpreted.
+        command = ("echo harmless \x1b]; touch HIDDEN \x07\ntouch X\recho benign\n"
+                   "awk -F'[/:]' '{print $1}' /etc/hostname \u202egnp.exe")
+        ask = PermissionRequest(id="per_evil", sessionID="ses_a", action="bash", resources=[command],
+                                save=["echo *"])
+        tool = ToolCall(id="call_1", name="bash", session_id="ses_a", input={"command": command})
+        title = '[/b] [@click=screen.reply("always")]fix[/]'
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title=title))
+        assert snap_compare(app, terminal_size=(80, 24))
+
     def test_edit_permission_with_diff(self, snap_compare: SnapCompare) -> None:
         app = app_for(lambda: PermissionScreen(edit_ask(), tool=None, session_title="Write release notes"))
         assert snap_compare(app, terminal_size=SIZE)

@@ -97,7 +97,11 @@ async def test_hostile_row_renders_no_escape_bytes() -> None:
             for segment in strip:
                 assert not _UNSAFE.search(segment.text), repr(segment.text)
                 assert segment.style is None or not segment.style.link
-        assert "pwned" not in shown and "evil.example" not in shown and "malicious" not in shown
+        # nothing is hidden either: every escape is on screen as a visible token
+        for visible in ("cat evil.txt␛]0;pwned title␇", "␛]0;set window title␇title gone",
+                        "␛]8;;https://evil.example/␛\\link text", "␛P1$tmalicious dcs␛\\dcs gone",
+                        "<U+009B>31mC1 csi gone", "␛[2Jclear gone ␛[10;5Hcursor gone"):
+            assert visible in shown, visible
 
 
 async def _rows(pilot: Pilot[None]) -> list[ToolRow]:

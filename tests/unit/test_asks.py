@@ -283,3 +283,38 @@ def test_permission_preview_command_and_diffs() -> None:
     write = ToolCall(id="c", name="write", input={"path": "n.txt", "content": "one\ntwo"})
     lines = permission_preview(PermissionRequest(id="p", sessionID="s", action="edit"), write).diff
     assert [t for k, t in lines if k == "add"] == ["+one", "+two"]
+
+
+def test_shell_preview_shows_the_command_once() -> None:
+    """#18: a 1.18 bash ask lists the command as its one resource; a 2.x one the parsed sub-commands
+    (traces-2.0 m08_long_shell). Neither is repeated when the tool's command already shows it."""
+    command = "for i in $(seq 1 200); do echo line $i; sleep 0.01; done"
+    tool = ToolCall(id="c", name="shell", input={"command": command})
+    v2 = PermissionRequest(id="p", sessionID="s", action="shell",
+                           resources=["seq 1 200", "echo line $i", "sleep 0.01"])
+    preview = permission_preview(v2, tool)
+    assert (preview.shell, preview.command, preview.from_tool) == (True, command, True)
+    assert preview.sub_commands == []
+    v118 = PermissionRequest(id="p", sessionID="s", action="bash", resources=[command])
+    assert permission_preview(v118, tool).sub_commands == []
+    # Resources that say something the command does not are listed (all of them).
+    odd = PermissionRequest(id="p", sessionID="s", action="shell", resources=["seq 1 200", "rm -rf ~"])
+    assert permission_preview(odd, tool).sub_commands == ["seq 1 200", "rm -rf ~"]
+    # No tool call known yet: one resource is the command; several are sub-commands, not joined.
+    assert permission_preview(v118, None).command == command
+    unknown = permission_preview(v2, None)
+    assert unknown.command is None and unknown.sub_commands == v2.resources
+
+
+def test_preview_keeps_the_raw_text() -> None:
+    """The dialog makes hidden characters visible itself; the preview must not delete them, nor split
+    lines anywhere but at ``\\n`` (``str.splitlines`` also splits at ``\\r``, ``\\x0b``, U+2028 …)."""
+    command = "echo harmless \x1b]; touch HIDDEN \x07"
+    bash = PermissionRequest(id="p", sessionID="s", action="bash", resources=[command])
+    tool = ToolCall(id="c", name="bash", input={"command": command})
+    assert permission_preview(bash, tool).command == command
+    patch = "@@ -1 +1 @@\n-a\rb\n+c\x0bd\u2028e\n"
+    files = [{"file": "f", "patch": patch, "additions": 1, "deletions": 1}]
+    edit = PermissionRequest(id="p", sessionID="s", action="edit", metadata={"files": files})
+    lines = permission_preview(edit, None).diff
+    assert ("del", "-a\rb") in lines and ("add", "+c\x0bd\u2028e") in lines

@@ -29,7 +29,7 @@ def test_history_compaction_rows_know_whether_they_finished() -> None:
 
 def test_pending_compaction_is_labelled() -> None:
     label = PendingInputs._label(PendingInput(id="msg_1", text="", kind="compaction"))
-    assert "compaction" in label
+    assert "compaction" in label.plain
 
 
 def compaction_rows(app: Any, sid: str) -> list[tuple[str, bool, str | None]]:

@@ -50,13 +50,13 @@ def build_state() -> SessionState:
 
 
 EXPECTED_MARKDOWN = """\
-# Fix the tests
+# Fix ␛[31mthe␛[0m tests
 
 Session `ses_1` · agent build · model anthropic/claude-sonnet-4-5 · cost $0.0123 · tokens 1200 in / 340 out
 
 ## User
 
-Run the tests please
+Run the tests␇ please
 
 - 📎 notes.md
 
@@ -69,7 +69,7 @@ Run the tests please
 
 Running the suite.
 
-- 🔧 bash: Run tests — completed
+- 🔧 bash: Run ␛]0;x␇tests — completed
 
 ````text
 2 passed
@@ -104,7 +104,7 @@ def test_json_exact() -> None:
     assert data == {
         "format": "octui.export/1",
         "id": "ses_1",
-        "title": "Fix the tests",
+        "title": "Fix ␛[31mthe␛[0m tests",
         "parentID": None,
         "agent": "build",
         "model": "anthropic/claude-sonnet-4-5",
@@ -112,7 +112,7 @@ def test_json_exact() -> None:
         "tokens": {"input": 1200, "output": 340, "reasoning": 0, "cache": {"read": 0, "write": 0}},
         "messages": [
             {"id": "msg_1", "role": "user", "agent": None, "model": None,
-             "text": "Run the tests please", "description": None, "files": ["notes.md"],
+             "text": "Run the tests␇ please", "description": None, "files": ["notes.md"],
              "reverted": False, "finish": None, "error": None, "parts": []},
             {"id": "msg_2", "role": "assistant", "agent": "build", "model": "anthropic/claude-sonnet-4-5",
              "text": "", "description": None, "files": [], "reverted": False, "finish": "tool-calls",
@@ -121,7 +121,7 @@ def test_json_exact() -> None:
                  {"type": "reasoning", "text": "Need to run pytest.\nThen read failures."},
                  {"type": "text", "text": "Running the suite."},
                  {"type": "tool", "id": "call_1", "name": "bash", "status": "completed",
-                  "input": {"command": "pytest -q", "description": "Run tests"},
+                  "input": {"command": "pytest -q", "description": "Run ␛]0;x␇tests"},
                   "output": "2 passed\n```inner```", "error": None},
                  {"type": "tool", "id": "call_2", "name": "read", "status": "error",
                   "input": {"path": "/w/missing.py"}, "output": "",

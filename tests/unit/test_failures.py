@@ -16,8 +16,10 @@ import pytest
 from tui.client.http import OpenCodeClient
 from tui.controller import Controller
 from tui.failures import FIX, failure_fix, failure_headline
+from tui.plain import content_runs
 from tui.protocol.dialect import Dialect
 from tui.protocol.models import ModelRef, StructuredError
+from tui.sanitize import decode_tokens
 from tui.state.store import Store
 from tui.state.transcript import Change, Message
 from widgets.message_view import failure_text
@@ -140,3 +142,17 @@ def test_hostile_server_text_stays_one_inert_line() -> None:
     error = StructuredError(type="unknown", message="bad\x1b]0;pwned\x07\nnext line")
     headline = failure_headline(error, ModelRef(id="m\x1b[31m", providerID="p"))
     assert "\x1b" not in headline and "\n" not in headline
+
+
+def test_the_failure_line_shows_the_servers_parts_through_plain() -> None:
+    """Model, provider, variant and cause are the server's: markup stays text and every hidden
+    character is a styled token that decodes back to what the server sent."""
+    error = StructuredError(type="provider.unknown", message="[/b] bad\x1b]0;pwned\x07")
+    msg = Message(id="msg_f", role="assistant", error=error,
+                  model=ModelRef(id="m\u202e", providerID="[@click=app.quit]p[/]", variant="v\x9b"))
+    shown = failure_text(msg)
+    assert shown.plain.splitlines()[0] == (
+        "✗ model m<U+202E>#v<U+009B> (provider [@click=app.quit]p[/]) failed: [/b] bad␛]0;pwned␇ "
+        "[provider.unknown]")
+    tokens = [piece for piece, token in content_runs(shown) if token]
+    assert [decode_tokens(t) for t in tokens] == ["\u202e", "\x9b", "\x1b", "\x07"]

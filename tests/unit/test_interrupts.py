@@ -126,3 +126,19 @@ def test_a_block_the_server_never_saw_moves_to_the_lost_text() -> None:
     msg = message(store)
     assert msg.block("reasoning", 0) is None
     assert msg.lost_text == "(thinking) thinking hard"
+
+
+def test_the_interrupted_note_shows_the_lost_text_as_data() -> None:
+    """The lost text is the server's: markup stays text, hidden characters are styled tokens, and
+    past ``LOST_SHOWN_CHARS`` the note says how much more copy and export hold."""
+    from tui.plain import content_runs
+    from widgets.message_view import LOST_SHOWN_CHARS, interrupted_note
+
+    lost = "[/b]x\x1b]0;t\x07 " + "y" * LOST_SHOWN_CHARS
+    note = interrupted_note(Message(id="msg_i", role="assistant", interrupted=INTERRUPTED, lost_text=lost))
+    lines = note.plain.splitlines()
+    assert lines[0] == f"⚠ {INTERRUPTED}"
+    assert f"({len(lost):,} characters;" in lines[1]
+    assert lines[2].startswith("[/b]x␛]0;t␇ yyy")
+    assert lines[2].endswith(f" … {len(lost) - LOST_SHOWN_CHARS:,} more characters not shown")
+    assert [piece for piece, token in content_runs(note) if token] == ["␛", "␇"]

@@ -25,9 +25,9 @@ ST = "\x1b\\"
 HOSTILE = "Fix;it\x07\x1b]52;c;ZXZpbA==\x07 now\x1b\\ \x9c\x9d0;pwn\x9c\n\tdone\x1b[2J\u202e"
 
 
-def test_fields_lose_every_control_escape_and_separator() -> None:
+def test_fields_show_every_control_escape_and_lose_separators() -> None:
     field = notification_field(HOSTILE)
-    assert field == "Fix,it now done<U+202E>"
+    assert field == "Fix,it␇␛]52,c,ZXZpbA==␇ now␛\\ <U+009C><U+009D>0,pwn<U+009C> done␛[2J<U+202E>"
     for bad in (ESC, "\x07", "\x9c", "\x9d", ";", "\n", "\t"):
         assert bad not in field
     assert len(notification_field("x" * 500)) == 200 and notification_field("x" * 500).endswith("…")
@@ -35,7 +35,7 @@ def test_fields_lose_every_control_escape_and_separator() -> None:
 
 def test_osc777_has_title_and_body_and_one_terminator() -> None:
     seq = notification_sequence("osc777", "octui", "Turn finished: " + HOSTILE)
-    assert seq == f"{ESC}]777;notify;octui;Turn finished: Fix,it now done<U+202E>{ST}"
+    assert seq == f"{ESC}]777;notify;octui;Turn finished: {notification_field(HOSTILE)}{ST}"
     assert seq.count(ESC) == 2 and seq.count(";") == 3  # the introducer and ST only
 
 
@@ -124,11 +124,11 @@ def test_alert_goes_through_the_driver_writer(monkeypatch: pytest.MonkeyPatch, t
     app.write_terminal("\a")  # no driver yet: nothing to write to, no error
     driver = app._driver = FakeDriver()  # type: ignore[assignment]
     app._alert(Alert("turn", "ses_1", "Turn finished: a;b\x1b]0;x\x07"))
-    assert driver.written == [f"{ESC}]777;notify;octui;Turn finished: a,b{ST}"]
+    assert driver.written == [f"{ESC}]777;notify;octui;Turn finished: a,b␛]0,x␇{ST}"]
     app.config.notify_method = "bell"
     app._alert(Alert("ask", "ses_1", "Needs your answer"))
     assert driver.written[-1] == "\a"
-    assert toasts == ["Turn finished: a;b\x1b]0;x\x07", "Needs your answer"]  # Textual draws toasts as text
+    assert toasts == ["Turn finished: a;b␛]0;x␇", "Needs your answer"]  # made visible, never markup
     quiet = app._driver = FakeDriver(headless=True)  # type: ignore[assignment]
     app.write_terminal("\a")
     assert quiet.written == []

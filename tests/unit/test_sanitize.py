@@ -8,7 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.sanitize import clean_text, collapse_carriage_returns, keep_sgr, one_line
+from tui.sanitize import (
+    clean_text,
+    decode_tokens,
+    describe_hidden,
+    hidden_characters,
+    keep_sgr,
+    one_line,
+    reveal,
+    visible_runs,
+)
 
 FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
@@ -16,39 +25,37 @@ BIDI = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\
         "\u200e", "\u200f", "\u061c"]
 
 CASES = [
-    # (name, raw, clean_text result)
-    ("osc0 title bel", "a\x1b]0;evil title\x07b", "ab"),
-    ("osc0 title st", "a\x1b]0;evil title\x1b\\b", "ab"),
-    ("osc8 hyperlink", "see \x1b]8;;https://evil.example\x1b\\here\x1b]8;;\x1b\\ now", "see here now"),
-    ("osc52 clipboard", "x\x1b]52;c;cm0gLXJmIH4=\x07y", "xy"),
-    ("osc unterminated", "safe\x1b]0;never ends", "safe"),
-    ("csi cursor up", "a\x1b[5Ab", "ab"),
-    ("csi cursor position", "a\x1b[12;40Hb", "ab"),
-    ("csi clear screen", "a\x1b[2J\x1b[Hb", "ab"),
-    ("csi clear line", "a\x1b[2Kb", "ab"),
-    ("csi scroll region", "a\x1b[1;24rb", "ab"),
-    ("csi scroll up", "a\x1b[3Sb", "ab"),
-    ("csi private mode", "a\x1b[?1049hb\x1b[?25l", "ab"),
-    ("dcs", "a\x1bP1$r0m\x1b\\b", "ab"),
-    ("apc", "a\x1b_Gf=100;AAAA\x1b\\b", "ab"),
-    ("pm", "a\x1b^private\x1b\\b", "ab"),
-    ("sos", "a\x1bXstart of string\x1b\\b", "ab"),
-    ("two-byte reset", "a\x1bcb", "ab"),
-    ("save restore cursor", "a\x1b7b\x1b8", "ab"),
-    ("reverse index", "a\x1bMb", "ab"),
-    ("c1 csi", "a\x9b2Jb", "ab"),
-    ("c1 osc st", "a\x9d0;title\x9cb", "ab"),
-    ("c1 dcs", "a\x90qpayload\x9cb", "ab"),
-    ("c1 apc", "a\x9fapp\x9cb", "ab"),
-    ("c1 pm", "a\x9eprivacy\x9cb", "ab"),
-    ("c1 sos", "a\x98s\x9cb", "ab"),
-    ("c1 lone", "a\x85b\x8d", "ab"),
-    ("c0 controls", "a\x00b\x07c\x08d\x7fe", "abcde"),
+    # (name, raw, clean_text result): nothing is deleted, every hidden character is a token
+    ("osc0 title bel", "a\x1b]0;evil title\x07b", "a␛]0;evil title␇b"),
+    ("osc0 title st", "a\x1b]0;evil title\x1b\\b", "a␛]0;evil title␛\\b"),
+    ("osc8 hyperlink", "see \x1b]8;;https://evil.example\x1b\\here\x1b]8;;\x1b\\ now",
+     "see ␛]8;;https://evil.example␛\\here␛]8;;␛\\ now"),
+    ("osc52 clipboard", "x\x1b]52;c;cm0gLXJmIH4=\x07y", "x␛]52;c;cm0gLXJmIH4=␇y"),
+    ("osc unterminated", "safe\x1b]0;never ends", "safe␛]0;never ends"),
+    ("csi cursor up", "a\x1b[5Ab", "a␛[5Ab"),
+    ("csi clear screen", "a\x1b[2J\x1b[Hb", "a␛[2J␛[Hb"),
+    ("csi private mode", "a\x1b[?1049hb", "a␛[?1049hb"),
+    ("dcs", "a\x1bP1$r0m\x1b\\b", "a␛P1$r0m␛\\b"),
+    ("apc", "a\x1b_Gf=100;AAAA\x1b\\b", "a␛_Gf=100;AAAA␛\\b"),
+    ("pm", "a\x1b^private\x1b\\b", "a␛^private␛\\b"),
+    ("sos", "a\x1bXstart\x1b\\b", "a␛Xstart␛\\b"),
+    ("two-byte reset", "a\x1bcb", "a␛cb"),
+    ("c1 csi", "a\x9b2Jb", "a<U+009B>2Jb"),
+    ("c1 osc no terminator", "echo harmless \x9d; touch HIDDEN", "echo harmless <U+009D>; touch HIDDEN"),
+    ("c1 st", "a\x9d0;t\x9cb", "a<U+009D>0;t<U+009C>b"),
+    ("c0 controls", "a\x00b\x07c\x08d\x7fe", "a␀b␇c␈d␡e"),
+    ("hidden command after ESC ]", "echo harmless \x1b]; touch HIDDEN \x07",
+     "echo harmless ␛]; touch HIDDEN ␇"),
+    ("carriage return overwrite", "touch X\recho benign", "touch X\\recho benign"),
+    ("progress is not collapsed", "10%\r50%\r100%", "10%\\r50%\\r100%"),
     ("keeps newline and tab", "a\n\tb", "a\n\tb"),
-    ("progress collapse", "10%\r50%\r100%\ndone", "100%\ndone"),
     ("crlf is newline", "one\r\ntwo\r\n", "one\ntwo\n"),
-    ("trailing cr", "step 3/3\r", "step 3/3"),
-    ("sgr removed", "\x1b[1;31mred\x1b[0m", "red"),
+    ("zero width", "a\u200bb\u2060c\ufeffd", "a<U+200B>b<U+2060>c<U+FEFF>d"),
+    ("line separator", "a\u2028b\u2029c", "a<U+2028>b<U+2029>c"),
+    ("lone surrogate", "a\ud800b", "a<U+D800>b"),
+    ("tag characters", "a\U000e0041b", "a<U+E0041>b"),
+    ("emoji joiners kept in prose", "👨\u200d👩 ❤\ufe0f", "👨\u200d👩 ❤\ufe0f"),
+    ("sgr shown too", "\x1b[1;31mred\x1b[0m", "␛[1;31mred␛[0m"),
 ]
 
 
@@ -70,40 +77,51 @@ def test_rlo_rendered_visibly() -> None:
     assert clean_text("ok\u202egnp.exe") == "ok<U+202E>gnp.exe"
 
 
-def test_keep_sgr_keeps_colours_only() -> None:
+def test_strict_shows_tabs_joiners_and_odd_spaces() -> None:
+    raw = "a\tb\u00a0c\u200dd\ufe0fe\u3164f\r\n"
+    assert reveal(raw, strict=True) == "a\\tb<U+00A0>c<U+200D>d<U+FE0F>e<U+3164>f\\r\n"
+    assert reveal(raw) == "a\tb\u00a0c\u200dd\ufe0fe\u3164f\\r\n"
+
+
+def test_keep_sgr_keeps_colours_and_shows_the_rest() -> None:
     raw = "\x1b[1;31mred\x1b[0m \x1b[38;2;255;0;0mrgb\x1b[m\x1b[2J\x1b]0;t\x07\x1b[5A"
-    assert keep_sgr(raw) == "\x1b[1;31mred\x1b[0m \x1b[38;2;255;0;0mrgb\x1b[m"
+    assert keep_sgr(raw) == "\x1b[1;31mred\x1b[0m \x1b[38;2;255;0;0mrgb\x1b[m␛[2J␛]0;t␇␛[5A"
 
 
-def test_keep_sgr_drops_8bit_sgr_and_private_sgr_like() -> None:
-    # 8-bit C1 CSI never reaches the terminal, not even as a colour.
-    assert keep_sgr("\x9b32mok\x9b0m") == "ok"
-    assert keep_sgr("\x1b[>4;2m\x1b[?1m x") == " x"  # private/intermediate forms are not SGR
+def test_keep_sgr_shows_8bit_and_private_sgr_like() -> None:
+    assert keep_sgr("\x9b32mok\x9b0m") == "<U+009B>32mok<U+009B>0m"
+    assert keep_sgr("\x1b[>4;2m\x1b[?1m x") == "␛[>4;2m␛[?1m x"
 
 
-def test_keep_sgr_broken_csi_before_sgr_is_dropped() -> None:
-    out = keep_sgr("\x1b[\x1b[31mred")
-    assert out == "\x1b[31mred"
+def test_keep_sgr_broken_csi_before_sgr() -> None:
+    assert keep_sgr("\x1b[\x1b[31mred") == "␛[\x1b[31mred"
 
 
-def test_keep_sgr_collapses_progress() -> None:
-    assert keep_sgr("\x1b[32m10%\r\x1b[32m100%\x1b[0m") == "\x1b[32m100%\x1b[0m"
-
-
-def test_collapse_carriage_returns() -> None:
-    assert collapse_carriage_returns("a\rb\nc\r\nd") == "b\nc\nd"
-    assert collapse_carriage_returns("plain") == "plain"
-    assert collapse_carriage_returns("\r\r") == ""
+def test_keep_sgr_shows_carriage_returns() -> None:
+    assert keep_sgr("\x1b[32m10%\r\x1b[32m100%\x1b[0m") == "\x1b[32m10%\\r\x1b[32m100%\x1b[0m"
 
 
 def test_one_line() -> None:
-    assert one_line("a\n  b\x1b[2J\tc") == "a b c"
+    assert one_line("a\n  b\x1b[2J\tc") == "a b␛[2J c"
     long = one_line("x" * 300, limit=10)
     assert len(long) == 10 and long.endswith("…")
 
 
+def test_one_line_never_cuts_a_token() -> None:
+    assert one_line("abcdefg\u202e", limit=10) == "abcdefg…"
+    assert one_line("ab\u202ecd", limit=12) == "ab<U+202E>cd"
+    assert one_line("ab\u202ecdef", limit=12) == "ab<U+202E>c…"
+
+
 def test_empty() -> None:
-    assert clean_text("") == "" and keep_sgr("") == ""
+    assert clean_text("") == "" and keep_sgr("") == "" and reveal("") == ""
+
+
+def test_describe_hidden() -> None:
+    assert describe_hidden("\x1b") == "␛ escape"
+    assert describe_hidden("\u202e") == "<U+202E> right-to-left override"
+    assert describe_hidden("\x9d") == "<U+009D> C1 control"
+    assert hidden_characters("a\x1bb\x1b\u202e") == ["\x1b", "\u202e"]
 
 
 # --- properties --------------------------------------------------------------------------------
@@ -147,7 +165,17 @@ def test_keep_sgr_output_has_escapes_only_in_sgr(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters=BIDI)))
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp"))))
 def test_clean_text_leaves_plain_text_alone(text: str) -> None:
     assert clean_text(text) == text
     assert keep_sgr(text) == text
+
+
+@settings(max_examples=500, deadline=None)
+@given(NASTY_TEXT, st.booleans())
+def test_visible_runs_decode_back_exactly(text: str, strict: bool) -> None:
+    runs = visible_runs(text, strict=strict)
+    assert "".join(decode_tokens(p) if token else p for p, token in runs) == text
+    assert "".join(p for p, _ in runs) == reveal(text, strict=strict)
+    for piece, _ in runs:  # nothing hidden is left in what is shown
+        assert not hidden_characters(piece, strict=strict), repr(piece)

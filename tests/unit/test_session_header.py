@@ -6,6 +6,8 @@ import pytest
 
 from tests.snapshots.main_app import DIRECTORY, MainApp, frozen, settle, wait_connected
 from tui.demo import assistant, text, user
+from tui.plain import content_runs
+from tui.sanitize import decode_tokens
 from widgets.session_header import SessionHeader, header_content, middle_ellipsis
 
 TITLE = "Refactor the auth middleware"
@@ -93,3 +95,23 @@ async def test_the_status_bar_drops_details_to_fit_80_columns() -> None:
             await pilot.resize_terminal(200, 24)
             await pilot.pause()
             assert "$0.0036" in bar.render_line(0).text
+
+
+@pytest.mark.parametrize("width", range(8, 70, 3))
+def test_hidden_characters_are_tokens_and_never_cut_in_half(width: int) -> None:
+    """The header cuts the server's text to fit: a token (``<U+202E>``, ``␛``) is kept whole or
+    left out, never shown in half, and every token is styled as one (it decodes back)."""
+    title = "evil\u202etitle\x1b]0;x\x07 and more words"
+    directory = "/home/\u200b\u200bsomeone/\u202eproj\x1b[2Jects/acme/project"
+    line = header_content(title, directory, "host\u202e:4096", width)
+    assert line.cell_length <= width
+    for piece, token in content_runs(line):
+        if token:
+            decode_tokens(piece)  # raises on half a token
+    assert "\x1b" not in line.plain and "\u202e" not in line.plain
+
+
+def test_a_long_directory_keeps_its_last_folder() -> None:
+    directory = "/" + "/".join(f"folder{i}" for i in range(80)) + "/project"
+    line = header_content("t", directory, "", 60).plain
+    assert line.startswith("t  /folder0/") and line.endswith("/project") and len(line) <= 60

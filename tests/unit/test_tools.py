@@ -42,7 +42,7 @@ def texts(*values: str) -> list[ToolContent]:
 @pytest.mark.parametrize(
     ("name", "data", "title"),
     [
-        ("bash", {"command": "ls -la\x1b]0;x\x07"}, "ls -la"),
+        ("bash", {"command": "ls -la\x1b]0;x\x07"}, "ls -la␛]0;x␇"),
         ("shell", {"command": "echo  a\n  b"}, "echo a b"),
         ("read", {"path": "src/a.py"}, "src/a.py"),
         ("read", {"filePath": "legacy.py"}, "legacy.py"),
@@ -66,7 +66,7 @@ def test_titles(name: str, data: dict[str, object], title: str) -> None:
 
 def test_title_while_streaming_shows_raw_input() -> None:
     call = make("bash", "streaming", input_text='{"command": "ec\x1b[2J')
-    assert tool_title(call) == '{"command": "ec'
+    assert tool_title(call) == '{"command": "ec␛[2J'
 
 
 def test_patch_title_lists_files() -> None:
@@ -188,7 +188,7 @@ def test_parse_multi_hunk_line_numbers() -> None:
 
 def test_parse_patch_sanitises_and_tolerates_garbage() -> None:
     hunks = parse_patch("garbage\n@@ -1 +1 @@\n-a\x1b]52;c;x\x07\n+b\tc\n")
-    assert [ln.text for ln in hunks[0].lines] == ["a", "b    c"]
+    assert [ln.text for ln in hunks[0].lines] == ["a␛]52;c;x␇", "b    c"]
     assert parse_patch("") == []
     assert parse_patch("@@ broken @@\n+x") == []
 
@@ -266,14 +266,14 @@ def test_question_states() -> None:
 def test_subagent_text() -> None:
     wrapped = '<subagent sessionID="s" state="completed">\nDone \x1b[2J!\n</subagent>'
     call = make("subagent", content=texts(wrapped))
-    assert subagent_text(call) == "Done !"
+    assert subagent_text(call) == "Done ␛[2J!"
     assert subagent_text(make("task", content=texts("plain"))) == "plain"
 
 
 def test_input_pairs_odd_values() -> None:
     call = make("mcp", input={"a": "x\x1b]8;;u\x1b\\y", "b": {"c": [1, None]}, "d": object()})
     pairs = dict(input_pairs(call))
-    assert pairs["a"] == "xy"
+    assert pairs["a"] == "x␛]8;;u␛\\y"
     assert pairs["b"] == '{"c": [1, null]}'
     assert pairs["d"].startswith("\"<object")
 

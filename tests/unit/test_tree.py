@@ -193,10 +193,10 @@ def test_reused_child_appears_once_with_the_latest_call() -> None:
     assert node.children[0].status == "running"
 
 
-def test_untrusted_titles_are_single_line_and_inert() -> None:
+def test_untrusted_titles_are_single_line_and_visible() -> None:
     f = root_family()
     f.session("ses_kid", "evil\x1b]0;pwned\x07 title\nsecond line", parent="ses_root")
-    assert build_tree(f.store, "ses_root").children[0].title == "evil title second line"
+    assert build_tree(f.store, "ses_root").children[0].title == "evil␛]0;pwned␇ title second line"
 
 
 # ------------------------------------------------------------------------------ navigation

@@ -32,8 +32,9 @@ from tui.bounded_read import read_bounded
 from tui.client.commands import Catalog, find_agent, find_model, send_input, slash_skills
 from tui.client.errors import OctuiError
 from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
+from tui.plain import toast
 from tui.protocol.models import ModelRef
-from tui.sanitize import one_line
+from tui.sanitize import flatten, one_line
 from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
 from tui.state_file import DRAFT_MAX_BYTES, StateStore
 from widgets.completion import Completion
@@ -233,7 +234,7 @@ class AssistedScreen(AttachmentActions):
         turn, and 1.18.33 then does nothing at all), so a name the catalog lacks is refused here."""
         catalog = self.catalog
         if catalog is None:
-            self.notify("Not connected yet — your draft is still in the box.", severity="warning")
+            toast(self, "Not connected yet — your draft is still in the box.", severity="warning")
             return
         shown = one_line(name, 60)
         if kind == "model":
@@ -241,15 +242,14 @@ class AssistedScreen(AttachmentActions):
             if ref is None:
                 problem = (f"'{shown}' could be {', '.join(candidates[:4])} — type provider/model"
                            if candidates else f"unknown model '{shown}' — Ctrl+K lists the models")
-                self.notify(problem, severity="error", timeout=8)
+                toast(self, problem, severity="error", timeout=8)
                 return
             self._clear_draft(draft)
             self._switch_model(ref)
         else:
             agent = find_agent(await catalog.wait_agents(), name)
             if agent is None:
-                self.notify(f"unknown agent '{shown}' — Ctrl+L lists the agents", severity="error",
-                            timeout=8)
+                toast(self, f"unknown agent '{shown}' — Ctrl+L lists the agents", severity="error", timeout=8)
                 return
             self._clear_draft(draft)
             if agent != self.current_agent():
@@ -264,7 +264,7 @@ class AssistedScreen(AttachmentActions):
         composer = self.query_one(Composer)
         composer.focus()
         if composer.text.strip():
-            self.notify(ATTACH_USAGE, timeout=5)
+            toast(self, ATTACH_USAGE, timeout=5)
             return
         composer.insert("/attach ")  # opens the path completion at once
 
@@ -288,7 +288,7 @@ class AssistedScreen(AttachmentActions):
         if attached:  # the chips go; say what went, since the transcript row shows only the text
             self.forget_attachments(attached)
             names = ", ".join(a.name for a in attached)
-            self.notify(f"Sent with {len(attached)} attachment{'s' if len(attached) > 1 else ''}: {names}",
+            toast(self, f"Sent with {len(attached)} attachment{'s' if len(attached) > 1 else ''}: {names}",
                         timeout=3)
 
     # ------------------------------------------------------------------ model and agent
@@ -319,7 +319,7 @@ class AssistedScreen(AttachmentActions):
 
         catalog = self.catalog
         if catalog is None:
-            self.notify("Not connected yet.", severity="warning")
+            toast(self, "Not connected yet.", severity="warning")
             return
         recent = StateStore().recent_models()
         if catalog.has("models"):
@@ -348,12 +348,12 @@ class AssistedScreen(AttachmentActions):
             return
         if sid is None:
             self.pending_model = ref
-            self.notify(f"The next session will use {ref.label}.", timeout=3)
+            toast(self, f"The next session will use {ref.label}.", timeout=3)
             return
         try:
             await client.set_model(sid, ref)
         except OctuiError as exc:
-            self.notify(f"Model not switched: {exc}", severity="error")
+            toast(self, f"Model not switched: {exc}", severity="error")
 
     def action_pick_agent(self) -> None:
         self._open_agent_picker()
@@ -364,7 +364,7 @@ class AssistedScreen(AttachmentActions):
 
         catalog = self.catalog
         if catalog is None:
-            self.notify("Not connected yet.", severity="warning")
+            toast(self, "Not connected yet.", severity="warning")
             return
         if catalog.has("agents"):
             self.app.push_screen(AgentPicker(catalog.agents, self.current_agent()), self._agent_chosen)
@@ -384,12 +384,12 @@ class AssistedScreen(AttachmentActions):
             return
         if sid is None:
             self.pending_agent = agent
-            self.notify(f"The next session will use the {agent} agent.", timeout=3)
+            toast(self, f"The next session will use the {agent} agent.", timeout=3)
             return
         try:
             await client.set_agent(sid, agent)
         except OctuiError as exc:
-            self.notify(f"Agent not switched: {exc}", severity="error")
+            toast(self, f"Agent not switched: {exc}", severity="error")
 
     # ------------------------------------------------------------------ help, editor, inserts
     def action_help(self) -> None:
@@ -404,10 +404,10 @@ class AssistedScreen(AttachmentActions):
             with self.app.suspend():
                 text = edit_text(composer.text, command)
         except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to an editor.", severity="warning")
+            toast(self, "This terminal cannot hand over to an editor.", severity="warning")
             return
         except (OSError, RuntimeError) as exc:
-            self.notify(f"Editor failed: {exc}. The draft is unchanged.", severity="error")
+            toast(self, f"Editor failed: {exc}. The draft is unchanged.", severity="error")
             return
         composer.text = text.rstrip("\n")
         composer.move_cursor(composer.document.end)
@@ -428,4 +428,4 @@ class AssistedScreen(AttachmentActions):
 
 def one_line_template(template: str) -> str:
     """A command without a description is described by the start of its template."""
-    return " ".join(template.split())[:60]
+    return flatten(template)[:60]

@@ -9,11 +9,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 import styles
+from tui.plain import plain
 
 __all__ = ["ACTIONS_CSS", "ConfirmScreen"]
 
@@ -40,13 +40,13 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="action-box", classes="-danger" if self.danger else ""):
-            yield Static(Content.assemble((self.title_text, "bold")), id="action-title")
+            yield Static(plain(self.title_text, "bold"), id="action-title")
             if self.body_text:
-                yield Static(Content(self.body_text), id="action-body")
+                yield Static(plain(self.body_text), id="action-body")
             with Horizontal(id="action-buttons"):
-                yield Button(Content(f"{self.yes_label} [y]"), id="yes",
+                yield Button(plain(f"{self.yes_label} [y]"), id="yes",
                              variant="error" if self.danger else "primary", compact=True)
-                yield Button(Content(f"{self.no_label} [n]"), id="no", compact=True)
+                yield Button(plain(f"{self.no_label} [n]"), id="no", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()  # a stray Enter must never destroy anything

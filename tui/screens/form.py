@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.plain import toast
 from tui.protocol.models import FormInfo
 from tui.sanitize import one_line
 from tui.screens.permission import STYLES
@@ -104,7 +105,7 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
             first = next(e for e in self.editors() if e.key in errors)
             first.focus_control()
             first.scroll_visible()
-            self.notify(f"{len(errors)} field(s) need attention", severity="warning", timeout=3)
+            toast(self, f"{len(errors)} field(s) need attention", severity="warning", timeout=3)
             return
         self.dismiss(build_form_answer(self.form, self.values()))
 
@@ -121,5 +122,5 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
 
     def close_answered_elsewhere(self) -> None:
         """Another client answered or cancelled the form: close and toast, send nothing."""
-        self.app.notify("Form answered elsewhere", title="Form")
+        toast(self.app, "Form answered elsewhere", title="Form")
         self.dismiss(FormDismissed(elsewhere=True))

@@ -22,6 +22,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
 from tui.commands import action_label
+from tui.plain import plain_rich
 
 __all__ = ["HelpRow", "HelpScreen", "binding_rows", "help_sections"]
 
@@ -108,7 +109,8 @@ class HelpScreen(ModalScreen[None]):
         for row in self.rows:
             where = row.section if row.section != previous else ""
             previous = row.section
-            table.add_row(Text(where, style="bold"), Text(row.keys, style="bold"), row.description)
+            table.add_row(plain_rich(where, "bold"), plain_rich(row.keys, "bold"),
+                          plain_rich(row.description))
         table.focus()
 
     def action_close(self) -> None:

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.plain import plain, plain_line
 from tui.sanitize import one_line
 from tui.state.asks import AskSummary, describe_ask
 from tui.state.transcript import Ask, ToolCall
@@ -85,13 +86,12 @@ class InboxScreen(ModalScreen[InboxChoice | None]):
             groups.setdefault(summary.session_id, []).append((summary, title))
         options: list[Option] = []
         for session_id, rows in groups.items():
-            title = one_line(rows[0][1] or session_id, 70)
-            options.append(Option(Content.assemble((title, "bold $text-primary"),
-                                                   (f"  ({len(rows)})", "dim")),
+            heading = plain_line(rows[0][1] or session_id, 70, "bold $text-primary")
+            options.append(Option(Content.assemble(heading, (f"  ({len(rows)})", "dim")),
                                   id=f"session:{session_id}", disabled=True))
             for summary, _ in rows:
                 mark, style = _KIND_MARK[summary.kind]
-                prompt = Content.assemble("  ", (mark, style), " ", summary.title)
+                prompt = Content.assemble("  ", plain(mark, style), " ", plain(summary.title))
                 options.append(Option(prompt, id=f"ask:{summary.ask_id}"))
         return options
 

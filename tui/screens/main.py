@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, TextArea
 
@@ -17,6 +18,7 @@ from tui.ask_flow import AskFlow
 from tui.client.errors import OctuiError
 from tui.client.stream import StreamState
 from tui.drafts import HOME_KEY, DraftKeeper
+from tui.plain import plain_line, toast
 from tui.sanitize import one_line
 from tui.screens.assists import AssistedScreen
 from tui.screens.main_actions import SessionActionKeys
@@ -134,7 +136,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         state = self.octui.store.session(session_id)
         self.query_one(Transcript).show(state, "No messages yet — type a prompt below.",
                                         self.place_of(session_id))
-        self.sub_title = state.title
+        self.sub_title = one_line(state.title, 200)
         self.refresh_status()
         self._refresh_pending()
         self._refresh_tree()
@@ -176,7 +178,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             elif change.kind == "toast" and change.detail:
                 severity = "error" if change.part_key == "error" else (
                     "warning" if change.part_key == "warning" else "information")
-                self.notify(change.detail, severity=severity)  # type: ignore[arg-type]
+                toast(self, change.detail, severity=severity)  # type: ignore[arg-type]
             elif change.kind == "prompt.append" and change.detail:
                 self.query_one(Composer).insert(change.detail)
             elif change.kind == "catalog":
@@ -273,12 +275,14 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         if not await self.octui.open_session(session_id):
             self.restore_view()
 
-    def show_loading(self, session_id: str | None, text: str | None = None, title: str | None = None) -> None:
+    def show_loading(self, session_id: str | None, text: str | Content | None = None,
+                     title: str | None = None) -> None:
         """The screen waits for a session's history: say so instead of showing a blank page."""
         known = self.octui.store.sessions.get(session_id) if session_id else None
         if not title:
             title = known.title if known is not None and known.info is not None else (session_id or "")
-        text = text or f"◌ Loading session “{one_line(title, 80)}”…"
+        if not text:  # the title is the server's: through tui.plain, its hidden characters as tokens
+            text = Content.assemble("◌ Loading session “", plain_line(title, 80), "”…")
         self.remember_place()  # where the reader was in the session being left
         self.query_one(Transcript).show(None, text)
         self.query_one(SessionHeader).show(title or "…", self.octui.spec.directory,
@@ -306,7 +310,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             await asyncio.sleep(0.1)
         controller = self.octui.controller
         if controller is None:
-            self.notify("Not connected yet — your prompt is still in the box.", severity="warning")
+            toast(self, "Not connected yet — your prompt is still in the box.", severity="warning")
             return
         try:
             if self.session_id is None:
@@ -319,7 +323,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
                 delivery = "steer" if delivery == "steer" else delivery
             await self.deliver(self.session_id, text, delivery)
         except OctuiError as exc:
-            self.notify(f"Not sent: {exc}. Your prompt is still in the box.", severity="error")
+            toast(self, f"Not sent: {exc}. Your prompt is still in the box.", severity="error")
             return
         if composer.text.strip() == text:
             composer.text = ""
@@ -344,10 +348,10 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         try:
             for sid in reversed(targets):  # children first, so none outlives its parent
                 await controller.interrupt(sid)
-            self.notify("Interrupted." if len(targets) == 1 else
+            toast(self, "Interrupted." if len(targets) == 1 else
                         f"Interrupted {len(targets)} sessions.", timeout=2)
         except OctuiError as exc:
-            self.notify(f"Interrupt failed: {exc}", severity="error")
+            toast(self, f"Interrupt failed: {exc}", severity="error")
 
     @on(PendingInputs.Cancel)
     def _cancel_pending(self, event: PendingInputs.Cancel) -> None:
@@ -368,7 +372,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             else:
                 await controller.set_pending_delivery(self.session_id, inbox_id, delivery)
         except OctuiError as exc:
-            self.notify(f"Could not change the pending prompt: {exc}", severity="warning")
+            toast(self, f"Could not change the pending prompt: {exc}", severity="warning")
 
     def action_new_session(self) -> None:
         self.show_home()
@@ -382,7 +386,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         from tui.screens.sessions import SessionsScreen
 
         if self.octui.client is None:
-            self.notify("Not connected yet.", severity="warning")
+            toast(self, "Not connected yet.", severity="warning")
             return
 
         def chosen(session_id: str | None) -> None:
@@ -449,7 +453,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
     def _say_draft_problem(self) -> None:
         problem = self.drafts.take_problem()
         if problem is not None:
-            self.notify(f"Draft: {problem}", severity="warning", timeout=10, markup=False)
+            toast(self, f"Draft: {problem}", severity="warning", timeout=10)
 
     def on_unmount(self) -> None:
         """Exit: write the draft now (the debounce timer will not fire any more)."""

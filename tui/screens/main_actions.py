@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from tui.app import OctuiApp
     from tui.state.transcript import SessionState
 
+from tui.plain import toast
 from tui.session_actions import undo_target
 from widgets.composer import Composer
 from widgets.message_view import MessageView
@@ -45,7 +46,7 @@ class SessionActionKeys(Screen[None]):
 
     def action_compact(self) -> None:
         if self.session_id is None:
-            self.notify("No session open to compact.", severity="warning")
+            toast(self, "No session open to compact.", severity="warning")
             return
         self._session_action("compact", self.session_id)
 
@@ -54,14 +55,14 @@ class SessionActionKeys(Screen[None]):
         target = state.messages.get(message_id) if state and message_id else (
             undo_target(state) if state else None)
         if state is None or target is None:
-            self.notify("Nothing to undo.", severity="warning")
+            toast(self, "Nothing to undo.", severity="warning")
             return
         self._undo(state.id, target.id, target.text)
 
     def action_redo(self) -> None:
         state = self.state
         if state is None or state.info is None or state.info.revert is None:
-            self.notify("Nothing to redo.", severity="warning")
+            toast(self, "Nothing to redo.", severity="warning")
             return
         self._session_action("redo", state.id)
 
@@ -69,7 +70,7 @@ class SessionActionKeys(Screen[None]):
         state = self.state
         revert = state.info.revert if state and state.info else None
         if state is None or revert is None:
-            self.notify("No undo is staged (f4 undoes the last prompt).", severity="warning")
+            toast(self, "No undo is staged (f4 undoes the last prompt).", severity="warning")
             return
         prompt = state.messages[revert.messageID].text if revert.messageID in state.messages else ""
         self._revert_panel(state.id, prompt, revert)

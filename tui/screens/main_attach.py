@@ -16,6 +16,7 @@ from textual import on, work
 from textual.screen import Screen
 
 from tui.attachments import AttachmentError, LocalAttachment, human_size, parse_attach, read_attachment
+from tui.plain import toast
 from widgets.attachment_bar import AttachmentBar
 from widgets.attachment_chip import AttachmentChip
 from widgets.composer import Composer
@@ -59,7 +60,7 @@ class AttachmentActions(Screen[None]):
             return False
         path, rest = parsed
         if not path:
-            self.notify(ATTACH_USAGE, timeout=5)
+            toast(self, ATTACH_USAGE, timeout=5)
             return True
         self._read_attachment(path, rest=rest)
         return True
@@ -75,12 +76,12 @@ class AttachmentActions(Screen[None]):
         try:
             item = await asyncio.to_thread(read_attachment, raw, self.attachment_base())
         except AttachmentError as exc:
-            self.notify(f"Not attached: {exc}", severity="error", timeout=6)
+            toast(self, f"Not attached: {exc}", severity="error", timeout=6)
             if pasted is not None:  # the paste was text after all: insert it as typed
                 composer.insert(pasted)
             return
         if any(a.path == item.path for a in self.attachments):
-            self.notify(f"{item.name} is already attached.", timeout=3)
+            toast(self, f"{item.name} is already attached.", timeout=3)
         else:
             self.attachments.append(item)
             self.show_attachments()
@@ -106,7 +107,7 @@ class AttachmentActions(Screen[None]):
 
     def action_detach_all(self) -> None:
         if not self.attachments:
-            self.notify("Nothing is attached.", timeout=3)
+            toast(self, "Nothing is attached.", timeout=3)
             return
         self._attached = []
         self.show_attachments()

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from tui.app import OctuiApp
     from tui.state.transcript import SessionState
 
+from tui.plain import toast
 from tui.screens.mode_confirm import ModeConfirmScreen
 from tui.state.modes import Mode, next_mode
 
@@ -51,7 +52,7 @@ class PermissionModeActions(Screen[None]):
         controller = self.octui.controller
         sid = self.session_id
         if controller is None or sid is None:
-            self.notify("Open a session first: the permission mode belongs to a session.",
+            toast(self, "Open a session first: the permission mode belongs to a session.",
                         severity="warning", timeout=3)
             return
         auto = controller.auto
@@ -65,7 +66,7 @@ class PermissionModeActions(Screen[None]):
             saved = auto.set_mode(root, mode)
             self.refresh_status()
             note = f"Permission mode: {mode.label} — {mode.help}."
-            self.notify(note if saved else note + " Not saved: the state dir is not writable.",
+            toast(self, note if saved else note + " Not saved: the state dir is not writable.",
                         severity="warning" if mode is Mode.FULL or not saved else "information",
                         timeout=4)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual import on
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button
 
@@ -44,7 +45,7 @@ class ReadingPlaces(Screen[None]):
     def _unseen(self, event: Transcript.Unseen) -> None:
         chip = self.query_one("#new-activity", Button)
         chip.display = event.count > 0
-        chip.label = f"↓ {event.count} new below — click to follow"
+        chip.label = Content(f"↓ {event.count:,} new below — click to follow")
 
     @on(Button.Pressed, "#new-activity")
     def _follow(self, event: Button.Pressed) -> None:

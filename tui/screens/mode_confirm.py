@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.plain import highlight_match, palette_help, plain
 from tui.sanitize import one_line
 from tui.state.modes import Mode
 
@@ -93,11 +94,11 @@ class ModeCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, help_text, callback in self._commands():
-            yield DiscoveryHit(name, callback, help=help_text)
+            yield DiscoveryHit(plain(name), callback, help=palette_help(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, help_text, callback in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+                yield Hit(score, highlight_match(matcher, name), callback, help=palette_help(help_text))

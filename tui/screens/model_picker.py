@@ -21,6 +21,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.mentions import fuzzy_filter
+from tui.plain import plain, plain_line
 from tui.protocol.models import ModelInfo, ModelRef
 from tui.sanitize import one_line
 
@@ -71,10 +72,10 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
-            yield Static(Content.styled(self.title_text, "bold"), id="picker-title")
+            yield Static(plain(self.title_text, "bold"), id="picker-title")
             yield Input(placeholder="Filter…", id="picker-filter", compact=True)
             yield OptionList(id="picker-list", compact=True)
-            yield Static(self.hint, id="picker-hint")
+            yield Static(plain(self.hint), id="picker-hint")
 
     def on_mount(self) -> None:
         self._fill("")
@@ -105,12 +106,12 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
         for index, entry in enumerate(self.shown):
             if grouped and entry.group and entry.group != group:
                 group = entry.group
-                rows.append(Option(Content.styled(group, "bold $foreground-muted"), disabled=True,
+                rows.append(Option(plain_line(group, 80, "bold $foreground-muted"), disabled=True,
                                    id=f"group-{index}"))
             rows.append(Option(self._row(entry), id=str(index)))
         if not self.shown:
             placeholder = self.loading_text if self.fetching else self.empty
-            rows.append(Option(Content.styled(placeholder, "$foreground-muted"), disabled=True))
+            rows.append(Option(plain(placeholder, "$foreground-muted"), disabled=True))
         options.add_options(rows)
         current = next((i for i, e in enumerate(self.shown) if e.current), 0) if grouped else 0
         self._highlight(current)

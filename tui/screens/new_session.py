@@ -17,7 +17,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
+from tui.plain import plain, plain_line
 from tui.protocol.models import ModelRef
+from tui.sanitize import clean_text
 from tui.screens.confirm import ACTIONS_CSS
 from tui.session_actions import NewSessionRequest
 
@@ -43,12 +45,12 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
         with Vertical(id="action-box"):
             yield Static(Content.assemble(("New session", "bold")), id="action-title")
             yield Static("Directory", classes="field-label")
-            yield Input(self.directory, id="new-directory", placeholder="/path/to/project")
+            yield Input(clean_text(self.directory), id="new-directory", placeholder="/path/to/project")
             yield Static("Agent", classes="field-label")
-            yield Select([(a, a) for a in self.agents], id="new-agent", prompt="server default",
-                         allow_blank=True, compact=True)
+            yield Select([(plain_line(a, 60), a) for a in self.agents], id="new-agent",
+                         prompt="server default", allow_blank=True, compact=True)
             yield Static("Model", classes="field-label")
-            yield Select([(label, label) for label in self.models], id="new-model",
+            yield Select([(plain_line(label, 80), label) for label in self.models], id="new-model",
                          prompt="server default", allow_blank=True, compact=True)
             yield Static("", id="new-error", classes="action-hint")
             with Horizontal(id="action-buttons"):
@@ -62,7 +64,7 @@ class NewSessionScreen(ModalScreen[NewSessionRequest | None]):
         directory = os.path.expanduser(raw) if raw else ""
         if not os.path.isabs(directory):
             self.query_one("#new-error", Static).update(
-                f"Give an absolute directory (the server's path): {raw or '(empty)'}")
+                plain(f"Give an absolute directory (the server's path): {raw or '(empty)'}"))
             return None
         agent = self.query_one("#new-agent", Select).value
         model = self.query_one("#new-model", Select).value

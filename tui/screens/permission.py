@@ -13,8 +13,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from tui.plain import CUT_AT, HIDDEN_STYLE, plain, plain_cut, plain_line, toast
 from tui.protocol.models import PermissionRequest
-from tui.sanitize import clean_text, one_line
+from tui.sanitize import flatten, hidden_characters, hidden_name, one_line, token_for
 from tui.state.asks import (
     DiffKind,
     PermissionAnswer,
@@ -33,23 +34,62 @@ _DIFF_STYLES: dict[DiffKind, str] = {
     "meta": "bold dim",
     "ctx": "",
 }
+SHOWN_CHARS = CUT_AT
+"""The longest command (or resource, pattern) the dialog draws in full; a longer one is cut where
+it says so, with a warning line, so that one huge string cannot wedge the dialog."""
+DIFF_LINE_CHARS = 2_000
+"""The same for one line of a diff (a preview holds up to ``PREVIEW_LINES`` of them)."""
+WARNED_KINDS = 4
+"""Hidden characters named in the warning line (the rest are counted)."""
+
+
+def command_content(command: str) -> Content:
+    """What the dialog shows for ``command``: exactly it, nothing parsed, every hidden character a
+    reverse-video token, newlines kept; ``tui.plain.decode_runs`` maps it back to ``command``
+    (up to ``SHOWN_CHARS``: a longer command is cut, and says so)."""
+    return exactly(command)
+
+
+def exactly(text: str, style: str = "", limit: int = SHOWN_CHARS) -> Content:
+    """``text`` shown exactly (``strict``), cut after ``limit`` characters with a note saying so."""
+    return plain_cut(text, limit, style, strict=True)
 
 
 def diff_content(preview: PermissionPreview) -> Content:
-    """Unified diff lines coloured by kind (green adds, red removals)."""
-    parts: list[str | tuple[str, str]] = []
+    """Unified diff lines coloured by kind (green adds, red removals), hidden characters shown."""
+    parts: list[Content] = []
     for kind, line in preview.diff:
-        parts.append((line or " ", _DIFF_STYLES[kind]) if _DIFF_STYLES[kind] else line)
-        parts.append("\n")
+        parts.append(exactly(line or " ", _DIFF_STYLES[kind], DIFF_LINE_CHARS))
     if preview.truncated:
-        parts.append((f"… {preview.truncated} more lines", "dim"))
-    return Content.assemble(*parts).rstrip()
+        parts.append(Content.styled(f"… {preview.truncated:,} more lines", "dim"))
+    return Content("\n").join(parts)
+
+
+def hidden_warning(texts: list[str]) -> Content | None:
+    """The warning line for text that holds hidden characters, or ``None``."""
+    found: dict[str, None] = {}
+    for text in texts:
+        for char in hidden_characters(text, strict=True):
+            found.setdefault(char, None)
+    if not found:
+        return None
+    parts: list[Content | tuple[str, str]] = [
+        ("⚠ Hidden or control characters, shown in reverse: ", "bold $text-error")]
+    for index, char in enumerate(list(found)[:WARNED_KINDS]):
+        parts += [(", " if index else "", "$text-error"), (token_for(char), HIDDEN_STYLE),
+                  (" " + hidden_name(char), "$text-error")]
+    more = len(found) - WARNED_KINDS
+    parts.append((f" and {more} more" if more > 0 else "", "$text-error"))
+    parts.append((". Read it closely before allowing.", "$text-error"))
+    return Content.assemble(*parts)
 
 
 class PermissionScreen(ModalScreen[PermissionAnswer | None]):
     """Who asks, for what, on which resources, with the command or diff; dismissed with the reply.
 
     Esc dismisses with ``None``: the ask stays pending (inbox). Allow once is the focused default.
+    Every server string is shown exactly (``strict``): escapes, controls, bidi and invisible
+    characters as reverse-video tokens, with a warning line when there are any.
     """
 
     CSS_PATH = str(STYLES / "dialogs.tcss")
@@ -82,23 +122,26 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
         return bool(self.ask.save)
 
     def compose(self) -> ComposeResult:
-        ask = self.ask
-        action = one_line(ask.action or (self.tool.name if self.tool else "") or "permission", 40)
+        ask, preview = self.ask, self.preview
+        action = plain_line(ask.action or (self.tool.name if self.tool else "") or "permission", 40,
+                            strict=True)
         with Vertical(id="dialog", classes="-permission"):
             yield Static(Content.assemble(("Permission ", "bold"), ("· ", "dim"), action),
                          id="dialog-title")
             yield Static(self._who(), id="who")
-            if ask.resources:
+            warning = hidden_warning(self._shown_texts())
+            if warning is not None:
+                yield Static(warning, id="hidden-warning")
+            if self._too_long():
+                yield Static(Content.styled(
+                    f"⚠ Part of this request is longer than {SHOWN_CHARS:,} characters and is cut "
+                    "where it says so. Reject it unless you know what it holds.",
+                    "bold $text-error"), id="long-warning")
+            if not preview.shell and ask.resources:
                 yield Static("Resources", classes="section-title")
-                yield Static("\n".join(clean_text(r) for r in ask.resources), id="resources")
+                yield Static(Content("\n").join(exactly(r) for r in ask.resources), id="resources")
             with VerticalScroll(id="preview"):
-                if self.preview.command is not None:
-                    yield Static("Command", classes="section-title")
-                    yield Static(Content.assemble(("$ ", "dim"), self.preview.command),
-                                 id="command")
-                elif self.preview.diff:
-                    yield Static("Changes", classes="section-title")
-                    yield Static(diff_content(self.preview), id="diff")
+                yield from self._compose_preview()
             if self.can_always:
                 yield Static(self._always_note(), id="save-patterns")
             with Horizontal(id="buttons"):
@@ -112,24 +155,66 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
             yield Static(f"o/1 once · {always}r reject · m reject with message · esc later (stays in inbox)",
                          classes="dialog-hint")
 
+    def _compose_preview(self) -> ComposeResult:
+        preview = self.preview
+        if preview.shell:
+            if preview.command is not None:
+                title = "Command" if preview.from_tool else \
+                    "Command (as the server's permission check gives it)"
+                yield Static(title, classes="section-title")
+                yield Static(Content.assemble(("$ ", "dim"), command_content(preview.command)),
+                             id="command")
+            if preview.sub_commands:
+                title = ("Checked by the server as" if preview.command is not None
+                         else "Sub-commands (as the server parsed them; the full command is not known yet)")
+                yield Static(title, classes="section-title")
+                yield Static(Content("\n").join(exactly(r) for r in preview.sub_commands),
+                             id="sub-commands")
+            if preview.command is None and not preview.sub_commands:
+                yield Static(Content.styled("(the server gave no command)", "$foreground-muted"),
+                             id="command")
+        elif preview.diff:
+            yield Static("Changes", classes="section-title")
+            yield Static(diff_content(preview), id="diff")
+
+    def _too_long(self) -> bool:
+        preview = self.preview
+        texts = [*(self.ask.save or []), *preview.sub_commands, preview.command or ""]
+        texts += [] if preview.shell else self.ask.resources
+        return any(len(text) > SHOWN_CHARS for text in texts) or \
+            any(len(line) > DIFF_LINE_CHARS for _, line in preview.diff)
+
+    def _shown_texts(self) -> list[str]:
+        """Every server string the dialog shows in full (for the hidden-character warning)."""
+        preview = self.preview
+        texts = [self.ask.action or "", *(self.ask.save or []), *preview.sub_commands]
+        texts += [line for _, line in preview.diff]
+        if preview.command is not None:
+            texts.append(preview.command)
+        if not preview.shell:
+            texts += self.ask.resources
+        return texts
+
     def _always_note(self) -> Content:
-        action = one_line(self.ask.action or "this action", 30)
-        parts: list[str | tuple[str, str]] = [
-            (f"Allow always saves these {action} patterns for the project;", "$text-warning"),
+        action = flatten(self.ask.action or "this action")[:30]
+        parts: list[str | Content | tuple[str, str]] = [
+            plain(f"Allow always saves these {action} patterns for the project;", "$text-warning",
+                  strict=True),
             (" matching requests will not ask again:", "$text-warning"),
         ]
         for pattern in self.ask.save or []:
-            parts += ["\n  ", (clean_text(pattern), "bold")]
+            parts += ["\n  ", exactly(pattern, "bold")]
             if pattern.strip() in ("*", "**"):
                 parts.append(("   (everything)", "$text-warning"))
         return Content.assemble(*parts)
 
     def _who(self) -> Content:
-        parts: list[str | tuple[str, str]] = [("session ", "dim"), (one_line(self.session_title, 60), "bold")]
+        title = plain_line(self.session_title, 60, "bold")
+        parts: list[Content | tuple[str, str]] = [("session ", "dim"), title]
         if self.subagent_label:
-            parts += [("  ·  subagent ", "dim"), (one_line(self.subagent_label, 40), "bold")]
+            parts += [("  ·  subagent ", "dim"), plain_line(self.subagent_label, 40, "bold")]
         if self.tool is not None and self.tool.name:
-            parts += [("  ·  tool ", "dim"), one_line(self.tool.name, 30)]
+            parts += [("  ·  tool ", "dim"), plain_line(self.tool.name, 30)]
         return Content.assemble(*parts)
 
     def on_mount(self) -> None:
@@ -174,5 +259,5 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
     def close_answered_elsewhere(self, reply: str | None = None) -> None:
         """The server says another client answered: close without answering and toast it."""
         how = f" ({one_line(reply, 20)})" if reply else ""
-        self.app.notify(f"Permission answered elsewhere{how}", title="Permission")
+        toast(self.app, f"Permission answered elsewhere{how}", title="Permission")
         self.dismiss(None)

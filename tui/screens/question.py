@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Static, Tab, Tabs
 
+from tui.plain import toast
 from tui.protocol.models import QuestionRequest
 from tui.sanitize import one_line
 from tui.screens.permission import STYLES
@@ -65,7 +66,7 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
     def _tab_label(self, index: int) -> Content:
         state = self.states[index]
         header = one_line(state.item.header or f"Q{index + 1}", 24)
-        mark = ("✓ ", "$text-success") if state.answered else ("• ", "dim")
+        mark = Content.styled("✓ ", "$text-success") if state.answered else Content.styled("• ", "dim")
         return Content.assemble(mark, header)
 
     def on_mount(self) -> None:
@@ -122,5 +123,5 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
 
     def close_answered_elsewhere(self) -> None:
         """Another client answered or rejected: close and toast (the reply is not ours to send)."""
-        self.app.notify("Question answered elsewhere", title="Question")
+        toast(self.app, "Question answered elsewhere", title="Question")
         self.dismiss(QuestionDismissed(elsewhere=True))

@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from tui.sanitize import one_line
 from tui.screens.confirm import ACTIONS_CSS
 
 __all__ = ["MAX_TITLE", "RenameScreen"]
@@ -32,7 +33,7 @@ class RenameScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="action-box"):
             yield Static(Content.assemble(("Rename session", "bold")), id="action-title")
-            yield Input(self.old_title, id="rename-input", max_length=MAX_TITLE,
+            yield Input(one_line(self.old_title, MAX_TITLE), id="rename-input", max_length=MAX_TITLE,
                         placeholder="Session title")
             yield Static("Enter saves · Esc cancels", classes="action-hint")
 

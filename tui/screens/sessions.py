@@ -34,6 +34,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 import styles
+from tui.plain import plain
 from tui.protocol.models import ModelRef, SessionInfo
 from tui.sanitize import one_line
 from tui.screens.confirm import ConfirmScreen
@@ -149,7 +150,7 @@ class SessionsScreen(Screen[str | None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="sessions-header"):
             yield Static("Sessions", id="sessions-title")
-            yield Static(self._scope_label(), id="sessions-scope")
+            yield Static(plain(self._scope_label()), id="sessions-scope")
         yield Input(placeholder="Search sessions  (/)", id="sessions-search")
         yield Static("", id="sessions-status")
         yield SessionList(id="sessions-list")
@@ -205,7 +206,7 @@ class SessionsScreen(Screen[str | None]):
         empty.display = count == 0
         self._list.display = count > 0
         if count == 0:
-            empty.update(f"No sessions match “{one_line(search, 60)}”" if search else EMPTY_TEXT)
+            empty.update(plain(f"No sessions match “{one_line(search, 60)}”" if search else EMPTY_TEXT))
             self._set_status("")
             return
         noun = "session" if count == 1 else "sessions"
@@ -221,7 +222,7 @@ class SessionsScreen(Screen[str | None]):
 
     def _set_status(self, text: str, *, error: bool = False) -> None:
         status = self.query_one("#sessions-status", Static)
-        status.update(text)
+        status.update(plain(text))
         status.set_class(error, "-error")
 
     def _scope_label(self) -> str:
@@ -229,7 +230,7 @@ class SessionsScreen(Screen[str | None]):
 
     def watch_roots_only(self) -> None:
         if self.is_mounted:
-            self.query_one("#sessions-scope", Static).update(self._scope_label())
+            self.query_one("#sessions-scope", Static).update(plain(self._scope_label()))
 
     # ------------------------------------------------------------------------- events
 

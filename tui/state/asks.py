@@ -22,7 +22,7 @@ from tui.protocol.models import (
     QuestionRequest,
     QuestionTool,
 )
-from tui.sanitize import clean_text, one_line
+from tui.sanitize import one_line
 from tui.state.ask_forms import (
     FormValues,
     form_answer_body,
@@ -229,9 +229,17 @@ PREVIEW_LINES = 400
 
 @dataclass(frozen=True)
 class PermissionPreview:
-    """What a permission dialog shows besides action and resources."""
+    """What a permission dialog shows besides action and resources, as the server sent it (raw:
+    the dialog makes hidden characters visible, ``tui.plain``)."""
 
     command: str | None = None
+    """Shell asks: the command as the tool will run it (its input), else the server's one resource."""
+    from_tool: bool = False
+    """``command`` is the tool's own input (not the server's description of it)."""
+    sub_commands: list[str] = field(default_factory=list)
+    """Shell asks: resources the server checked that ``command`` does not already show (a 2.x
+    server lists parsed sub-commands, ``["seq 1 200", "echo line $i"]``; 1.18 the command itself)."""
+    shell: bool = False
     diff: list[tuple[DiffKind, str]] = field(default_factory=list)
     truncated: int = 0
 
@@ -268,37 +276,52 @@ def _files(ask: PermissionRequest) -> list[FileDiff]:
     return out
 
 
+def _lines(text: str) -> list[str]:
+    """Lines split on ``\n`` only: ``str.splitlines`` would also break (and so hide) ``\r``,
+    ``\x0b``, ``\x0c``, ``\x1c``-``\x1e``, ``\x85``, U+2028 and U+2029."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def _tool_patch(tool: ToolCall) -> list[str]:
     data = tool.input
     path = str(data.get("path") or data.get("filePath") or "file")
     if isinstance(data.get("oldString"), str) or isinstance(data.get("newString"), str):
-        old = str(data.get("oldString") or "").splitlines()
-        new = str(data.get("newString") or "").splitlines()
+        old = _lines(str(data.get("oldString") or ""))
+        new = _lines(str(data.get("newString") or ""))
         return list(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm=""))
     if isinstance(data.get("content"), str):
-        lines = data["content"].splitlines()
+        lines = _lines(data["content"])
         return [f"+++ {path}", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)]
     if isinstance(data.get("patchText"), str):
-        return data["patchText"].splitlines()
+        return _lines(data["patchText"])
     return []
 
 
 def permission_preview(ask: PermissionRequest, tool: ToolCall | None) -> PermissionPreview:
-    """The command for shell asks, or a diff (server preview first, then the tool input)."""
+    """The command for shell asks, or a diff (server preview first, then the tool input).
+
+    Shell: the command is the tool's input when the tool call is known, since that is what runs;
+    the server's resources are listed only when they say something the command does not.
+    """
     if ask.action in SHELL_ACTIONS or (tool is not None and tool.name in SHELL_ACTIONS):
         command = tool.input.get("command") if tool is not None else None
-        if not isinstance(command, str) or not command:
-            command = "\n".join(ask.resources)
-        return PermissionPreview(command=clean_text(command))
+        if isinstance(command, str) and command:
+            extra = [r for r in ask.resources if r not in command]
+            return PermissionPreview(command=command, from_tool=True, shell=True,
+                                     sub_commands=list(ask.resources) if extra else [])
+        if len(ask.resources) == 1:
+            return PermissionPreview(command=ask.resources[0], shell=True)
+        return PermissionPreview(sub_commands=list(ask.resources), shell=True)
     lines: list[str] = []
     for diff in _files(ask):
         lines.append(f"=== {diff.file} (+{diff.additions} -{diff.deletions}, {diff.status})")
-        lines.extend(line for line in diff.patch.splitlines() if not _is_noise(line))
+        lines.extend(line for line in _lines(diff.patch) if not _is_noise(line))
     if not lines and tool is not None:
         lines = _tool_patch(tool)
-    cleaned = [(_diff_kind(line), clean_text(line)) for line in lines]
-    extra = max(0, len(cleaned) - PREVIEW_LINES)
-    return PermissionPreview(diff=cleaned[:PREVIEW_LINES], truncated=extra)
+    kinds = [(_diff_kind(line), line) for line in lines]
+    extra_lines = max(0, len(kinds) - PREVIEW_LINES)
+    return PermissionPreview(diff=kinds[:PREVIEW_LINES], truncated=extra_lines)
 
 
 # ------------------------------------------------------------------------------ inbox summary

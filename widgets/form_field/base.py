@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from tui.plain import plain, plain_cut, plain_line
 from tui.protocol.models import FormField
 from tui.sanitize import clean_text, one_line
 
@@ -48,7 +49,8 @@ class FieldEditor(Vertical):
         return one_line(self.form_field.title or self.form_field.key, 80)
 
     def title_content(self) -> Content:
-        parts: list[str | tuple[str, str]] = [self.title_text]
+        title = plain_line(self.form_field.title or self.form_field.key, 80)
+        parts: list[Content | tuple[str, str]] = [title]
         if self.form_field.required:
             parts.append((" *", "$text-error"))
         return Content.assemble(*parts)
@@ -57,7 +59,7 @@ class FieldEditor(Vertical):
         if self.show_title:
             yield Static(self.title_content(), classes="field-title")
         if self.form_field.description:
-            yield Static(clean_text(self.form_field.description), classes="field-description")
+            yield Static(plain_cut(clean_text(self.form_field.description)), classes="field-description")
         yield from self.compose_control()
         yield Static("", classes="field-error")
 
@@ -77,7 +79,7 @@ class FieldEditor(Vertical):
 
     def set_error(self, message: str | None) -> None:
         self.set_class(bool(message), "-invalid")
-        self.query_one(".field-error", Static).update(message or "")
+        self.query_one(".field-error", Static).update(plain(message))
 
     def changed(self) -> None:
         self.post_message(self.Changed(self))

@@ -11,7 +11,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.sanitize import clean_text, one_line
+from tui.plain import plain_cut, plain_line
+from tui.sanitize import clean_text
 from tui.state.asks import QuestionState
 
 
@@ -60,14 +61,14 @@ class ChoiceList(OptionList):
         else:
             mark = "(•)" if chosen else "( )"
         number = f"{index + 1}." if index < 9 else "  "
-        parts: list[str | tuple[str, str]] = [
+        parts: list[str | Content | tuple[str, str]] = [
             (f"{number} ", "dim"),
             (mark, "$text-accent" if chosen else ""),
             " ",
-            (one_line(option.label, 100), "bold" if chosen else ""),
+            plain_line(option.label, 100, "bold" if chosen else ""),
         ]
         if option.description:
-            parts.extend(["\n       ", (clean_text(option.description), "dim")])
+            parts.extend(["\n       ", plain_cut(clean_text(option.description), style="dim")])
         return Content.assemble(*parts)
 
     def _build_options(self) -> list[Option]:

@@ -8,7 +8,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Input, SelectionList
 
-from tui.sanitize import one_line
+from tui.plain import plain_line
+from tui.sanitize import clean_text
 from widgets.form_field.base import FieldEditor
 
 
@@ -20,12 +21,12 @@ class MultiSelectFieldEditor(FieldEditor):
         initial = [str(v) for v in self.initial] if isinstance(self.initial, list) else []
         known = {o.value for o in f.options or []}
         yield SelectionList[str](
-            *[(one_line(o.label or o.value, 60), o.value, o.value in initial) for o in f.options or []],
+            *[(plain_line(o.label or o.value, 60), o.value, o.value in initial) for o in f.options or []],
             classes="field-multi",
         )
         if f.custom:
             extra = ", ".join(v for v in initial if v not in known)
-            yield Input(value=extra, placeholder="others, comma separated", classes="field-input",
+            yield Input(value=clean_text(extra), placeholder="others, comma separated", classes="field-input",
                         compact=True)
 
     @property

@@ -8,6 +8,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Input
 
+from tui.sanitize import clean_text, one_line
 from widgets.form_field.base import FieldEditor
 
 
@@ -24,8 +25,8 @@ class NumberFieldEditor(FieldEditor):
         high = _bound(f.maximum) if f.maximum is not None else ""
         hint = f"{low}…{high}" if low or high else ("whole number" if f.type == "integer" else "number")
         yield Input(
-            value="" if self.initial is None else str(self.initial),
-            placeholder=f.placeholder or hint,
+            value="" if self.initial is None else clean_text(str(self.initial)),
+            placeholder=one_line(f.placeholder or hint, 80),
             type="integer" if f.type == "integer" else "number",
             classes="field-input",
             compact=True,

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.plain import plain_cut
 from tui.sanitize import clean_text
 from tui.state.asks import QuestionState
 from widgets.form_field.choice_list import ChoiceList
@@ -44,14 +45,14 @@ class QuestionPane(Vertical):
 
     def compose(self) -> ComposeResult:
         item = self.state.item
-        yield Static(clean_text(item.question or item.header), classes="question-text")
+        yield Static(plain_cut(clean_text(item.question or item.header)), classes="question-text")
         if item.options:
             hint = "Pick any: space toggles" if self.state.multiple else "Pick one"
             yield Static(hint, classes="question-hint")
             yield ChoiceList(self.state)
         if self.state.allows_custom:
             yield Input(
-                self.state.custom_text,
+                clean_text(self.state.custom_text),
                 placeholder="Type your own answer",
                 classes="question-custom",
             )

@@ -8,7 +8,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Input, Select
 
-from tui.sanitize import one_line
+from tui.plain import plain_line
+from tui.sanitize import clean_text, one_line
 from widgets.form_field.base import FieldEditor
 
 _FORMAT_HINTS = {
@@ -29,7 +30,7 @@ class TextFieldEditor(FieldEditor):
         if f.options:
             picked = initial if initial in option_values else Select.NULL
             yield Select(
-                [(one_line(o.label or o.value, 60), o.value) for o in f.options],
+                [(plain_line(o.label or o.value, 60), o.value) for o in f.options],
                 value=picked,
                 prompt="Pick one",
                 classes="field-select",
@@ -41,7 +42,7 @@ class TextFieldEditor(FieldEditor):
             if f.options:
                 placeholder = placeholder or "or type your own answer"
             yield Input(
-                value=typed,
+                value=clean_text(typed),
                 placeholder=one_line(placeholder, 80),
                 max_length=f.maxLength or 0,
                 classes="field-input",

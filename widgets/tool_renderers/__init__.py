@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.sanitize import clean_text
+from tui.plain import plain
 from tui.state.transcript import ToolCall
 from tui.tools import ToolKind, kind_of
 
@@ -33,8 +32,8 @@ STREAMING_INPUT_CHARS = 4000  # of a tool input still streaming, the end shown
 
 
 def text_block(text: str, classes: str = "-text") -> Static:
-    """Server text, cleaned, shown literally (never parsed as markup)."""
-    return Static(Content(clean_text(text)), classes=classes)
+    """Server text shown literally (never parsed as markup), hidden characters made visible."""
+    return Static(plain(text), classes=classes)
 
 
 def _renderers() -> dict[ToolKind, Renderer]:

@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.plain import plain_line
 from tui.state.transcript import ToolCall
 from tui.tools import kind_of
 from widgets.terminal_output import TerminalOutput
@@ -23,9 +23,8 @@ def _todos(call: ToolCall) -> list[Widget]:
             continue
         status = str(todo.get("status", ""))
         mark = _TODO_MARKS.get(status, "○")
-        text = one_line(str(todo.get("content", "")), 200)
         style = "$foreground-muted strike" if status in ("completed", "cancelled") else ""
-        rows.append(Content.assemble(f"{mark} ", (text, style)))
+        rows.append(Content.assemble(f"{mark} ", plain_line(str(todo.get("content", "")), 200, style)))
     return [Static(Content("\n").join(rows), classes="-text")] if rows else []
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import Collapsible
 
+from tui.plain import as_markup_arg, plain
 from tui.state.transcript import ToolCall
 from tui.tools import diff_files, edit_preview
 from widgets.diff_view import DiffView
@@ -20,10 +20,10 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
         return [DiffView(files[0], split=options.split)]
     widgets: list[Widget] = []
     for diff in files:
-        title = f"{diff.path}  {diff.status}  +{diff.additions} −{diff.deletions}"
+        title = plain(f"{diff.path}  {diff.status}  +{diff.additions} −{diff.deletions}")
         widgets.append(Collapsible(
             DiffView(diff, split=options.split, show_header=False),
-            title=escape(title),
+            title=as_markup_arg(title),
             collapsed=False,
             classes="-file",
         ))

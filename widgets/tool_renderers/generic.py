@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.plain import plain, plain_line
 from tui.state.transcript import ToolCall
 from tui.tools import input_pairs
 from widgets.terminal_output import TerminalOutput
@@ -17,13 +17,14 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
     widgets: list[Widget] = []
     pairs = input_pairs(call)
     if pairs:
-        rows = [Content.assemble((f"{key}: ", "bold $foreground-muted"), value) for key, value in pairs]
+        rows = [Content.assemble(plain(f"{key}: ", "bold $foreground-muted"), plain(value))
+                for key, value in pairs]
         widgets.append(Static(Content("\n").join(rows), classes="-input"))
     if text := call.output_text:
         widgets.append(TerminalOutput(text, show_all=options.show_all, plain=True, classes="-plain"))
     files = [c for c in call.content if c.type != "text"]
     for item in files:
-        label = one_line(item.name or item.uri or item.type, 200)
-        mime = f" ({one_line(item.mime, 40)})" if item.mime else ""
-        widgets.append(Static(Content(f"file {label}{mime}"), classes="-text"))
+        label = plain_line(item.name or item.uri or item.type, 200, strict=True)
+        mime = Content.assemble(" (", plain_line(item.mime, 40), ")") if item.mime else Content("")
+        widgets.append(Static(Content.assemble("file ", label, mime), classes="-text"))
     return widgets

@@ -6,6 +6,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tui.plain import plain
 from tui.sanitize import one_line
 from tui.state.transcript import ToolCall
 from tui.tools import question_state
@@ -26,10 +27,10 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
         labels = [one_line(str(o.get("label", "")), 60) for o in opts if isinstance(o, dict)] \
             if isinstance(opts, list) else []
         if labels:
-            rows.append(Content.styled("  options: " + " · ".join(labels), "$foreground-muted"))
+            rows.append(plain("  options: " + " · ".join(labels), "$foreground-muted"))
         if index < len(answers):
-            rows.append(Content.assemble(("  → ", "$text-success"), ", ".join(answers[index])))
+            rows.append(Content.assemble(("  → ", "$text-success"), plain(", ".join(answers[index]))))
     status = {"waiting": "waiting for an answer", "rejected": "rejected (no answer given)"}
     if state in status:
-        rows.append(Content.styled(status[state], "italic $text-warning"))
+        rows.append(plain(status[state], "italic $text-warning"))
     return [Static(Content("\n").join(rows), classes="-text")]

@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.sanitize import clean_text
+from tui.plain import plain
 from tui.state.transcript import ToolCall
 from tui.tools import shell_output, timed_out, truncated
 from widgets.terminal_output import TerminalOutput
@@ -17,7 +17,7 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
     command = call.input.get("command") if isinstance(call.input, dict) else None
     widgets: list[Widget] = [
         Static(
-            Content.assemble(("$ ", "bold $text-primary"), clean_text(str(command or ""))),
+            Content.assemble(("$ ", "bold $text-primary"), plain(str(command or ""), strict=True)),
             classes="-command",
         )
     ]
@@ -33,5 +33,5 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
     if truncated(call):
         notes.append("✂ output truncated by the server")
     if notes:
-        widgets.append(Static(Content("  ·  ".join(notes)), classes="-note"))
+        widgets.append(Static(plain("  ·  ".join(notes)), classes="-note"))
     return widgets

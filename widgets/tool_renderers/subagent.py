@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.sanitize import one_line
+from tui.plain import plain, plain_line
 from tui.state.transcript import ToolCall
 from tui.tools import subagent_status, subagent_text
 from widgets.tool_renderers import BodyOptions, text_block
@@ -17,13 +17,13 @@ MUTED = "$foreground-muted"
 def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
     child = call.child_session_id
     data = call.input if isinstance(call.input, dict) else {}
-    agent = one_line(str(data.get("agent") or data.get("subagent_type") or ""), 40)
+    agent = str(data.get("agent") or data.get("subagent_type") or "")
     # Every gap ends a segment (or stands alone), never starts one: a renderer that trims a
     # segment's leading blanks cannot run two fields together.
     line = Content.assemble(
-        ("agent ", MUTED), (f"{agent or '?'} ", "bold"), ("· ", MUTED),
-        (f"{subagent_status(call, options.child_status)} ", "bold"), ("· ", MUTED),
-        *((("child ", MUTED), (one_line(child, 60), "underline $text-primary"), " ",
+        ("agent ", MUTED), plain_line(agent or "?", 40, "bold"), (" ", "bold"), ("· ", MUTED),
+        plain(f"{subagent_status(call, options.child_status)} ", "bold"), ("· ", MUTED),
+        *((("child ", MUTED), plain_line(child, 60, "underline $text-primary"), " ",
            ("· Enter opens it", MUTED)) if child else (("no child session yet", MUTED),)),
     )
     widgets: list[Widget] = [Static(line, classes="-subagent")]
