@@ -29,9 +29,9 @@ ensure_repo_on_path()
 
 from tui.client.errors import OctuiError  # noqa: E402
 from tui.client.stream import SSEParser  # noqa: E402
-from tui.controller import Controller  # noqa: E402
 from tui.protocol.dialect import Dialect, Normaliser  # noqa: E402
 from tui.protocol.frames import decode_frame  # noqa: E402
+from tui.session.controller import Controller  # noqa: E402
 from tui.state.store import Store  # noqa: E402
 from tui.state.transcript import Change  # noqa: E402
 

@@ -5,7 +5,7 @@
 Figures: seconds (wall and CPU of this process, which also runs the in-process demo server) from
 launch to the first paint of the session (the newest prompt on screen), mounted widget count and
 RSS then; seconds until the background has fetched the older history it keeps (``BACKGROUND_MAX``
-in ``tui/history_pager.py``) and the messages then in the store; one older page mounted and
+in ``tui/session/history_pager.py``) and the messages then in the store; one older page mounted and
 painted, then a second one; Home (the session's very first prompt on screen, fetching the rest of
 the history on demand) and End (back to the newest prompt). The fixture and the demo server are
 garbage-collected and frozen before the clock starts, so their collection is not charged to the app.
@@ -42,9 +42,9 @@ async def wait_for(condition: Callable[[], bool], poll_s: float = 0.005) -> bool
 
 
 async def run(count: int) -> dict[str, Any]:
-    from tui.app import ConnectSpec, OctuiApp
+    from tui.app.app import ConnectSpec, OctuiApp
     from tui.demo import DemoServer, history_fixture
-    from widgets.transcript import Transcript
+    from widgets.transcript.transcript import Transcript
 
     history = history_fixture(count)
     first_prompt = next(m["text"] for m in history if m["type"] == "user")

@@ -32,7 +32,7 @@ def octui_command() -> list[str]:
     script = Path(sys.executable).with_name("octui")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-m", "tui.cli"]
+    return [sys.executable, "-m", "tui.app.cli"]
 
 
 def version_wall(runs: int) -> tuple[list[float], list[float]]:

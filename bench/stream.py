@@ -88,10 +88,10 @@ def screen_text(app: Any) -> str:
 async def run(deltas: int, kib: int) -> dict[str, Any]:
     from textual import events
 
-    from tui.app import ConnectSpec, OctuiApp
+    from tui.app.app import ConnectSpec, OctuiApp
     from tui.demo import DemoServer
-    from widgets.composer import Composer
-    from widgets.text_block import TextBlockView
+    from widgets.composer.composer import Composer
+    from widgets.transcript.text_block import TextBlockView
 
     TextBlockView.paints = 0
 

@@ -38,9 +38,9 @@ from typing import Any
 
 from tui.client.http import OpenCodeClient
 from tui.protocol.models import ModelRef, StructuredError, TokenUsage
-from tui.sanitize import clean_text, one_line
 from tui.state.store import Store
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
+from tui.text.sanitize import clean_text, one_line
 
 __all__ = ["EXPORT_FORMAT", "MAX_OUTPUT_CHARS", "MAX_OUTPUT_LINES", "export_json", "export_markdown",
            "fetch_session"]

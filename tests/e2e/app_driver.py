@@ -1,6 +1,6 @@
-"""Drive the real :class:`~tui.app.OctuiApp` headless (``App.run_test``) against the real server.
+"""Drive the real :class:`~tui.app.app.OctuiApp` headless (``App.run_test``) against the real server.
 
-``running_app(server)`` starts the app with a :class:`~tui.app.ConnectSpec` pointing at
+``running_app(server)`` starts the app with a :class:`~tui.app.app.ConnectSpec` pointing at
 ``server.url`` (Basic auth with the server's password, the server's project directory) and yields
 an :class:`AppDriver` once the event stream is connected. Every wait here is bounded; a timeout
 fails with what was on screen and what the store held, so a failing test explains itself.
@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from tests.e2e.server import RealServer
-from tui.app import ConnectSpec, OctuiApp
+from tui.app.app import ConnectSpec, OctuiApp
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 
 __all__ = ["SIZE", "AppDriver", "running_app", "session_text", "tools_of"]
@@ -179,7 +179,7 @@ class AppDriver:
         """
         from textual import events
 
-        from widgets.composer import Composer
+        from widgets.composer.composer import Composer
 
         composer = self.main.query_one(Composer)
         assert composer.text == "", f"composer not empty: {composer.text!r}"

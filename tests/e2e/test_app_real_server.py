@@ -2,7 +2,7 @@
 
 Each test drives the app with keys, like a person would, and checks both the store (what octui
 understood) and the rendered screen (what the person sees). The CLI's exit codes and
-``octui export`` are checked through ``tui.cli.main``.
+``octui export`` are checked through ``tui.app.cli.main``.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from tui.screens.main import MainScreen
 from tui.screens.permission import PermissionScreen
 from tui.screens.sessions import SessionsScreen
 from tui.state.transcript import Message, TextBlock
-from widgets.reasoning_block import ReasoningView
-from widgets.session_list import SessionList
-from widgets.status_bar import StatusBar
-from widgets.tool_row import ToolRow
+from widgets.sessions.session_list import SessionList
+from widgets.status.status_bar import StatusBar
+from widgets.tools.tool_row import ToolRow
+from widgets.transcript.reasoning_block import ReasoningView
 
 pytestmark = pytest.mark.e2e
 

@@ -40,15 +40,15 @@ from tests.e2e.ui_helpers import (
     wait_until,
     widget_text,
 )
-from tui.app import OctuiApp
+from tui.app.app import OctuiApp
 from tui.protocol.models import PermissionRequest, QuestionRequest
 from tui.screens.main import MainScreen
 from tui.screens.permission import PermissionScreen
 from tui.screens.question import QuestionScreen
 from tui.state.transcript import ToolCall
-from tui.tools import exit_code
-from widgets.status_bar import StatusBar
-from widgets.tool_header import ToolHeader
+from tui.text.tools import exit_code
+from widgets.status.status_bar import StatusBar
+from widgets.tools.tool_header import ToolHeader
 
 
 def _unique(prefix: str) -> str:

@@ -35,10 +35,10 @@ import pytest
 from tests.e2e.app_driver import AppDriver, running_app
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import EventRecorder, RealServer
-from widgets.attachment_bar import AttachmentBar
-from widgets.attachment_chip import AttachmentChip
-from widgets.completion import CompletionMenu
-from widgets.composer import Composer
+from widgets.composer.attachment_bar import AttachmentBar
+from widgets.composer.attachment_chip import AttachmentChip
+from widgets.composer.completion import CompletionMenu
+from widgets.composer.composer import Composer
 
 pytestmark = pytest.mark.e2e
 

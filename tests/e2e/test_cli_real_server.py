@@ -1,6 +1,6 @@
 """The ``octui`` command line against the real server: ``octui export`` and start-up exit codes.
 
-``tui.cli.main`` runs in-process with ``OPENCODE_SERVER_PASSWORD`` from the environment and no
+``tui.app.cli.main`` runs in-process with ``OPENCODE_SERVER_PASSWORD`` from the environment and no
 user config. The TUI itself and a local server must never start here: both are replaced by stubs
 that fail the test if reached.
 """
@@ -18,8 +18,8 @@ import pytest
 
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import EventRecorder, RealServer
-from tui import cli
-from tui.app import OctuiApp
+from tui.app import cli
+from tui.app.app import OctuiApp
 
 pytestmark = pytest.mark.e2e
 
@@ -30,7 +30,7 @@ def _sid(session_id: str) -> Any:
 
 @pytest.fixture
 def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, live_server: RealServer) -> RealServer:
-    """Env for ``tui.cli.main``: the server's password, no user config, and no TUI may start."""
+    """Env for ``tui.app.cli.main``: the server's password, no user config, and no TUI may start."""
     monkeypatch.setenv("OPENCODE_SERVER_PASSWORD", live_server.password)
     monkeypatch.delenv("OPENCODE_SERVER_USERNAME", raising=False)
     monkeypatch.setenv("OCTUI_CONFIG", str(tmp_path / "no-config.toml"))

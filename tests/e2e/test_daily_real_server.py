@@ -33,8 +33,8 @@ from tui.screens.agent_picker import AgentPicker
 from tui.screens.assists import LOCAL_COMMANDS
 from tui.screens.main import HOME_TEXT, MainScreen
 from tui.screens.model_picker import ModelPicker
-from widgets.completion import CompletionMenu
-from widgets.composer import Composer
+from widgets.composer.completion import CompletionMenu
+from widgets.composer.composer import Composer
 
 pytestmark = pytest.mark.e2e
 

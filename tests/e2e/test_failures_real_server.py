@@ -17,7 +17,7 @@ import pytest
 from tests.e2e.app_driver import running_app
 from tests.e2e.fixtures import free_port
 from tests.e2e.server import MODEL_ID, MODEL_PROVIDER, RealServer, make_workspace
-from tui.failures import FIX
+from tui.text.failures import FIX
 
 pytestmark = pytest.mark.e2e
 
@@ -64,7 +64,7 @@ async def test_slash_model_and_agent_are_checked_against_the_live_catalog(live_s
     must refuse a name the catalog lacks, send nothing, and keep the draft."""
     session = live_server.create_session()
     async with running_app(live_server, session_id=session["id"]) as driver:
-        from widgets.composer import Composer
+        from widgets.composer.composer import Composer
 
         composer = driver.main.query_one(Composer)
         for draft, toast in [("/model bogus", "unknown model 'bogus' — Ctrl+K lists the models"),

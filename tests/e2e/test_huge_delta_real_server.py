@@ -19,9 +19,9 @@ from tests.e2e.app_driver import running_app
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import RealServer
 from tui.export import export_markdown
-from tui.session_actions import last_answer
+from tui.screens.session_actions import last_answer
 from tui.state.transcript import SessionState, TextBlock
-from widgets.composer import Composer
+from widgets.composer.composer import Composer
 
 pytestmark = pytest.mark.e2e
 

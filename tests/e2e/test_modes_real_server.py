@@ -30,15 +30,15 @@ from tests.e2e.ui_helpers import (
     wait_for_screen,
     wait_until,
 )
-from tui.app import OctuiApp
-from tui.ask_flow import AskFlow
-from tui.auto_approve import notice_key
+from tui.app.app import OctuiApp
 from tui.client.http import OpenCodeClient
 from tui.screens.mode_confirm import ModeConfirmScreen
 from tui.screens.permission import PermissionScreen
+from tui.session.auto_approve import notice_key
 from tui.state.modes import Mode
 from tui.state.transcript import Ask
-from widgets.status_bar import StatusBar
+from widgets.asks.ask_flow import AskFlow
+from widgets.status.status_bar import StatusBar
 
 ANSWERS: dict[tuple[Mode, str], bool] = {  # (mode, tool) -> answered by octui
     (Mode.SUPERVISED, "bash"): False,

@@ -25,8 +25,8 @@ import pytest
 
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import READY_TIMEOUT, ConfigShape, make_workspace
-from tui import cli
-from tui.app import ConnectSpec, OctuiApp
+from tui.app import cli
+from tui.app.app import ConnectSpec, OctuiApp
 from tui.client.service import candidate_files, discover, read_registration
 
 pytestmark = pytest.mark.e2e

@@ -23,7 +23,7 @@ from tests.e2e.server import EventRecorder, RealServer
 from tui.client.errors import NotFound, Unavailable
 from tui.client.http import OpenCodeClient
 from tui.screens.revert import RevertScreen
-from tui.session_actions import SessionActions, error_text
+from tui.screens.session_actions import SessionActions, error_text
 from tui.state.store import Store
 
 pytestmark = pytest.mark.e2e

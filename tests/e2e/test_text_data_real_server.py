@@ -31,12 +31,12 @@ from tests.e2e.ui_helpers import (
     widget_strips,
     widget_text,
 )
-from tui.app import OctuiApp
-from tui.plain import decode_runs
+from tui.app.app import OctuiApp
 from tui.screens.main import MainScreen
 from tui.screens.permission import PermissionScreen
 from tui.state.transcript import ToolCall
-from tui.tools import exit_code
+from tui.text.tools import exit_code
+from widgets.plain import decode_runs
 
 HOSTNAME = Path("/etc/hostname")
 ESCAPES = ("\x1b", "\x07", "\x9d", "\u202e")

@@ -32,13 +32,13 @@ from tests.e2e.ui_helpers import (
     widget_strips,
     widget_text,
 )
-from tui.app import OctuiApp
+from tui.app.app import OctuiApp
 from tui.screens.permission import PermissionScreen
 from tui.state.transcript import ToolCall
-from tui.tools import exit_code
-from widgets.diff_view import DiffView
-from widgets.tool_header import ToolHeader
-from widgets.tool_row import ToolRow
+from tui.text.tools import exit_code
+from widgets.tools.diff_view import DiffView
+from widgets.tools.tool_header import ToolHeader
+from widgets.tools.tool_row import ToolRow
 
 
 def _unique(prefix: str) -> str:

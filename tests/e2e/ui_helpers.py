@@ -1,6 +1,6 @@
 """Small helpers for driving the headless octui app against the real server (``app.run_test``).
 
-* :func:`running_app`: start :class:`~tui.app.OctuiApp` on a session of the real server and wait
+* :func:`running_app`: start :class:`~tui.app.app.OctuiApp` on a session of the real server and wait
   (bounded) until the event stream is connected and the session is on screen.
 * :func:`wait_until`: a bounded poll that keeps the app's event loop running.
 * :func:`screen_text` / :func:`widget_text` / :func:`widget_strips`: what is actually painted.
@@ -23,10 +23,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tests.e2e.server import RealServer
-from tui.app import ConnectSpec, OctuiApp
+from tui.app.app import ConnectSpec, OctuiApp
 from tui.state.transcript import ToolCall
-from widgets.composer import Composer
-from widgets.tool_row import ToolRow
+from widgets.composer.composer import Composer
+from widgets.tools.tool_row import ToolRow
 
 SIZE = (120, 40)
 T = TypeVar("T")

@@ -15,10 +15,10 @@ from typing import Any
 
 from tests.e2e.app_driver import SIZE, AppDriver, session_text
 from tests.e2e.server import RealServer
-from tui.app import ConnectSpec, OctuiApp
-from tui.cli import _export_text
-from tui.config import Connection
+from tui.app.app import ConnectSpec, OctuiApp
+from tui.app.cli import _export_text
 from tui.export import export_json
+from tui.storage.config import Connection
 
 __all__ = [
     "app_export",
@@ -89,7 +89,7 @@ async def wait_same_transcript(driver: AppDriver, server: RealServer, session_id
 
 
 def banner_visible(driver: AppDriver) -> bool:
-    from widgets.connection_banner import ConnectionBanner
+    from widgets.status.connection_banner import ConnectionBanner
 
     return bool(driver.main.query_one(ConnectionBanner).display)
 

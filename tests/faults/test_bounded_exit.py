@@ -20,7 +20,7 @@ QUIT_BUDGET_S = 8.0  # the exit guard fires after 3 s; the rest is start-up nois
 # a worker thread stuck where no cancellation reaches it.
 STUCK = ("import sys, threading; import tui.screens.main_attach as m; "
          "m.read_attachment = lambda *a, **k: threading.Event().wait(); "
-         "from tui.entry import main; sys.argv[0] = 'octui'; raise SystemExit(main())")
+         "from tui.app.entry import main; sys.argv[0] = 'octui'; raise SystemExit(main())")
 
 
 def _attach_then_quit(app: PtyApp, path: Path) -> float:

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tui.app import ConnectSpec, OctuiApp
-from widgets.composer import Composer
+from tui.app.app import ConnectSpec, OctuiApp
+from widgets.composer.composer import Composer
 
 SID = "ses_restfault1"
 CONNECTED = b'data: {"id":"evt_0","type":"server.connected","data":{}}\n\n: heartbeat\n\n'

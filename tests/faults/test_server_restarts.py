@@ -29,8 +29,8 @@ from tests.faults.conftest import attach, wait_reconnected
 from tests.faults.restarts import run_restarts
 from tui.state.interrupts import INTERRUPTED, TOOL_INTERRUPTED
 from tui.state.transcript import ToolCall
-from tui.tools import elapsed_ms
-from widgets.tool_header import ToolHeader
+from tui.text.tools import elapsed_ms
+from widgets.tools.tool_header import ToolHeader
 
 pytestmark = pytest.mark.e2e
 

@@ -24,7 +24,7 @@ import httpx
 
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
-from tui.controller import Controller
+from tui.session.controller import Controller
 from tui.state.store import Store
 from tui.state.transcript import Change, SessionState, TextBlock, ToolCall
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tui.sanitize import reveal
+from tui.text.sanitize import reveal
 
 __all__ = ["BIG", "CORPUS", "ESCAPE_BYTES", "MARKUP", "SMALL", "visible_forms"]
 

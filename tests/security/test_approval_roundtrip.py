@@ -24,11 +24,11 @@ from textual.widgets import Static
 
 from tests.security.hostile_corpus import SMALL
 from tests.snapshots.dialog_app import DialogApp
-from tui.plain import content_runs, decode_runs
 from tui.protocol.models import PermissionRequest
-from tui.sanitize import hidden_characters
 from tui.screens.permission import PermissionScreen, command_content
 from tui.state.transcript import ToolCall
+from tui.text.sanitize import hidden_characters
+from widgets.plain import content_runs, decode_runs
 
 PIECES = st.sampled_from([
     "\x1b", "[", "]", "P", "_", "^", "X", "\\", "\x07", "\x9b", "\x9c", "\x9d", "\x90", ";", "0", "m",

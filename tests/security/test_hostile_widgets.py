@@ -39,10 +39,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets._toast import Toast
 
 from tests.security.hostile_corpus import BIG, ESCAPE_BYTES, SMALL, visible_forms
-from tui import clock
-from tui.cli import _say
+from tui.app import clock
+from tui.app.cli import _say
 from tui.client.service import discover
-from tui.plain import toast
 from tui.protocol.models import (
     FormField,
     FormInfo,
@@ -65,16 +64,17 @@ from tui.state.asks import PREVIEW_LINES
 from tui.state.interrupts import INTERRUPTED
 from tui.state.transcript import Message, PendingInput, TextBlock, ToolCall
 from tui.state.tree import TreeNode
-from widgets.breadcrumb import Breadcrumb
-from widgets.connection_banner import ConnectionBanner
-from widgets.message_view import MessageView
-from widgets.pending_inputs import PendingInputs
-from widgets.session_header import SessionHeader
-from widgets.session_list import SessionList
-from widgets.status_bar import StatusBar, StatusInfo
-from widgets.subagent_tree import SubagentTree
-from widgets.terminal_output import DEFAULT_CAP
-from widgets.tool_row import ToolRow
+from widgets.composer.pending_inputs import PendingInputs
+from widgets.plain import toast
+from widgets.sessions.session_list import SessionList
+from widgets.status.connection_banner import ConnectionBanner
+from widgets.status.session_header import SessionHeader
+from widgets.status.status_bar import StatusBar, StatusInfo
+from widgets.subagents.breadcrumb import Breadcrumb
+from widgets.subagents.subagent_tree import SubagentTree
+from widgets.tools.terminal_output import DEFAULT_CAP
+from widgets.tools.tool_row import ToolRow
+from widgets.transcript.message_view import MessageView
 
 SIZE = (140, 60)
 T0 = 1_800_000_000_000.0

@@ -3,7 +3,7 @@
 Everything is in-process: the app talks to the scripted demo server through its httpx transport.
 Determinism comes from:
 
-* ``tui.clock`` frozen at ``NOW`` (use the ``frozen`` context manager or fixture) and a
+* ``tui.app.clock`` frozen at ``NOW`` (use the ``frozen`` context manager or fixture) and a
   ``ManualClock`` for the demo server, so message times, session titles and ages never move;
 * counter ids (the demo's default ``IdGenerator``), so every run sees the same ids;
 * ``speed=0`` and no heartbeats: scripts run back to back and ``settle`` waits until they are
@@ -22,11 +22,11 @@ from typing import Any
 from textual.app import App
 from textual.pilot import Pilot
 
-from tui import clock
-from tui.app import ConnectSpec, OctuiApp
+from tui.app import clock
+from tui.app.app import ConnectSpec, OctuiApp
 from tui.demo import DemoServer, IdGenerator
 from tui.screens.main import MainScreen
-from widgets.composer import Composer
+from widgets.composer.composer import Composer
 
 NOW = 1_790_000_000.0
 """Frozen wall clock (seconds) for the app and the demo server."""
@@ -53,7 +53,7 @@ class ManualClock:
 
 @contextmanager
 def frozen(at: float = NOW) -> Iterator[None]:
-    """Freeze ``tui.clock`` for the duration of the block."""
+    """Freeze ``tui.app.clock`` for the duration of the block."""
     clock.freeze(at)
     try:
         yield

@@ -14,8 +14,8 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.replay.harness import BASE, TRACES_20, Connection, ReplayServer, records, sample
-from tui.app import ConnectSpec, OctuiApp
-from widgets.composer import Composer
+from tui.app.app import ConnectSpec, OctuiApp
+from widgets.composer.composer import Composer
 
 DIRECTORY = "/home/demo/project"
 SIZE = (110, 30)

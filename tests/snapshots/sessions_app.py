@@ -1,7 +1,7 @@
 """Provides a tiny app and a fake loader for session-browser snapshot and functional tests.
 
 Nothing here touches the network or the user's machine: sessions are built in memory, times are
-relative to ``NOW`` (freeze ``tui.clock`` at it), the Input cursor does not blink.
+relative to ``NOW`` (freeze ``tui.app.clock`` at it), the Input cursor does not blink.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from textual.widgets import Input, TextArea
 
 from tests.snapshots.main_app import NOW, SIZE, MainApp, frozen, make_demo, settle, wait_connected
 from tui.demo import assistant, text, user
-from widgets.attachment_bar import AttachmentBar
-from widgets.completion import CompletionMenu
-from widgets.composer import Composer
+from widgets.composer.attachment_bar import AttachmentBar
+from widgets.composer.completion import CompletionMenu
+from widgets.composer.composer import Composer
 
 SnapCompare = Callable[..., bool]
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ"

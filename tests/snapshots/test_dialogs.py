@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from tests.snapshots.dialog_app import DialogApp
-from tui import clock
+from tui.app import clock
 from tui.protocol.models import (
     FormCondition,
     FormField,

@@ -29,7 +29,7 @@ from tui.demo import DemoServer, assistant, reasoning, text, tool, user
 from tui.demo.scripts import LS_OUTPUT
 from tui.screens.permission import PermissionScreen
 from tui.screens.sessions import SessionsScreen
-from widgets.transcript import Transcript
+from widgets.transcript.transcript import Transcript
 
 SnapCompare = Callable[..., bool]
 MINUTE = 60.0
@@ -37,7 +37,7 @@ MINUTE = 60.0
 
 @pytest.fixture(autouse=True)
 def deterministic(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Frozen ``tui.clock`` and cursors that never blink (Input and TextArea)."""
+    """Frozen ``tui.app.clock`` and cursors that never blink (Input and TextArea)."""
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     with frozen(NOW):

@@ -31,7 +31,7 @@ from tui.demo.scripts import LS_OUTPUT
 from tui.screens.mode_confirm import ModeConfirmScreen
 from tui.screens.permission import PermissionScreen
 from tui.state.modes import Mode
-from widgets.status_bar import StatusBar
+from widgets.status.status_bar import StatusBar
 
 SnapCompare = Callable[..., bool]
 

@@ -19,8 +19,8 @@ from tui.demo import assistant, text, user
 from tui.screens.agent_picker import AgentPicker
 from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker
-from widgets.completion import CompletionMenu
-from widgets.composer import Composer
+from widgets.composer.completion import CompletionMenu
+from widgets.composer.composer import Composer
 
 SnapCompare = Callable[..., bool]
 

@@ -12,7 +12,7 @@ from textual.widgets import Input, TextArea
 
 from tests.replay.harness import TRACES_20, records
 from tests.snapshots.replay_app import SIZE, ReplayApp, created_session, play
-from tui import clock
+from tui.app import clock
 
 SnapCompare = Callable[..., bool]
 SCENARIO = "m01_queue"

@@ -10,10 +10,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tests.snapshots.sessions_app import NOW, FakeLoader, SessionsApp, sample_sessions
-from tui import clock
+from tui.app import clock
 from tui.screens import sessions as sessions_module
 from tui.screens.sessions import SEARCH_DEBOUNCE, SessionsScreen
-from widgets.session_list import SessionList, format_age
+from widgets.sessions.session_list import SessionList, format_age
 
 SIZE = (100, 30)
 SnapCompare = Callable[..., bool]

@@ -8,10 +8,10 @@ import pytest
 from rich.style import Style
 
 from tests.snapshots.tree_app import NOW, Family, TreeApp, finished, mid_run, with_failures
-from tui import clock
+from tui.app import clock
 from tui.state import tree_nav
-from widgets.breadcrumb import Breadcrumb
-from widgets.subagent_tree import SubagentTree, format_cost, format_tokens
+from widgets.subagents.breadcrumb import Breadcrumb
+from widgets.subagents.subagent_tree import SubagentTree, format_cost, format_tokens
 
 SIZE = (100, 12)
 SnapCompare = Callable[..., bool]

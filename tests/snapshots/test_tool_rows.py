@@ -1,4 +1,4 @@
-"""Snapshot and functional tests for tool rows (widgets/tool_row.py and friends)."""
+"""Snapshot and functional tests for tool rows (widgets/tools/tool_row.py and friends)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from textual.pilot import Pilot
 
 from tests.snapshots import tool_row_app as samples
 from tests.snapshots.tool_row_app import ToolRowApp
-from tui import clock
-from widgets.diff_view import DiffView
-from widgets.terminal_output import TerminalOutput
-from widgets.tool_header import ToolHeader
-from widgets.tool_row import ToolRow
+from tui.app import clock
+from widgets.tools.diff_view import DiffView
+from widgets.tools.terminal_output import TerminalOutput
+from widgets.tools.tool_header import ToolHeader
+from widgets.tools.tool_row import ToolRow
 
 FROZEN = samples.T0 / 1000 + 83  # 1m23s after every sample call started
 

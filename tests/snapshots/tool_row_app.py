@@ -10,12 +10,12 @@ from textual.containers import VerticalScroll
 
 from tui.protocol.models import StructuredError, ToolContent
 from tui.state.transcript import ToolCall
-from widgets.tool_row import ToolRow
+from widgets.tools.tool_row import ToolRow
 
 STYLES = Path(__file__).resolve().parents[2] / "styles"
 
 T0 = 1_800_000_000_000.0
-"""A fixed epoch (ms) for every sample call; tests freeze ``tui.clock`` near it."""
+"""A fixed epoch (ms) for every sample call; tests freeze ``tui.app.clock`` near it."""
 
 
 class ToolRowApp(App[None]):

@@ -1,7 +1,7 @@
 """Provides ``TreeApp`` (breadcrumb + subagent tree over a Store) and an event builder.
 
 ``Family`` writes hand-made v2 events through ``parse_event`` + ``Store.apply`` so unit tests and
-snapshots share one vocabulary. Times are epoch ms from ``T0``; freeze ``tui.clock`` at
+snapshots share one vocabulary. Times are epoch ms from ``T0``; freeze ``tui.app.clock`` at
 ``NOW`` (seconds) to make elapsed times deterministic. Nothing touches the network.
 """
 
@@ -16,8 +16,8 @@ from tui.protocol.events import parse_event
 from tui.state import tree, tree_nav
 from tui.state.store import Store
 from tui.state.transcript import Change
-from widgets.breadcrumb import Breadcrumb
-from widgets.subagent_tree import SubagentTree
+from widgets.subagents.breadcrumb import Breadcrumb
+from widgets.subagents.subagent_tree import SubagentTree
 
 STYLES = Path(__file__).resolve().parents[2] / "styles"
 
@@ -25,7 +25,7 @@ T0 = 1_800_000_000_000.0
 """Epoch ms of the first event in every scenario."""
 
 NOW = T0 / 1000 + 95
-"""Frozen ``tui.clock`` (seconds): 95 s after ``T0``."""
+"""Frozen ``tui.app.clock`` (seconds): 95 s after ``T0``."""
 
 
 class Family:

@@ -26,10 +26,10 @@ from tests.snapshots.main_app import (
 from tui.demo import SCRIPTS, DemoServer, IdGenerator, history_fixture
 from tui.screens.main import MainScreen
 from tui.screens.permission import PermissionScreen
-from widgets.message_view import MessageView
-from widgets.reasoning_block import ReasoningView
-from widgets.text_block import TextBlockView
-from widgets.transcript import PAGE, WINDOW, Transcript
+from widgets.transcript.message_view import MessageView
+from widgets.transcript.reasoning_block import ReasoningView
+from widgets.transcript.text_block import TextBlockView
+from widgets.transcript.transcript import PAGE, WINDOW, Transcript
 
 
 @pytest.fixture(autouse=True)

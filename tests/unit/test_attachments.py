@@ -1,4 +1,4 @@
-"""Local file attachments: reading and limits (``tui.attachments``), ``/attach`` with path
+"""Local file attachments: reading and limits (``tui.session.attachments``), ``/attach`` with path
 completion, pasted image paths, the chip row, and what the prompt carries (pilot over the demo).
 """
 
@@ -16,8 +16,7 @@ from textual import events
 from tests.snapshots.main_app import settle, wait_connected
 from tests.unit.test_bounded_read import within
 from tests.unit.test_pickers import composer, menu_labels, recorded_app, seeded, type_text
-from tui import bounded_read
-from tui.attachments import (
+from tui.session.attachments import (
     MAX_ATTACHMENT_BYTES,
     AttachmentError,
     human_size,
@@ -27,9 +26,10 @@ from tui.attachments import (
     read_attachment,
     resolve_path,
 )
-from tui.mentions import completion_context
-from widgets.attachment_bar import AttachmentBar
-from widgets.attachment_chip import AttachmentChip
+from tui.session.mentions import completion_context
+from tui.storage import bounded_read
+from widgets.composer.attachment_bar import AttachmentBar
+from widgets.composer.attachment_chip import AttachmentChip
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ"
                        "/pLvAAAAAElFTkSuQmCC")

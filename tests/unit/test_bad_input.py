@@ -18,7 +18,7 @@ import pytest
 
 from tui.protocol.dialect import Normaliser
 from tui.protocol.events import Event, ProtocolError, Unknown, parse_event
-from tui.sanitize import clean_text
+from tui.text.sanitize import clean_text
 
 BAD = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "bad"
 MANIFEST: dict[str, Any] = json.loads((BAD / "cases.json").read_text(encoding="utf-8"))

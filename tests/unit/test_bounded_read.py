@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tui import bounded_read
-from tui.bounded_read import FileRefused, human_bytes, read_bounded
+from tui.storage import bounded_read
+from tui.storage.bounded_read import FileRefused, human_bytes, read_bounded
 
 BLOCK_LIMIT_S = 5.0  # a FIFO open that blocks would hang for ever; fail the test instead
 

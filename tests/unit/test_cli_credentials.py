@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.unit.test_bounded_read import within
-from tui import cli
+from tui.app import cli
 from tui.client.errors import ServerUnreachable
 
 
@@ -147,7 +147,7 @@ def test_state_dir_and_log_are_user_only(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_saved_config_is_user_only(tmp_path: Path) -> None:
-    from tui.config import Config, save_config
+    from tui.storage.config import Config, save_config
 
     path = tmp_path / "cfg" / "config.toml"
     save_config(Config(), path)

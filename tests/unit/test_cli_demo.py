@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tui import cli
-from tui.app import OctuiApp
+from tui.app import cli
+from tui.app.app import OctuiApp
 from tui.demo.generation import DemoGeneration
 
 

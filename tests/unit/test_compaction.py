@@ -10,7 +10,7 @@ from tests.unit.test_pickers import composer, recorded_app, seeded
 from tui.demo import DemoServer
 from tui.state.history import message_from_wire
 from tui.state.transcript import PendingInput
-from widgets.pending_inputs import PendingInputs
+from widgets.composer.pending_inputs import PendingInputs
 
 
 def test_history_compaction_rows_know_whether_they_finished() -> None:

@@ -14,7 +14,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from tests.snapshots.main_app import MainApp, frozen, wait_connected
-from widgets.composer import Composer
+from widgets.composer.composer import Composer
 
 
 def burst(app: MainApp, *keys: str) -> None:

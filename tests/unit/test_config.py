@@ -1,4 +1,4 @@
-"""Config file, server profile resolution and the state store (tui/config.py)."""
+"""Config file, server profile resolution and the state store (tui/storage/config.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.unit.test_bounded_read import within
-from tui.config import (
+from tui.protocol.models import ModelRef
+from tui.storage.config import (
     Config,
     ConfigError,
     Connection,
@@ -21,8 +22,7 @@ from tui.config import (
     save_config,
     state_dir,
 )
-from tui.protocol.models import ModelRef
-from tui.state_file import StateStore
+from tui.storage.saved_state import StateStore
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -243,8 +243,8 @@ class TestStateStore:
 
     def test_a_draft_too_large_to_load_is_said_and_kept(self, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-        from tui import state_file
-        from tui.drafts import DraftKeeper
+        from tui.storage import saved_state as state_file
+        from tui.storage.drafts import DraftKeeper
 
         store = StateStore(tmp_path)
         store.save_draft("ses_1", "y" * 5000)

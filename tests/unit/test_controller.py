@@ -14,9 +14,9 @@ import pytest
 
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
-from tui.controller import Controller
 from tui.demo import SCRIPTS, DemoServer, IdGenerator, assistant, text, user
 from tui.protocol.models import PermissionRequest
+from tui.session.controller import Controller
 from tui.state.store import Store
 from tui.state.transcript import Change, Message, TextBlock
 

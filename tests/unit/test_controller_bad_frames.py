@@ -20,9 +20,9 @@ import pytest
 
 from tui.client.http import OpenCodeClient
 from tui.client.stream import SSEParser, StreamState
-from tui.controller import Controller
 from tui.protocol.dialect import Dialect, Normaliser
 from tui.protocol.events import ProtocolError, parse_event
+from tui.session.controller import Controller
 from tui.state.store import Store
 from tui.state.transcript import Change
 

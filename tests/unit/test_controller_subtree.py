@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tui.client.http import OpenCodeClient
-from tui.controller import Controller
 from tui.demo import DemoServer, user
+from tui.session.controller import Controller
 from tui.state.store import Store
 
 

@@ -10,7 +10,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_version_is_answered_without_heavy_imports() -> None:
-    code = ("import sys\nfrom tui.entry import main\nrc = main(['--version'])\n"
+    code = ("import sys\nfrom tui.app.entry import main\nrc = main(['--version'])\n"
             "heavy = [m for m in ('textual', 'pydantic', 'httpx') if m in sys.modules]\n"
             "print('HEAVY', heavy, rc)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
@@ -20,7 +20,7 @@ def test_version_is_answered_without_heavy_imports() -> None:
 
 
 def test_other_arguments_reach_the_full_cli(capsys: object) -> None:
-    from tui.entry import main
+    from tui.app.entry import main
 
     try:
         main(["--help"])

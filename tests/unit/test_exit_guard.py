@@ -9,7 +9,7 @@ import time
 # A process with a non-daemon thread blocked for ever: Python alone would wait for it at exit.
 STUCK = """
 import threading, time
-from tui import exit_guard
+from tui.app import exit_guard
 exit_guard.enable()
 threading.Thread(target=threading.Event().wait).start()
 assert exit_guard.arm(0.5, lambda: 7)
@@ -42,7 +42,7 @@ def test_without_the_guard_it_would_hang() -> None:
 
 def test_a_process_that_did_not_enable_the_guard_is_never_ended_by_it() -> None:
     """Tests and embedders run the CLI in-process: arming there must not end their process."""
-    code = "from tui import exit_guard\nassert not exit_guard.arm(0.1, lambda: 7)\n" \
+    code = "from tui.app import exit_guard\nassert not exit_guard.arm(0.1, lambda: 7)\n" \
            "import time; time.sleep(0.5)\nprint('alive', flush=True)\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
     assert (done.returncode, done.stdout.strip()) == (0, "alive"), done.stderr

@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 
 from tui.client.http import OpenCodeClient
-from tui.controller import Controller
-from tui.failures import FIX, failure_fix, failure_headline
-from tui.plain import content_runs
 from tui.protocol.dialect import Dialect
 from tui.protocol.models import ModelRef, StructuredError
-from tui.sanitize import decode_tokens
+from tui.session.controller import Controller
 from tui.state.store import Store
 from tui.state.transcript import Change, Message
-from widgets.message_view import failure_text
+from tui.text.failures import FIX, failure_fix, failure_headline
+from tui.text.sanitize import decode_tokens
+from widgets.plain import content_runs
+from widgets.transcript.message_view import failure_text
 
 SID = "ses_dc36b614dffeyZAj9vEm0XOBwP"
 AMID = "msg_23c94a185001zdwkGEpVijkXNd"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.snapshots.main_app import NOW, SIZE, MainApp, frozen, main_screen, settle, wait_connected
-from widgets.text_block import TextBlockView
+from widgets.transcript.text_block import TextBlockView
 
 
 @pytest.fixture(autouse=True)

@@ -33,9 +33,9 @@ from tests.snapshots.main_app import (
     type_prompt,
     wait_connected,
 )
-from widgets.frame_writer import DiffedOutput, FrameWriter, render_cells
-from widgets.status_bar import StatusBar
-from widgets.text_block import TextBlockView
+from tui.app.frame_writer import DiffedOutput, FrameWriter, render_cells
+from widgets.status.status_bar import StatusBar
+from widgets.transcript.text_block import TextBlockView
 
 W, H = 40, 8
 CONSOLE = Console(width=W, height=H, color_system="truecolor", force_terminal=True, legacy_windows=False)

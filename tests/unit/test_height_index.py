@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from widgets.height_index import HeightIndex
+from widgets.transcript.height_index import HeightIndex
 
 OPS = st.lists(st.one_of(
     st.tuples(st.just("append"), st.integers(min_value=0, max_value=50)),

@@ -13,7 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 ALWAYS = ["tui.protocol.events", "tui.protocol.dialect", "tui.protocol.models", "tui.state.transcript",
-          "tui.sanitize"]
+          "tui.text.sanitize"]
 IF_PRESENT = ["tui.client.http", "tui.client.stream", "tui.state.store"]
 
 PROBE = """

@@ -21,7 +21,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field, ValidationError
 
-from tui.controller import Controller
 from tui.protocol.dialect import Dialect, Normaliser
 from tui.protocol.events import (
     EVENT_MODELS,
@@ -34,6 +33,7 @@ from tui.protocol.events import (
 )
 from tui.protocol.frames import plain_delta
 from tui.protocol.models import LocationRef, Wire
+from tui.session.controller import Controller
 from tui.state.deltas import change
 from tui.state.store import Store
 from tui.state.transcript import Change

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.export import export_json, export_markdown
-from tui.session_actions import message_copy_text
+from tui.screens.session_actions import message_copy_text
 from tui.state.interrupts import INTERRUPTED, TOOL_INTERRUPTED
 from tui.state.store import Store
 from tui.state.transcript import Message, TextBlock, ToolCall
@@ -131,8 +131,8 @@ def test_a_block_the_server_never_saw_moves_to_the_lost_text() -> None:
 def test_the_interrupted_note_shows_the_lost_text_as_data() -> None:
     """The lost text is the server's: markup stays text, hidden characters are styled tokens, and
     past ``LOST_SHOWN_CHARS`` the note says how much more copy and export hold."""
-    from tui.plain import content_runs
-    from widgets.message_view import LOST_SHOWN_CHARS, interrupted_note
+    from widgets.plain import content_runs
+    from widgets.transcript.message_view import LOST_SHOWN_CHARS, interrupted_note
 
     lost = "[/b]x\x1b]0;t\x07 " + "y" * LOST_SHOWN_CHARS
     note = interrupted_note(Message(id="msg_i", role="assistant", interrupted=INTERRUPTED, lost_text=lost))

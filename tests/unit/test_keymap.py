@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tui.keymap import (
+from tui.app.keymap import (
     PREFIX,
     action_name,
     apply_keymap,

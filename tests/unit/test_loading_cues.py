@@ -16,9 +16,9 @@ from tui.client.http import OpenCodeClient
 from tui.demo import assistant, text, user
 from tui.screens.agent_picker import AgentPicker
 from tui.screens.model_picker import ModelPicker
-from widgets.connection_banner import ConnectionBanner
-from widgets.session_header import SessionHeader
-from widgets.transcript import Transcript
+from widgets.status.connection_banner import ConnectionBanner
+from widgets.status.session_header import SessionHeader
+from widgets.transcript.transcript import Transcript
 
 SIZE = (100, 24)
 
@@ -149,7 +149,7 @@ async def test_starting_the_local_server_shows_in_the_banner(monkeypatch: pytest
         async def stop(self) -> None:
             return None
 
-    monkeypatch.setattr("tui.app.LocalServer", SlowLocalServer)
+    monkeypatch.setattr("tui.app.app.LocalServer", SlowLocalServer)
     with frozen():
         app = MainApp()
         app.spec.url = None

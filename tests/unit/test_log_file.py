@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.log_file import MAX_LINES_PER_WINDOW, WINDOW_S, PrivateRotatingLog, gist
+from tui.storage.log_file import MAX_LINES_PER_WINDOW, WINDOW_S, PrivateRotatingLog, gist
 
 Logged = tuple[logging.Logger, PrivateRotatingLog]
 

@@ -16,14 +16,14 @@ import pytest
 from textual.widgets import Button
 
 from tests.snapshots.main_app import NOW, SIZE, MainApp, ManualClock, frozen, main_screen, make_demo, settle
-from tui import history_pager
 from tui.client.http import OpenCodeClient
-from tui.controller import Controller
 from tui.demo import DemoServer, IdGenerator, history_fixture
+from tui.session import history_pager
+from tui.session.controller import Controller
 from tui.state.store import Store
 from tui.state.transcript import Change, SessionState
-from widgets.message_view import MessageView
-from widgets.transcript import LOADING, WINDOW, Transcript
+from widgets.transcript.message_view import MessageView
+from widgets.transcript.transcript import LOADING, WINDOW, Transcript
 
 
 class GatedTransport(httpx.AsyncBaseTransport):

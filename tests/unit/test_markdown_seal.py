@@ -6,8 +6,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from widgets.markdown_chunk import estimate_height, placeholder_lines, render_markdown, render_piece
-from widgets.markdown_seal import FENCE_PIECE, MAX_PIECE, Piece, Sealer, find_cut
+from widgets.transcript.markdown_chunk import (
+    estimate_height,
+    placeholder_lines,
+    render_markdown,
+    render_piece,
+)
+from widgets.transcript.markdown_seal import FENCE_PIECE, MAX_PIECE, Piece, Sealer, find_cut
 
 WIDTH = 72
 CONSOLE = Console(width=WIDTH, color_system="truecolor", force_terminal=True, legacy_windows=False)

@@ -1,4 +1,4 @@
-"""tui.mentions: slash commands, @ mentions, mention spans, completion context, fuzzy ranking."""
+"""tui.session.mentions: slash commands, @ mentions, mention spans, completion context, fuzzy ranking."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tui.mentions import (
+from tui.session.mentions import (
     CompletionContext,
     Mention,
     SlashCommand,

@@ -13,18 +13,18 @@ from typing import Any
 
 import pytest
 
-from tui.auto_approve import AutoApprover, ModeBook, notice_key
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
-from tui.controller import Controller
 from tui.demo import SCRIPTS, DemoServer, IdGenerator
 from tui.protocol.events import parse_event
 from tui.protocol.models import FormInfo, PermissionReply, PermissionRequest, QuestionRequest
+from tui.session.auto_approve import AutoApprover, ModeBook, notice_key
+from tui.session.controller import Controller
 from tui.state.modes import DEFAULT_MODE, Mode, decide, next_mode, parse_mode
 from tui.state.store import Store
 from tui.state.transcript import Change, Message
-from tui.state_file import StateStore
+from tui.storage.saved_state import StateStore
 
 S, E, F = Mode.SUPERVISED, Mode.AUTO_EDITS, Mode.FULL
 ONCE = "once"

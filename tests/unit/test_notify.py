@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.snapshots.main_app import MainApp
-from tui.config import NOTIFY_METHODS, Config, load_config, save_config
-from tui.notify import (
+from tui.app.notify import (
     METHODS,
     Alert,
     detect_method,
@@ -19,6 +18,7 @@ from tui.notify import (
     terminal_signal,
     tmux_passthrough,
 )
+from tui.storage.config import NOTIFY_METHODS, Config, load_config, save_config
 
 ESC = "\x1b"
 ST = "\x1b\\"
@@ -88,7 +88,7 @@ def test_terminal_signal_per_method_and_multiplexer() -> None:
 
 
 def test_config_option(tmp_path: Path) -> None:
-    assert METHODS == NOTIFY_METHODS  # tui.config cannot import tui.notify (it pulls in the store)
+    assert METHODS == NOTIFY_METHODS  # storage.config cannot import app.notify (it pulls in the store)
     path = tmp_path / "config.toml"
     assert load_config(path).notify_method == "auto"
     path.write_text('notify_method = "osc9"\n')

@@ -6,8 +6,8 @@ import asyncio
 
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
-from tui.controller import Controller
 from tui.demo import DemoServer
+from tui.session.controller import Controller
 from tui.state.store import Store
 from tui.state.transcript import Change
 

@@ -20,19 +20,19 @@ from textual.pilot import Pilot
 
 from tests.snapshots.main_app import MainApp, make_demo, settle, wait_connected
 from tests.unit.test_bounded_read import within
+from tui.app.palette import palette_actions
 from tui.client.commands import Catalog, run_command, switchable_agents
 from tui.client.http import OpenCodeClient
-from tui.commands import palette_actions
-from tui.config import load_config
 from tui.demo import DemoServer, assistant, text, user
 from tui.protocol.models import AgentInfo, ModelInfo, ModelRef
 from tui.screens.agent_picker import AgentPicker
 from tui.screens.assists import edit_text, editor_command
 from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker, model_entries
-from tui.state_file import StateStore
-from widgets.completion import CompletionMenu
-from widgets.composer import Composer
+from tui.storage.config import load_config
+from tui.storage.saved_state import StateStore
+from widgets.composer.completion import CompletionMenu
+from widgets.composer.composer import Composer
 
 
 @pytest.fixture(autouse=True)
@@ -461,7 +461,7 @@ async def test_help_and_palette_use_the_same_labels_and_none_twice() -> None:
     """F1 listed 'Help quit' and a lower-case 'palette'; the palette had 'Keys' and 'Keys (help)'."""
     from textual.command import CommandPalette
 
-    from tui.commands import action_label
+    from tui.app.palette import action_label
 
     app, _ = recorded_app()
     async with app.run_test(size=(120, 36)) as pilot:

@@ -7,8 +7,8 @@ import time
 from textual.app import App, ComposeResult
 
 from tui.state.transcript import TextBlock
-from widgets import reasoning_block
-from widgets.reasoning_block import ReasoningView
+from widgets.transcript import reasoning_block
+from widgets.transcript.reasoning_block import ReasoningView
 
 
 class ReasoningApp(App[None]):

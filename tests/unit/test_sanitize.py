@@ -1,4 +1,4 @@
-"""``tui.sanitize``: server text must be inert before it reaches the terminal."""
+"""``tui.text.sanitize``: server text must be inert before it reaches the terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.sanitize import (
+from tui.text.sanitize import (
     clean_text,
     decode_tokens,
     describe_hidden,

@@ -16,9 +16,9 @@ from textual.widgets import Button
 
 from tests.snapshots.main_app import NOW, SIZE, MainApp, ManualClock, frozen, main_screen, make_demo, settle
 from tui.demo import DemoServer, history_fixture
-from widgets.message_view import MessageView
-from widgets.transcript import PAGE, WINDOW, Transcript
-from widgets.transcript_window import TranscriptPosition, plan_window
+from widgets.transcript.message_view import MessageView
+from widgets.transcript.transcript import PAGE, WINDOW, Transcript
+from widgets.transcript.transcript_window import TranscriptPosition, plan_window
 
 IDS = [f"m{n}" for n in range(100)]
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from tui import cli
-from tui.app import ConnectSpec, OctuiApp
+from tui.app import cli
+from tui.app.app import ConnectSpec, OctuiApp
 from tui.client import service as svc
 from tui.client.service import Refused, candidate_files, discover, read_registration
 
@@ -421,7 +421,7 @@ def test_registry_mode_check_uses_the_real_file_mode(state_home: Path, fake_serv
 @pytest.mark.parametrize("origin", ["service", "private"])
 async def test_status_line_says_which_server(origin: str) -> None:
     from tests.snapshots.main_app import SIZE, MainApp, wait_connected
-    from widgets.status_bar import StatusBar
+    from widgets.status.status_bar import StatusBar
 
     app = MainApp()
     app.spec.origin = origin

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from tui.app.notify import Notifier, alerts_for
 from tui.client.errors import Conflict, Unavailable
-from tui.notify import Notifier, alerts_for
 from tui.protocol.models import FileDiff, QuestionRequest, SessionInfo, SessionRevert, StructuredError
-from tui.session_actions import (
+from tui.screens.session_actions import (
     CLIPBOARD_FILE,
     SessionActions,
     clipboard_toast,

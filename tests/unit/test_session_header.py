@@ -6,9 +6,9 @@ import pytest
 
 from tests.snapshots.main_app import DIRECTORY, MainApp, frozen, settle, wait_connected
 from tui.demo import assistant, text, user
-from tui.plain import content_runs
-from tui.sanitize import decode_tokens
-from widgets.session_header import SessionHeader, header_content, middle_ellipsis
+from tui.text.sanitize import decode_tokens
+from widgets.plain import content_runs
+from widgets.status.session_header import SessionHeader, header_content, middle_ellipsis
 
 TITLE = "Refactor the auth middleware"
 LONG_DIR = "/home/someone/work/clients/acme/monorepo/services/payments-gateway"
@@ -76,7 +76,7 @@ async def test_main_screen_shows_the_open_session_and_repaints_only_on_change() 
 
 
 async def test_the_status_bar_drops_details_to_fit_80_columns() -> None:
-    from widgets.status_bar import StatusBar, StatusInfo
+    from widgets.status.status_bar import StatusBar, StatusInfo
 
     info = StatusInfo(connection="connected", server="1.18 preview 1.18.33", agent="build",
                       model="anthropic/claude-sonnet-4-5", busy=True, tokens=6_700, cost=0.0036,

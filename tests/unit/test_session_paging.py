@@ -19,7 +19,7 @@ from tests.snapshots.sessions_app import SessionsApp
 from tui.client.http import OpenCodeClient
 from tui.screens.session_loader import AppSessionLoader
 from tui.state.store import Store
-from widgets.session_list import SessionList
+from widgets.sessions.session_list import SessionList
 
 EDGE = {"previous": "cHJldg", "next": "bmV4dA"}  # present on every page, as the servers send them
 PAGE = 50  # what AppSessionLoader asks for

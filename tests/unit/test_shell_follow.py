@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from tui import controller as controller_module
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
-from tui.controller import Controller
 from tui.demo import DemoServer
+from tui.session import controller as controller_module
+from tui.session.controller import Controller
 from tui.state.store import Store
 from tui.state.transcript import Change, ToolCall
 

@@ -14,10 +14,10 @@ from textual.strip import Strip
 from tests.snapshots.main_app import MainApp, frozen, settle, type_prompt, wait_connected
 from tui.protocol.models import StructuredError
 from tui.state.transcript import ToolCall
-from tui.tools import subagent_status
-from widgets.subagent_tree import STATUS_WORDS, SubagentTree
-from widgets.tool_header import ToolHeader
-from widgets.tool_row import ToolRow
+from tui.text.tools import subagent_status
+from widgets.subagents.subagent_tree import STATUS_WORDS, SubagentTree
+from widgets.tools.tool_header import ToolHeader
+from widgets.tools.tool_row import ToolRow
 
 LEADING_BLANK = re.compile(r"^ +\S")
 

@@ -7,7 +7,7 @@ import time
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from widgets.terminal_output import SHOW_ALL_MAX_CHARS, VISIBLE_MAX_CHARS, TerminalOutput
+from widgets.tools.terminal_output import SHOW_ALL_MAX_CHARS, VISIBLE_MAX_CHARS, TerminalOutput
 
 
 class OutputApp(App[None]):

@@ -13,9 +13,9 @@ from textual.geometry import Region, Size
 
 from bench.stream import answer_text
 from tui.state.transcript import TextBlock
-from widgets.markdown_chunk import line_segments, render_markdown
-from widgets.markdown_seal import MAX_PIECE
-from widgets.text_block import TextBlockView
+from widgets.transcript.markdown_chunk import line_segments, render_markdown
+from widgets.transcript.markdown_seal import MAX_PIECE
+from widgets.transcript.text_block import TextBlockView
 
 SIZE = (90, 30)
 
@@ -138,7 +138,7 @@ async def test_a_different_final_text_rebuilds_the_block() -> None:
 
 async def test_a_huge_delta_is_sealed_over_many_frames_and_the_display_is_cut(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from widgets import text_block
+    from widgets.transcript import text_block
 
     monkeypatch.setattr(text_block, "DISPLAY_MAX_CHARS", 300_000)
     monkeypatch.setattr(text_block, "SEAL_SLICE_S", 0.0)  # one step per callback, on any machine

@@ -1,6 +1,6 @@
 """Server text is data: an AST walk over every module of ``tui/`` and ``widgets/``.
 
-The rules are in ``tui/plain.py``. This test makes the unsafe way hard to write:
+The rules are in ``widgets/plain.py``. This test makes the unsafe way hard to write:
 
 * a *sink* (``Static``, ``Label``, ``Button``, ``Option``, ``Tab``, ``Tree``, ``Collapsible``
   titles, palette ``Hit``/``DiscoveryHit``, ``notify``, ``.update``, tree-node ``add``/
@@ -8,9 +8,9 @@ The rules are in ``tui/plain.py``. This test makes the unsafe way hard to write:
   fails (f-strings, variables, concatenations, calls returning ``str``), unless it is ``Content``/
   ``Text`` (or, where Textual renders it without markup, text already made visible);
 * ``Content(...)``/``Content.styled``/``Content.assemble`` parts/``Text(...)`` built from a ``str``
-  that is neither a literal nor made visible by ``tui.sanitize`` fail: use ``tui.plain.plain``;
+  that is neither a literal nor made visible by ``tui.text.sanitize`` fail: use ``widgets.plain.plain``;
 * ``Content.from_markup``/``Text.from_markup``/``markup.escape`` on anything but a literal fail;
-* ``notify`` is called only by ``tui.plain.toast``.
+* ``notify`` is called only by ``widgets.plain.toast``.
 
 Types are inferred from the code itself: literals, the return annotations of every function in
 ``tui/`` and ``widgets/``, parameter and attribute annotations, and assignments in the enclosing
@@ -28,7 +28,7 @@ import pytest
 from textual.content import Content
 from textual.widgets import Collapsible
 
-from tui.plain import as_markup_arg, palette_help, plain
+from widgets.plain import as_markup_arg, palette_help, plain
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(p for top in ("tui", "widgets") for p in (ROOT / top).rglob("*.py"))
@@ -39,7 +39,7 @@ BRACKET = "bracket literal"  # a str literal with "[" (markup to Textual)
 NONE = "None"
 NUM = "number"
 SAFE = "Content"           # Content / Text / a renderable
-VISIBLE = "visible str"    # a str made visible by tui.sanitize (or built only from such and literals)
+VISIBLE = "visible str"    # a str made visible by tui.text.sanitize (or built only from such and literals)
 STR = "str"                # some other str
 UNKNOWN = "unknown"
 
@@ -478,8 +478,8 @@ class Checker(ast.NodeVisitor):
                 for option in _option_tuples(arg):
                     self._need(option, strict, f"{name}() option prompt")
         elif name == "notify":
-            if self.path != "tui/plain.py":
-                self._flag(node, "notify() outside tui.plain.toast: use toast() (markup off, text visible)")
+            if self.path != "widgets/plain.py":
+                self._flag(node, "notify() outside widgets.plain.toast: use toast() (markup off)")
         elif name == "update" and isinstance(func, ast.Attribute) and len(node.args) == 1:
             found = self.classify.of(node.args[0])
             if found & {BRACKET, VISIBLE, STR} and not _markup_off(node):
@@ -499,7 +499,7 @@ class Checker(ast.NodeVisitor):
 
     def _check_builder(self, node: ast.Call, name: str, owner: str) -> None:
         """Content/Text built from raw str: must go through plain() or a visible str."""
-        if self.path == "tui/plain.py":
+        if self.path == "widgets/plain.py":
             return  # the one place that builds Content from raw text (after making it visible)
         allowed = {LIT, BRACKET, NONE, NUM, SAFE, VISIBLE}
         if (name in CONTENT_CLASSES and not owner) or (owner in CONTENT_CLASSES and name in ("styled",)):

@@ -1,4 +1,4 @@
-"""Unit tests for tui.tools: titles, summaries, policy, patch parsing, exit codes, write diffs."""
+"""Unit tests for tui.text.tools: titles, summaries, policy, patch parsing, exit codes, write diffs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from tui.protocol.models import StructuredError, ToolContent
 from tui.state.transcript import ToolCall
-from tui.tools import (
+from tui.text.tools import (
     added_file,
     default_expanded,
     diff_files,
@@ -279,13 +279,13 @@ def test_input_pairs_odd_values() -> None:
 
 
 def test_tools_module_imports_no_textual() -> None:
-    code = "import sys, tui.tools; assert 'textual' not in sys.modules, 'textual imported'"
+    code = "import sys, tui.text.tools; assert 'textual' not in sys.modules, 'textual imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_a_background_subagent_row_says_so_not_running_or_done() -> None:
     """traces-2.0 m02: ``tool.success`` with ``metadata.status: "running"`` while the child works."""
-    from tui.tools import subagent_status
+    from tui.text.tools import subagent_status
 
     call = ToolCall(id="call_1", name="subagent", status="completed",
                     metadata={"sessionID": "ses_child", "status": "running", "truncated": False})

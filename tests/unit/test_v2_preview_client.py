@@ -13,8 +13,8 @@ import pytest
 
 from tests.replay.harness import BASE, TRACES_20, Connection, ReplayServer, messages_answer, records, sample
 from tui.client import NotFound, OpenCodeClient, RouteMissing, Unauthorized
-from tui.controller import Controller
 from tui.protocol.dialects import Dialect
+from tui.session.controller import Controller
 from tui.state.store import Store
 
 REQUESTS: list[dict[str, Any]] = sample("m01_queue.requests.json")

@@ -5,7 +5,7 @@ whose name the server knows runs the command (v2: ``POST /api/session/{id}/comma
 such route, so the text goes as a prompt starting with ``/command``); a ``/skill args`` draft
 naming a skill activates it (``run_skill``); anything else is a prompt whose ``@path`` mentions
 become file attachments with mention spans (PROTOCOL.md §4.4). Local files attached by path
-(``tui.attachments``) ride along as extra ``files`` entries in every case.
+(``tui.session.attachments``) ride along as extra ``files`` entries in every case.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 from tui.client.core import seg
 from tui.client.errors import OctuiError
 from tui.client.http import Delivery, OpenCodeClient
-from tui.mentions import parse_slash, prompt_files, utf16_offset
 from tui.protocol.models import AgentInfo, CommandInfo, ModelInfo, ModelRef, SkillInfo
+from tui.session.mentions import parse_slash, prompt_files, utf16_offset
 
 __all__ = ["CATALOG_WAIT_S", "Catalog", "find_agent", "find_model", "run_command", "run_skill",
            "send_input", "slash_skills", "switchable_agents"]

@@ -13,7 +13,7 @@ No Textual here: the client talks to it through httpx, exactly as to a real serv
 Public API (kept stable):
 
 * ``DemoServer(*, clock=None, speed=1.0, heartbeat=15.0, directory="/home/demo/project",
-  ids=None)`` — ``clock() -> seconds`` (default ``tui.clock.now``); ``speed`` multiplies every
+  ids=None)`` — ``clock() -> seconds`` (default ``tui.app.clock.now``); ``speed`` multiplies every
   script delay (deltas ~30 ms × speed); ``heartbeat`` seconds between ``: heartbeat`` frames
   (<= 0: none); ``ids(kind) -> str`` (default: counters, ``ses_demo0001``, ``msg_demo0001``,
   ``evt_demo000001``, ``per_demo0001``, ``que_demo0001``, ``frm_demo0001``, ``call_1``).

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tui import clock as _clock
+from tui.app import clock as _clock
 from tui.demo.generation import DemoGeneration
 from tui.demo.ids import DURABLE_VERSIONS, PREVIEW_DURABLE_VERSIONS, IdGenerator
 from tui.demo.projection import Json, Projection, add_tokens, zero_tokens

@@ -27,21 +27,21 @@ from textual import on, work
 from textual.app import SuspendNotSupported
 from textual.binding import Binding, BindingType
 
-from tui.attachments import path_completions
-from tui.bounded_read import read_bounded
 from tui.client.commands import Catalog, find_agent, find_model, send_input, slash_skills
 from tui.client.errors import OctuiError
-from tui.mentions import CompletionContext, fuzzy_filter, parse_slash
-from tui.plain import toast
 from tui.protocol.models import ModelRef
-from tui.sanitize import flatten, one_line
 from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
-from tui.state_file import DRAFT_MAX_BYTES, StateStore
-from widgets.completion import Completion
-from widgets.composer import Composer
+from tui.session.attachments import path_completions
+from tui.session.mentions import CompletionContext, fuzzy_filter, parse_slash
+from tui.storage.bounded_read import read_bounded
+from tui.storage.saved_state import DRAFT_MAX_BYTES, StateStore
+from tui.text.sanitize import flatten, one_line
+from widgets.composer.completion import Completion
+from widgets.composer.composer import Composer
+from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from tui.app import OctuiApp
+    from tui.app.app import OctuiApp
     from tui.state.transcript import SessionState
 
 __all__ = ["LOCAL_COMMANDS", "AssistedScreen", "edit_text", "editor_command"]

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 import styles
-from tui.plain import plain
+from widgets.plain import plain
 
 __all__ = ["ACTIONS_CSS", "ConfirmScreen"]
 

@@ -12,9 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui.plain import toast
 from tui.protocol.models import FormInfo
-from tui.sanitize import one_line
 from tui.screens.permission import STYLES
 from tui.state.asks import (
     FormAnswer,
@@ -25,7 +23,9 @@ from tui.state.asks import (
     validate_form,
     visible_keys,
 )
-from widgets.form_field import FieldEditor, editor_for
+from tui.text.sanitize import one_line
+from widgets.asks.form_field import FieldEditor, editor_for
+from widgets.plain import toast
 
 
 class FormScreen(ModalScreen[FormAnswer | FormDismissed]):

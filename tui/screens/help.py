@@ -21,8 +21,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
-from tui.commands import action_label
-from tui.plain import plain_rich
+from tui.app.palette import action_label
+from widgets.plain import plain_rich
 
 __all__ = ["HelpRow", "HelpScreen", "binding_rows", "help_sections"]
 
@@ -49,7 +49,7 @@ def _title(node: DOMNode) -> str:
 
 
 def _describe(binding: Binding) -> str:
-    return action_label(binding)  # the palette's words too (tui/commands.py)
+    return action_label(binding)  # the palette's words too (tui/app/palette.py)
 
 
 def binding_rows(sections: Iterable[tuple[str, BindingsMap]],

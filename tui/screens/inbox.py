@@ -15,10 +15,10 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.plain import plain, plain_line
-from tui.sanitize import one_line
 from tui.state.asks import AskSummary, describe_ask
 from tui.state.transcript import Ask, ToolCall
+from tui.text.sanitize import one_line
+from widgets.plain import plain, plain_line
 
 STYLES = Path(__file__).resolve().parent.parent.parent / "styles"
 

@@ -14,12 +14,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, TextArea
 
-from tui.ask_flow import AskFlow
 from tui.client.errors import OctuiError
 from tui.client.stream import StreamState
-from tui.drafts import HOME_KEY, DraftKeeper
-from tui.plain import plain_line, toast
-from tui.sanitize import one_line
 from tui.screens.assists import AssistedScreen
 from tui.screens.main_actions import SessionActionKeys
 from tui.screens.main_modes import PermissionModeActions
@@ -29,19 +25,23 @@ from tui.screens.mode_confirm import ModeCommands
 from tui.screens.session_loader import AppSessionLoader
 from tui.state import tree_nav
 from tui.state.transcript import Change, SessionState
-from widgets.attachment_bar import AttachmentBar
-from widgets.breadcrumb import Breadcrumb
-from widgets.completion import CompletionMenu
-from widgets.composer import Composer
-from widgets.connection_banner import ConnectionBanner
-from widgets.pending_inputs import PendingInputs
-from widgets.session_header import SessionHeader
-from widgets.status_bar import StatusBar, StatusInfo
-from widgets.subagent_tree import SubagentTree
-from widgets.transcript import Transcript
+from tui.storage.drafts import HOME_KEY, DraftKeeper
+from tui.text.sanitize import one_line
+from widgets.asks.ask_flow import AskFlow
+from widgets.composer.attachment_bar import AttachmentBar
+from widgets.composer.completion import CompletionMenu
+from widgets.composer.composer import Composer
+from widgets.composer.pending_inputs import PendingInputs
+from widgets.plain import plain_line, toast
+from widgets.status.connection_banner import ConnectionBanner
+from widgets.status.session_header import SessionHeader
+from widgets.status.status_bar import StatusBar, StatusInfo
+from widgets.subagents.breadcrumb import Breadcrumb
+from widgets.subagents.subagent_tree import SubagentTree
+from widgets.transcript.transcript import Transcript
 
 if TYPE_CHECKING:
-    from tui.app import OctuiApp
+    from tui.app.app import OctuiApp
 
 HOME_TEXT = ("No session open.\n\nType a prompt below to start a new session in this directory,\n"
              "or press Ctrl+S to browse sessions.")
@@ -64,7 +64,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         Binding("alt+down", "go('child')", "First child", show=False),
         Binding("alt+right", "go('next')", "Next sibling", show=False),
         Binding("alt+left", "go('previous')", "Previous sibling", show=False),
-        # Session actions (tui/session_actions.py). f6/f7 are priority: the composer's TextArea
+        # Session actions (tui/screens/session_actions.py). f6/f7 are priority: the composer's TextArea
         # would take them for select-line/select-all.
         Binding("f3", "copy_code", "Copy code block", show=False),
         Binding("f4", "undo", "Undo", show=False),
@@ -281,7 +281,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         known = self.octui.store.sessions.get(session_id) if session_id else None
         if not title:
             title = known.title if known is not None and known.info is not None else (session_id or "")
-        if not text:  # the title is the server's: through tui.plain, its hidden characters as tokens
+        if not text:  # the title is the server's: through widgets.plain, its hidden characters as tokens
             text = Content.assemble("◌ Loading session “", plain_line(title, 80), "”…")
         self.remember_place()  # where the reader was in the session being left
         self.query_one(Transcript).show(None, text)

@@ -1,6 +1,6 @@
 """The main screen's session actions: copy, export, compact, undo/redo/revert panel.
 
-The work itself lives in ``tui/session_actions.py``; these pick the target and start a worker.
+The work itself lives in ``tui/screens/session_actions.py``; these pick the target and start a worker.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from textual import on, work
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from tui.app import OctuiApp
+    from tui.app.app import OctuiApp
     from tui.state.transcript import SessionState
 
-from tui.plain import toast
-from tui.session_actions import undo_target
-from widgets.composer import Composer
-from widgets.message_view import MessageView
+from tui.screens.session_actions import undo_target
+from widgets.composer.composer import Composer
+from widgets.plain import toast
+from widgets.transcript.message_view import MessageView
 
 
 class SessionActionKeys(Screen[None]):
@@ -100,7 +100,7 @@ class SessionActionKeys(Screen[None]):
 
     async def _revert_panel_wait(self, session_id: str, prompt: str, revert: Any) -> None:
         from tui.screens.revert import RevertScreen
-        from tui.session_actions import revert_files
+        from tui.screens.session_actions import revert_files
 
         state = self.octui.store.sessions.get(session_id)
         hidden = sum(1 for m in state.messages.values() if m.reverted) if state else 0

@@ -1,6 +1,6 @@
 """The main screen's local attachments: ``/attach PATH``, pasted image paths, the chip row.
 
-Files are read here (in a thread, ``tui.attachments``), kept in ``attachments`` and shown by the
+Files are read here (in a thread, ``tui.session.attachments``), kept in ``attachments`` and shown by the
 ``AttachmentBar`` above the composer until the next prompt takes them (``AssistedScreen.deliver``)
 or the user removes a chip. Relative paths are relative to octui's working directory, not the
 server's project directory: the file is on this machine and goes inline as a ``data:`` URL.
@@ -15,14 +15,20 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.screen import Screen
 
-from tui.attachments import AttachmentError, LocalAttachment, human_size, parse_attach, read_attachment
-from tui.plain import toast
-from widgets.attachment_bar import AttachmentBar
-from widgets.attachment_chip import AttachmentChip
-from widgets.composer import Composer
+from tui.session.attachments import (
+    AttachmentError,
+    LocalAttachment,
+    human_size,
+    parse_attach,
+    read_attachment,
+)
+from widgets.composer.attachment_bar import AttachmentBar
+from widgets.composer.attachment_chip import AttachmentChip
+from widgets.composer.composer import Composer
+from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from tui.app import OctuiApp
+    from tui.app.app import OctuiApp
 
 __all__ = ["AttachmentActions"]
 

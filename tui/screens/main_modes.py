@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from tui.app import OctuiApp
+    from tui.app.app import OctuiApp
     from tui.state.transcript import SessionState
 
-from tui.plain import toast
 from tui.screens.mode_confirm import ModeConfirmScreen
 from tui.state.modes import Mode, next_mode
+from widgets.plain import toast
 
 
 class PermissionModeActions(Screen[None]):

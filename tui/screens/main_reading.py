@@ -9,10 +9,10 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button
 
-from widgets.transcript import Transcript, TranscriptPosition
+from widgets.transcript.transcript import Transcript, TranscriptPosition
 
 if TYPE_CHECKING:
-    from tui.app import OctuiApp
+    from tui.app.app import OctuiApp
 
 
 class ReadingPlaces(Screen[None]):

@@ -10,13 +10,13 @@ from textual.screen import Screen
 from tui.state import tree_nav
 from tui.state.transcript import ToolCall
 from tui.state.tree import build_tree
-from widgets.breadcrumb import Breadcrumb
-from widgets.subagent_tree import SubagentTree
-from widgets.tool_row import ToolRow
-from widgets.transcript import Transcript
+from widgets.subagents.breadcrumb import Breadcrumb
+from widgets.subagents.subagent_tree import SubagentTree
+from widgets.tools.tool_row import ToolRow
+from widgets.transcript.transcript import Transcript
 
 if TYPE_CHECKING:
-    from tui.app import OctuiApp
+    from tui.app.app import OctuiApp
 
 
 class SubagentNavigation(Screen[None]):

@@ -21,9 +21,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui.plain import highlight_match, palette_help, plain
-from tui.sanitize import one_line
 from tui.state.modes import Mode
+from tui.text.sanitize import one_line
+from widgets.plain import highlight_match, palette_help, plain
 
 STYLES = Path(__file__).resolve().parent.parent.parent / "styles"
 

@@ -20,10 +20,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.mentions import fuzzy_filter
-from tui.plain import plain, plain_line
 from tui.protocol.models import ModelInfo, ModelRef
-from tui.sanitize import one_line
+from tui.session.mentions import fuzzy_filter
+from tui.text.sanitize import one_line
+from widgets.plain import plain, plain_line
 
 __all__ = ["ModelPicker", "PickerEntry", "PickerScreen", "humane_count", "model_entries"]
 

@@ -17,11 +17,11 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
-from tui.plain import plain, plain_line
 from tui.protocol.models import ModelRef
-from tui.sanitize import clean_text
 from tui.screens.confirm import ACTIONS_CSS
-from tui.session_actions import NewSessionRequest
+from tui.screens.session_actions import NewSessionRequest
+from tui.text.sanitize import clean_text
+from widgets.plain import plain, plain_line
 
 __all__ = ["NewSessionScreen"]
 

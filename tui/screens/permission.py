@@ -13,9 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from tui.plain import CUT_AT, HIDDEN_STYLE, plain, plain_cut, plain_line, toast
 from tui.protocol.models import PermissionRequest
-from tui.sanitize import flatten, hidden_characters, hidden_name, one_line, token_for
 from tui.state.asks import (
     DiffKind,
     PermissionAnswer,
@@ -24,6 +22,8 @@ from tui.state.asks import (
     permission_preview,
 )
 from tui.state.transcript import ToolCall
+from tui.text.sanitize import flatten, hidden_characters, hidden_name, one_line, token_for
+from widgets.plain import CUT_AT, HIDDEN_STYLE, plain, plain_cut, plain_line, toast
 
 STYLES = Path(__file__).resolve().parent.parent.parent / "styles"
 
@@ -45,7 +45,7 @@ WARNED_KINDS = 4
 
 def command_content(command: str) -> Content:
     """What the dialog shows for ``command``: exactly it, nothing parsed, every hidden character a
-    reverse-video token, newlines kept; ``tui.plain.decode_runs`` maps it back to ``command``
+    reverse-video token, newlines kept; ``widgets.plain.decode_runs`` maps it back to ``command``
     (up to ``SHOWN_CHARS``: a longer command is cut, and says so)."""
     return exactly(command)
 

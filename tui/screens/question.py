@@ -12,12 +12,12 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Static, Tab, Tabs
 
-from tui.plain import toast
 from tui.protocol.models import QuestionRequest
-from tui.sanitize import one_line
 from tui.screens.permission import STYLES
 from tui.state.asks import QuestionAnswer, QuestionDismissed, QuestionState, build_question_answer
-from widgets.form_field import QuestionPane
+from tui.text.sanitize import one_line
+from widgets.asks.form_field import QuestionPane
+from widgets.plain import toast
 
 
 class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):

@@ -12,8 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui.sanitize import one_line
 from tui.screens.confirm import ACTIONS_CSS
+from tui.text.sanitize import one_line
 
 __all__ = ["MAX_TITLE", "RenameScreen"]
 

@@ -17,9 +17,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui.protocol.models import FileDiff
-from tui.sanitize import one_line
 from tui.screens.confirm import ACTIONS_CSS
-from tui.session_actions import RevertChoice
+from tui.screens.session_actions import RevertChoice
+from tui.text.sanitize import one_line
 
 __all__ = ["RevertScreen", "file_line"]
 

@@ -34,14 +34,14 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 import styles
-from tui.plain import plain
 from tui.protocol.models import ModelRef, SessionInfo
-from tui.sanitize import one_line
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.new_session import NewSessionScreen
 from tui.screens.rename import RenameScreen
-from tui.session_actions import NewSessionRequest
-from widgets.session_list import SessionList
+from tui.screens.session_actions import NewSessionRequest
+from tui.text.sanitize import one_line
+from widgets.plain import plain
+from widgets.sessions.session_list import SessionList
 
 __all__ = ["SEARCH_DEBOUNCE", "SessionLoader", "SessionManager", "SessionsScreen"]
 

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from tui.protocol.models import FormField, FormInfo
-from tui.sanitize import one_line
+from tui.text.sanitize import one_line
 
 FormValues = dict[str, Any]
 """Raw editor values by key: str for string/number/integer, bool, list[str] for multiselect."""

@@ -22,7 +22,6 @@ from tui.protocol.models import (
     QuestionRequest,
     QuestionTool,
 )
-from tui.sanitize import one_line
 from tui.state.ask_forms import (
     FormValues,
     form_answer_body,
@@ -32,6 +31,7 @@ from tui.state.ask_forms import (
     visible_keys,
 )
 from tui.state.transcript import Ask, ToolCall
+from tui.text.sanitize import one_line
 
 __all__ = [
     "AskAnswer", "AskSummary", "FormAnswer", "FormDismissed", "FormValues", "PermissionAnswer",
@@ -230,7 +230,7 @@ PREVIEW_LINES = 400
 @dataclass(frozen=True)
 class PermissionPreview:
     """What a permission dialog shows besides action and resources, as the server sent it (raw:
-    the dialog makes hidden characters visible, ``tui.plain``)."""
+    the dialog makes hidden characters visible, ``widgets.plain``)."""
 
     command: str | None = None
     """Shell asks: the command as the tool will run it (its input), else the server's one resource."""

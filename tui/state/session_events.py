@@ -197,7 +197,7 @@ def _step_failed(state: SessionState, event: Event) -> list[Change]:
     changes += _settle_message(msg, payload.error)
     msg.version += 1
     changes.append(change("message", state.id, msg.id))
-    changes.append(Change("failed", state.id, msg.id))  # the controller logs it (tui/failures.py)
+    changes.append(Change("failed", state.id, msg.id))  # the controller logs it (tui/text/failures.py)
     recount_usage(state)
     return changes + _step_over(state)
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tui.protocol.models import TokenUsage
-from tui.sanitize import clean_text
 from tui.state.store import Store
 from tui.state.transcript import Message, SessionState, ToolCall
+from tui.text.sanitize import clean_text
 
 NodeStatus = Literal["running", "completed", "error", "cancelled", "waiting"]
 

@@ -1,0 +1,411 @@
+"""OctuiApp: owns the client, the store and the controller; the stream runs in one worker."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import os
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter, thread_time
+from typing import Any
+
+import httpx
+from textual import events, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+import styles
+from tui.app import exit_guard
+from tui.app.frame_writer import DiffedOutput
+from tui.app.keymap import apply_keymap, keymap_classes
+from tui.app.messages import BootFailed, ConnectionChanged, StoreChanged
+from tui.app.notify import Alert, Notifier, terminal_signal
+from tui.app.palette import ActionsProvider
+from tui.app.themes import persist_theme
+from tui.client.errors import OctuiError
+from tui.client.http import OpenCodeClient
+from tui.client.local import LocalServer
+from tui.client.stream import StreamState
+from tui.protocol.models import Health, ModelInfo
+from tui.screens.session_actions import SessionActions
+from tui.session.controller import Controller
+from tui.state.store import Store
+from tui.state.transcript import Change
+from tui.storage.config import Config, load_config
+from widgets.plain import toast
+
+log = logging.getLogger("octui")
+STYLES = Path(styles.__file__).resolve().parent
+CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
+FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
+STREAM_FRAME_S = 1 / 12  # parts growing (an answer streaming): ~10 frames a second read as smooth
+FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
+FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
+# An answer that grows by more than a quarter of a screen a second (over the last second) cannot
+# be read as it passes: while it floods, the widgets keep up at the streaming pace (each piece
+# rendered as it comes, within its slice) but the terminal is painted once a second (each frame
+# much of a new screen), and at once when the stream has been quiet for QUIET_S, when a key or
+# the mouse is used, or when anything but an answer's parts changes. It is over below half
+# that rate.
+FLOOD_SCREENS_PER_S = 0.25
+FLOOD_WINDOW_S = 1.0
+FLOOD_FRAME_S = 1.0
+QUIET_S = 0.05
+RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
+
+
+@dataclass
+class ConnectSpec:
+    """How to reach a server: a URL (+ auth), a local server to start, or an in-process transport."""
+
+    url: str | None = None
+    username: str = "opencode"
+    password: str | None = None
+    transport: httpx.AsyncBaseTransport | None = None
+    start_local: bool = False
+    session_id: str | None = None
+    continue_last: bool = False
+    directory: str = field(default_factory=os.getcwd)
+    heartbeat_timeout: float = 35.0
+    # Which server this is, for the status line: "service" (the user's registered background
+    # service), "private" (a local server octui started), "" (a --url / demo / test server).
+    origin: str = ""
+    notices: list[str] = field(default_factory=list)  # said once at start (e.g. a refused registry)
+
+
+class OctuiApp(DiffedOutput[int]):
+    """The terminal client. Exit code: 0 normal, non-zero when start-up failed."""
+
+    TITLE = "octui"
+    CSS_PATH = [str(p) for p in sorted(STYLES.glob("*.tcss"), key=lambda p: (p.name != "app.tcss", p.name))]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    COMMANDS = App.COMMANDS | {ActionsProvider}  # ctrl+p: every action (tui/app/palette.py)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # every screen: narrow layouts in styles/
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # and short ones (80x24)
+
+    def __init__(self, spec: ConnectSpec, *, demo: Any = None, config: Config | None = None) -> None:
+        super().__init__()
+        self.config = config if config is not None else load_config()
+        self.spec = spec
+        self.demo = demo  # a tui.demo server kept alive for --demo
+        self.store = Store()
+        self.client: OpenCodeClient | None = None
+        self.controller: Controller | None = None
+        self.local: LocalServer | None = None
+        self.health: Health | None = None
+        self.models: list[ModelInfo] = []
+        self.stream_state = StreamState(phase="connecting")
+        self._pending: list[Change] = []
+        self._flush_scheduled = False
+        self._flush_cost = 0.0  # CPU seconds the last frame took: the flush and the repaint after it
+        self._held: contextlib.AbstractContextManager[None] | None = None  # painting held (a flood)
+        self._hold_until = 0.0
+        self._hold_flood = False
+        self._last_change = 0.0  # when the latest change arrived
+        self._flooding = False  # the last frame found the transcript grown by over a screen a second
+        self._growth: deque[tuple[float, int]] = deque()  # (when, transcript rows) after recent frames
+        self.exit_message: str | None = None
+        self.exit_grace_s: float | None = None  # the CLI bounds the exit (app/exit_guard.py); tests do not
+        self.actions = SessionActions(self)
+        self.notifier = Notifier(self.store, lambda: self.app_focus, self._alert,
+                                 lambda: getattr(self._main_or_none(), "session_id", None),
+                                 enabled=self.config.notify)
+
+    async def on_mount(self) -> None:
+        from tui.screens.main import MainScreen
+
+        for warning in apply_keymap(self, self.config.keys, keymap_classes()):
+            toast(self, f"config: {warning}", severity="warning", timeout=10)
+        persist_theme(self, self.config)
+        await self.push_screen(MainScreen())  # _boot queries its widgets (fast with the demo)
+        # What exists now (modules, styles, the screen) lives as long as the app: keep it out of the
+        # collector's full passes, which would walk it all and stall a frame by 100 ms or more.
+        # (Rarer full passes do not help: Textual's strips are cyclic garbage, so each pass would
+        # free more at once and take longer.)
+        gc.freeze()
+        from widgets.transcript.markdown_chunk import warm_lexers  # loaded with the screen anyway
+
+        self.set_timer(0.3, lambda: warm_lexers(self.set_timer))  # while idle, not mid-answer
+        self._boot()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands, less its "Keys" panel: F1 (Help: every key) is the one list
+        of keys, and two entries called Keys read as the same thing."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
+
+    # ------------------------------------------------------------------ boot
+    @work(exclusive=True, group="boot", exit_on_error=False)
+    async def _boot(self) -> None:
+        spec = self.spec
+        for notice in spec.notices:
+            toast(self, notice, severity="warning", timeout=20)
+        try:
+            url, password = spec.url, spec.password
+            if spec.start_local:
+                # 2.x takes 6-12 s to listen, up to a minute on a loaded machine: the banner says so.
+                self.screen_main().show_starting_server()
+                self.local = LocalServer()
+                started = await self.local.start(cwd=spec.directory)
+                url, password = started.url, started.password
+            assert url is not None
+            self.client = OpenCodeClient(url, username=spec.username, password=password,
+                                         transport=spec.transport)
+            if self.local is not None and self.local.startup_line:
+                self.client.hint_startup_line(self.local.startup_line)  # the family, before any request
+            self.health = await self.client.identify()  # family from health, generation from its spec
+            if self.health.version is None and self.client.dialect.family == "1.18":
+                self.health.version = await self.client.legacy_version()
+        except OctuiError as exc:
+            self.post_message(BootFailed(str(exc), 3))
+            return
+        self.controller = Controller(self.client, self.store, self._on_changes, self._on_state,
+                                     heartbeat_timeout=spec.heartbeat_timeout)
+        self._run_stream()
+        self._load_models()
+        session_id = spec.session_id
+        main = self.screen_main()
+        title = None
+        if session_id is None and spec.continue_last:
+            main.show_loading(None, "◌ Opening the latest session…")
+            with contextlib.suppress(OctuiError):
+                # 1.18 filters roots client-side: one row could be a child, so ask for a few.
+                sessions, _ = await self.client.list_sessions(
+                    limit=1 if self.client.is_v2 else 20, roots_only=True)
+                session_id = sessions[0].id if sessions else None
+                title = sessions[0].title if sessions else None
+        if session_id:
+            main.show_loading(session_id, title=title)
+            if await self.open_session(session_id):
+                return
+        main.show_home()
+
+    @work(exclusive=True, group="stream", exit_on_error=False)
+    async def _run_stream(self) -> None:
+        assert self.controller is not None
+        await self.controller.run()
+
+    @work(exclusive=True, group="catalog", exit_on_error=False)
+    async def _load_models(self) -> None:
+        if self.client is None:
+            return
+        # The catalog fills lazily after start (503, or [] for a second or two on 2.x): a GET is
+        # safe to retry, bounded. An empty list that stays empty is kept: the server has no models.
+        for delay in (*CATALOG_RETRY_S, None):
+            try:
+                models = await self.client.models()
+            except OctuiError as exc:
+                if delay is None:
+                    toast(self, f"Model list unavailable: {exc}", severity="warning", timeout=8)
+                    return
+                await asyncio.sleep(delay)
+                continue
+            if not models and delay is not None:
+                await asyncio.sleep(delay)
+                continue
+            self.models = models
+            self.screen_main().refresh_status()
+            return
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that dies must say so: silence would look like a hung client."""
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            error = event.worker.error
+            log.error("worker %s failed: %r", event.worker.name, error)
+            toast(self, f"{event.worker.name.strip('_').replace('_', ' ')} failed: {error}",
+                        severity="error", timeout=8)
+
+    def on_boot_failed(self, message: BootFailed) -> None:
+        self.exit_message = message.text
+        self.exit(message.code)
+
+    # ------------------------------------------------------------------ changes
+    def _on_changes(self, changes: list[Change]) -> None:
+        # Called on the event loop by the controller for every frame of the stream: queued at
+        # once (a message per delta would cost a dispatch each; a frame handles them all).
+        self._queue_changes(changes)
+
+    def _on_state(self, state: StreamState) -> None:
+        self.post_message(ConnectionChanged(state))
+
+    def on_store_changed(self, message: StoreChanged) -> None:
+        self._queue_changes(message.changes)
+
+    def _queue_changes(self, changes: list[Change]) -> None:
+        self._pending.extend(changes)
+        now = perf_counter()
+        self._last_change = now
+        if self._flush_scheduled:
+            return
+        self._flush_scheduled = True
+        # A slow frame (a long answer streaming very fast) spaces the next one out, so keys
+        # and the stream always get part of the event loop. The wait starts at the first change
+        # after a frame: none waits longer than that, and a steady stream gets a little fewer
+        # frames than 1 / pace.
+        parts = all(change.kind == "part" for change in changes)
+        if not parts:
+            self.release_paint()
+        pace = STREAM_FRAME_S if parts else FRAME_S
+        wait = min(FLUSH_WAIT_MAX_S, max(pace, FLUSH_GAP * self._flush_cost))
+        self.set_timer(wait, self._flush_changes)
+
+    # ------------------------------------------------------------------ painting held in a flood
+    def _hold_paint(self, seconds: float) -> None:
+        if self._held is None:
+            self._held = self.batch_update()
+            self._held.__enter__()
+            self._hold_until = perf_counter() + seconds
+            self._hold_flood = self._flooding
+            self.set_timer(QUIET_S / 2, self._held_tick)
+
+    def _held_tick(self) -> None:
+        if self._held is None:
+            return
+        now = perf_counter()
+        main = self._main_or_none()
+        behind = main is not None and main.rendering_behind()
+        quiet = now - self._last_change >= QUIET_S
+        if now >= self._hold_until or (self._hold_flood and quiet) or (not self._hold_flood and not behind):
+            self.release_paint()  # a second of a flood, its end, or the lines are rendered now
+        else:
+            self.set_timer(QUIET_S / 2, self._held_tick)
+
+    def release_paint(self) -> None:
+        """Paint what a flood held back (at once: a key, the mouse, any other change)."""
+        held, self._held = self._held, None
+        if held is not None:
+            held.__exit__(None, None, None)
+            self.call_after_refresh(self._measure_growth)  # laid out again: is it still a flood?
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._held is not None and isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown,
+                                                         events.MouseScrollUp, events.Paste, events.Resize)):
+            self.release_paint()
+        await super().on_event(event)
+
+    def _flush_changes(self) -> None:
+        self._flush_scheduled = False
+        changes, self._pending = self._pending, []
+        main = self._main_or_none()  # None while the app is closing: late changes are dropped
+        if changes and main is not None:
+            started = thread_time()  # CPU, not wall: a loaded machine must not slow frames down more
+            with self.batch_update():
+                main.apply_changes(changes)
+            self.call_after_refresh(self._frame_done, started)
+            self.notifier.observe(changes)
+            if self._flooding:
+                self._hold_paint(FLOOD_FRAME_S)
+            elif main.rendering_behind():
+                self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
+
+    def _frame_done(self, started: float) -> None:
+        self._flush_cost = thread_time() - started
+        if self._held is None:  # no layout while painting is held: measured once it is shown
+            self._measure_growth()
+
+    def _measure_growth(self) -> None:
+        now = perf_counter()
+        main = self._main_or_none()
+        rows = main.content_rows() if main is not None else 0
+        growth = self._growth
+        growth.append((now, rows))
+        while len(growth) > 2 and now - growth[1][0] >= FLOOD_WINDOW_S:
+            growth.popleft()  # the oldest kept is the last one at least a window old
+        then, before = growth[0]
+        if now - then >= FLOOD_WINDOW_S / 2:
+            rate = (rows - before) / (now - then) / max(1, self.size.height)  # screens a second
+            limit = FLOOD_SCREENS_PER_S / 2 if self._flooding else FLOOD_SCREENS_PER_S
+            self._flooding = rate > limit
+
+    def _alert(self, alert: Alert) -> None:
+        """A turn ended or an ask arrived while the terminal is unfocused: toast + desktop
+        notification or bell, as ``notify_method`` says (tui/app/notify.py)."""
+        toast(self, alert.text, title="octui", severity="warning" if alert.kind == "ask" else "information",
+                    timeout=30)
+        self.write_terminal(terminal_signal(self.config.notify_method, "octui", alert.text, os.environ))
+
+    def write_terminal(self, data: str) -> None:
+        """Write a raw escape sequence, as ``App.bell`` does, through the driver's writer queue.
+
+        The driver writes each frame with one ``write`` call from this (the event loop) thread,
+        so a sequence queued here lands between two frames, never inside one. Headless runs and
+        a closed driver write nothing.
+        """
+        driver = getattr(self, "_driver", None)  # no public API for raw output in Textual 8.2.8
+        if data and not self.is_headless and driver is not None:
+            driver.write(data)
+
+    def on_connection_changed(self, message: ConnectionChanged) -> None:
+        self.stream_state = message.state
+        main = self._main_or_none()
+        if main is not None:
+            main.connection_changed(message.state)
+
+    def _main_or_none(self) -> Any:
+        from tui.screens.main import MainScreen
+
+        if not self.is_running:  # shutting down: the screen may still be stacked with its children gone
+            return None
+        return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+
+    def screen_main(self) -> Any:
+        main = self._main_or_none()
+        if main is None:
+            raise RuntimeError("main screen missing")
+        return main
+
+    # ------------------------------------------------------------------ actions
+    async def open_session(self, session_id: str) -> bool:
+        """Load a session's history and show it; False (and a toast saying why) when it failed."""
+        if self.controller is None:
+            return False
+        main = self.screen_main()
+        try:
+            await self.controller.open_session(session_id)
+        except OctuiError as exc:
+            toast(self, f"Could not open session: {exc}", severity="error")
+            return False
+        main.show_session(session_id)
+        return True
+
+    async def action_quit(self) -> None:
+        main = self._main_or_none()
+        if main is not None:
+            main.save_draft()  # first: the exit guard may cut what follows short
+        await self.shutdown()
+        self.exit(0)
+
+    def exit(self, result: int | None = None, return_code: int = 0, message: Any = None) -> None:
+        self._bound_exit()
+        super().exit(result, return_code, message)
+
+    def _bound_exit(self) -> None:
+        """From here on the process ends within ``exit_grace_s``, whatever a worker is stuck in."""
+        if self.exit_grace_s is not None:
+            exit_guard.arm(self.exit_grace_s, lambda: self.return_code or 0)
+
+    async def shutdown(self) -> None:
+        """Stop the stream, close HTTP and stop the local server we started (by PID)."""
+        self._bound_exit()
+        self.release_paint()
+        if self.controller is not None:
+            with contextlib.suppress(Exception):
+                self.controller.stop()
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.aclose()
+        if self.local is not None:
+            with contextlib.suppress(Exception):
+                await self.local.stop()
+            self.local = None
+
+    async def on_unmount(self) -> None:
+        await self.shutdown()

@@ -1,0 +1,28 @@
+"""The ``octui`` console script: answers ``--version`` before importing anything heavy."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"octui {version('octui')}")
+        except PackageNotFoundError:
+            print("octui 0+unknown")
+        return 0
+    from tui.app import exit_guard
+    from tui.app.cli import main as cli_main
+
+    if argv is None:  # the console script itself (tests pass argv): quitting is bounded (exit_guard.py)
+        exit_guard.enable()
+    return cli_main(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,233 @@
+"""Make server text inert and visible before it can reach the terminal.
+
+Server text is data. Nothing in it is obeyed and nothing is silently deleted: every character
+that a terminal would obey or that a reader could not see is replaced by a visible *token*, so
+what the user reads is what the server sent:
+
+* ``ESC`` -> ``␛`` (so ``ESC ] 0 ; t BEL`` reads ``␛]0;t␇``), other C0 controls and DEL -> their
+  Unicode control pictures (``␀`` … ``␟``, ``␡``), ``\\r`` -> ``\\r``;
+* C1 controls (U+0080–U+009F), bidi controls, zero-width and other format characters (category
+  Cf), line/paragraph separators and lone surrogates -> ``<U+XXXX>``;
+* ``\\n`` stays a line break. ``\\t`` stays a tab in prose; in ``strict`` mode (anything the user
+  approves, command lines, file names, diffs) it is ``\\t``, and ZWJ/ZWNJ, variation selectors,
+  invisible fillers and non-ASCII spaces become ``<U+XXXX>`` too.
+
+Every token is one source character and the token set is prefix-free, so a run of tokens decodes
+back exactly (``decode_tokens``); ``widgets.plain`` styles the tokens so a reader can tell a token
+from the same characters typed literally. No Textual here: the state layer uses this module.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+__all__ = [
+    "clean_text", "decode_tokens", "describe_hidden", "flatten", "hidden_characters", "hidden_name",
+    "keep_sgr", "one_line", "reveal", "token_for", "visible_runs",
+]
+
+ESC_TOKEN = "\u241b"  # ␛
+DEL_TOKEN = "\u2421"  # ␡
+_BACKSLASH_TOKENS = {"\r": "\\r", "\t": "\\t"}
+_BACKSLASH_CHARS = {v[1]: k for k, v in _BACKSLASH_TOKENS.items()}  # "r" -> "\r"
+
+
+def _ranges(codes: Iterable[int]) -> str:
+    """A regex character-class body for ``codes`` (sorted), as ``\\uXXXX-\\uYYYY`` ranges."""
+    out: list[str] = []
+    items = sorted(set(codes))
+    start = prev = -2
+    for code in [*items, -1]:
+        if code == prev + 1:
+            prev = code
+            continue
+        if start >= 0:
+            out.append(_escape(start) if start == prev else f"{_escape(start)}-{_escape(prev)}")
+        start = prev = code
+    return "".join(out)
+
+
+def _escape(code: int) -> str:
+    return f"\\U{code:08x}"
+
+
+def _format_chars() -> list[int]:
+    """Every Cf (format) code point; Unicode has them only in planes 0, 1 and 14."""
+    planes = (*range(0x20000), *range(0xE0000, 0xE1000))
+    return [c for c in planes if unicodedata.category(chr(c)) == "Cf"]
+
+
+_FORMAT = _format_chars()
+_ALWAYS = [
+    *range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0),  # C0 (not \t \n), DEL, C1
+    0x2028, 0x2029, *range(0xD800, 0xE000),  # line/paragraph separators, lone surrogates
+]
+# Allowed in prose (emoji sequences, Persian/Indic joining), hidden in strict mode.
+_PROSE_OK = [0x200C, 0x200D]
+_STRICT_ONLY = [
+    0x09, *_PROSE_OK,
+    *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), 0x034F,  # variation selectors, CGJ
+    0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, *range(0x180B, 0x1810),  # blank-looking letters
+    0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000,  # spaces that are not " "
+]
+_PROSE_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *(c for c in _FORMAT if c not in _PROSE_OK)])}]")
+_STRICT_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *_FORMAT, *_STRICT_ONLY])}]")
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
+_TOKEN = re.compile(r"<U\+([0-9A-F]{4,6})>|\\([rt])|([\u2400-\u241f\u2421])")
+
+
+def token_for(char: str) -> str:
+    """The visible token for one hidden character."""
+    code = ord(char)
+    if char in _BACKSLASH_TOKENS:
+        return _BACKSLASH_TOKENS[char]
+    if code == 0x1B:
+        return ESC_TOKEN
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return DEL_TOKEN
+    return f"<U+{code:04X}>"
+
+
+def _pattern(strict: bool) -> re.Pattern[str]:
+    return _STRICT_HIDDEN if strict else _PROSE_HIDDEN
+
+
+def visible_runs(text: str, *, strict: bool = False) -> list[tuple[str, bool]]:
+    """``text`` as ``(piece, is_token)`` runs: literal pieces and runs of tokens, in order.
+
+    A token run holds one token per hidden character; ``decode_tokens`` turns it back.
+    """
+    runs: list[tuple[str, bool]] = []
+    pos = 0
+    pattern = _pattern(strict)
+    for match in pattern.finditer(text):
+        start = match.start()
+        if start > pos:
+            runs.append((text[pos:start], False))
+        token = token_for(match.group(0))
+        if runs and runs[-1][1] and start == pos:
+            runs[-1] = (runs[-1][0] + token, True)
+        else:
+            runs.append((token, True))
+        pos = match.end()
+    if pos < len(text):
+        runs.append((text[pos:], False))
+    return runs
+
+
+def reveal(text: str, *, strict: bool = False) -> str:
+    """``text`` with every hidden character replaced by its token (as plain characters)."""
+    if not text:
+        return ""
+    pattern = _pattern(strict)
+    if not pattern.search(text):
+        return text
+    return pattern.sub(lambda m: token_for(m.group(0)), text)
+
+
+def hidden_characters(text: str, *, strict: bool = True) -> list[str]:
+    """The distinct hidden characters in ``text``, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for match in _pattern(strict).finditer(text):
+        seen.setdefault(match.group(0), None)
+    return list(seen)
+
+
+_NAMES = {"\x1b": "escape", "\r": "carriage return", "\t": "tab", "\x07": "bell", "\x08": "backspace",
+          "\x00": "NUL", "\x7f": "delete", "\x0b": "vertical tab", "\x0c": "form feed"}
+
+
+def hidden_name(char: str) -> str:
+    """``"escape"``, ``"right-to-left override"``, ``"C1 control"``: what a hidden character is."""
+    code = ord(char)
+    name = _NAMES.get(char) or unicodedata.name(char, "").lower()
+    if not name:
+        name = "C1 control" if 0x80 <= code < 0xA0 else "surrogate" if 0xD800 <= code < 0xE000 else "control"
+    return name
+
+
+def describe_hidden(char: str) -> str:
+    """``"␛ escape"``, ``"<U+202E> right-to-left override"``: a hidden character for a warning."""
+    return f"{token_for(char)} {hidden_name(char)}"
+
+
+def decode_tokens(tokens: str) -> str:
+    """The inverse of a run of tokens: ``"␛\\\\r<U+202E>"`` -> ``"\\x1b\\r\\u202e"``.
+
+    Raises ``ValueError`` on anything that is not a whole run of tokens.
+    """
+    out: list[str] = []
+    pos = 0
+    while pos < len(tokens):
+        match = _TOKEN.match(tokens, pos)
+        if match is None:
+            raise ValueError(f"not a token at {pos}: {tokens[pos:pos + 10]!r}")
+        hex_code, letter, picture = match.groups()
+        if hex_code is not None:
+            out.append(chr(int(hex_code, 16)))
+        elif letter is not None:
+            out.append(_BACKSLASH_CHARS[letter])
+        elif picture == DEL_TOKEN:
+            out.append("\x7f")
+        else:
+            out.append(chr(ord(picture) - 0x2400))
+        pos = match.end()
+    return "".join(out)
+
+
+def clean_text(text: str) -> str:
+    """Prose safe for the screen: ``\\r\\n`` is a newline, every other hidden character a token.
+
+    Keeps ``\\n`` and ``\\t``. Nothing is deleted: ``"a\\x1b]0;t\\x07b"`` -> ``"a␛]0;t␇b"``.
+    """
+    if not text:
+        return ""
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return reveal(text)
+
+
+def keep_sgr(text: str) -> str:
+    """Like ``clean_text`` but well-formed 7-bit SGR colour sequences (``ESC [ … m``) are kept raw
+    for our own ANSI renderer; every other escape byte becomes a visible token."""
+    if not text:
+        return ""
+    if "\x1b" not in text:
+        return clean_text(text)
+    text = text.replace("\r\n", "\n")
+    out: list[str] = []
+    pos = 0
+    for match in _SGR.finditer(text):
+        out.append(reveal(text[pos:match.start()]))
+        out.append(match.group(0))
+        pos = match.end()
+    out.append(reveal(text[pos:]))
+    return "".join(out)
+
+
+_FLAT = re.compile(r"[ \t\n]+")
+
+
+def flatten(text: str) -> str:
+    """Runs of spaces, tabs and newlines as one space, trimmed; nothing else touched.
+
+    ``" ".join(text.split())`` is not the same: ``str.split`` also splits on (and so deletes)
+    ``\x0b``, ``\x0c``, ``\x1c``-``\x1f``, ``\x85``, U+2028 and U+2029.
+    """
+    return _FLAT.sub(" ", text).strip(" ")
+
+
+def one_line(text: str, limit: int = 120) -> str:
+    """A visible single-line summary, whitespace collapsed, ellipsised to ``limit`` characters."""
+    flat = " ".join(clean_text(text).split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: max(0, limit - 1)]
+    partial = re.search(r"<(?:U(?:\+[0-9A-F]{0,5})?)?$", cut)  # never half a <U+XXXX> token
+    if partial is not None:
+        cut = cut[: partial.start()]
+    return cut + "…"

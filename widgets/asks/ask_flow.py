@@ -1,0 +1,196 @@
+"""Routing asks to dialogs and answers back to the server, without ever losing one.
+
+An ask for the session on screen (or one of its subagents) opens its dialog at once; an ask
+anywhere else rings the bell and raises the inbox badge instead of covering the user's work.
+Esc on a dialog leaves the ask pending in the inbox. An ask answered by another client closes
+its dialog with a note.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.widget import Widget
+
+from tui.client.errors import OctuiError
+from tui.protocol.models import FormInfo, PermissionRequest, QuestionRequest
+from tui.screens.ask_router import screen_for_ask
+from tui.screens.inbox import InboxChoice, InboxScreen
+from tui.state.asks import (
+    FormAnswer,
+    FormDismissed,
+    PermissionAnswer,
+    QuestionAnswer,
+    QuestionDismissed,
+    answer_for,
+)
+from tui.state.transcript import Ask, ToolCall
+from tui.text.sanitize import one_line
+from widgets.plain import toast
+
+if TYPE_CHECKING:
+    from tui.app.app import OctuiApp
+
+
+def tool_for_ask(app: OctuiApp, ask: Ask) -> ToolCall | None:
+    """The tool call an ask belongs to, joined on message id + call id."""
+    message_id = call_id = ""
+    if isinstance(ask, PermissionRequest) and ask.source is not None:
+        message_id, call_id = ask.source.messageID, ask.source.id
+    elif isinstance(ask, QuestionRequest) and ask.tool is not None:
+        message_id, call_id = ask.tool.messageID, ask.tool.id
+    elif isinstance(ask, FormInfo) and isinstance((ask.metadata or {}).get("tool"), dict):
+        tool = (ask.metadata or {})["tool"]
+        message_id, call_id = str(tool.get("messageID", "")), str(tool.get("id", ""))
+    state = app.store.sessions.get(ask.sessionID)
+    message = state.messages.get(message_id) if state else None
+    return message.tool(call_id) if message and call_id else None
+
+
+class AskFlow(Widget):
+    """An invisible helper widget on the main screen that owns the dialog workers."""
+
+    DEFAULT_CSS = "AskFlow { display: none; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open_ask: str | None = None
+        self._screen: Any = None
+        self.dismissed: set[str] = set()  # Esc'd by the user: wait in the inbox, don't re-open
+        self.answered: set[str] = set()  # reply sent; its *.replied event may not have arrived yet
+
+    @property
+    def octui(self) -> OctuiApp:
+        return self.app  # type: ignore[return-value]
+
+    def in_view(self, session_id: str, current: str | None) -> bool:
+        """The session on screen, or any session below it in the subagent tree."""
+        if current is None:
+            return False
+        store = self.octui.store
+        seen: set[str] = set()
+        sid: str | None = session_id
+        while sid and sid not in seen:
+            if sid == current:
+                return True
+            seen.add(sid)
+            state = store.sessions.get(sid)
+            sid = state.parent_id if state else None
+        return False
+
+    def asked(self, ask_id: str | None, current: str | None) -> None:
+        store = self.octui.store
+        ask = store.asks.get(ask_id or "")
+        if ask is None or self.auto_answered(ask.id):
+            return
+        if self.in_view(ask.sessionID, current):
+            self.show_next(current)
+        else:
+            title = store.sessions[ask.sessionID].title if ask.sessionID in store.sessions else "a session"
+            self.app.bell()
+            toast(self, f"⚑ {one_line(title, 40)} is waiting for you — Ctrl+B opens the inbox",
+                        severity="warning", timeout=6)
+
+    def settled(self, ask_id: str | None, how: str | None) -> None:
+        self.dismissed.discard(ask_id or "")
+        self.answered.discard(ask_id or "")
+        if ask_id and ask_id == self.open_ask and self._screen is not None:
+            screen, self._screen, self.open_ask = self._screen, None, None
+            screen.close_answered_elsewhere(how or "answered")
+            toast(self, f"That request was answered elsewhere ({how}).", timeout=4)
+
+    def auto_answered(self, ask_id: str) -> bool:
+        """The session's permission mode answers this ask itself (``tui.session.auto_approve``): no dialog."""
+        controller = self.octui.controller
+        return controller is not None and controller.auto.claims(ask_id)
+
+    def drop_stale(self) -> None:
+        """After a resync: a dialog whose ask the server no longer has was answered elsewhere."""
+        if self.open_ask is not None and self.open_ask not in self.octui.store.asks:
+            self.settled(self.open_ask, "no longer pending")
+
+    def show_next(self, current: str | None) -> None:
+        """Open the oldest pending ask in view, if no dialog is open."""
+        if self.open_ask is not None:
+            return
+        for ask in self.octui.store.asks.values():
+            if ask.id not in self.dismissed and ask.id not in self.answered and \
+                    not self.auto_answered(ask.id) and self.in_view(ask.sessionID, current):
+                self.open(ask)
+                return
+
+    def open(self, ask: Ask) -> None:
+        if self.open_ask is not None:
+            return
+        store = self.octui.store
+        state = store.sessions.get(ask.sessionID)
+        title = state.title if state else ask.sessionID
+        subagent = None
+        if state is not None and state.parent_id:
+            subagent = one_line(title, 40)
+        screen = screen_for_ask(ask, tool_for_ask(self.octui, ask), title, subagent)
+        self.open_ask, self._screen = ask.id, screen
+
+        def done(result: Any) -> None:
+            if self.open_ask != ask.id:
+                return  # closed by ``settled``: answered elsewhere, nothing to send
+            self.open_ask, self._screen = None, None
+            self._answer(ask, result)
+
+        self.app.push_screen(screen, done)
+
+    @work(group="answers", exit_on_error=False)
+    async def _answer(self, ask: Ask, result: Any) -> None:
+        controller = self.octui.controller
+        if result is None:
+            self.dismissed.add(ask.id)
+            toast(self, "Left in the inbox (Ctrl+B).", timeout=3)
+            return
+        if controller is None:
+            return
+        sid = ask.sessionID
+        result = answer_for(ask, result)
+        try:
+            if isinstance(result, PermissionAnswer):
+                await controller.reply_permission(sid, ask.id, result.reply, result.message)
+            elif isinstance(result, QuestionAnswer):
+                await controller.reply_question(sid, ask.id, result.answers)
+            elif isinstance(result, QuestionDismissed) and not result.elsewhere:
+                await controller.reject_question(sid, ask.id)
+            elif isinstance(result, FormAnswer):
+                await controller.reply_form(sid, ask.id, result.answer)
+            elif isinstance(result, FormDismissed) and not result.elsewhere:
+                await controller.cancel_form(sid, ask.id)
+        except OctuiError as exc:
+            toast(self, f"Answer not sent: {exc}. The request is still in the inbox.", severity="error")
+            self.dismissed.add(ask.id)
+            return
+        if ask.id in self.octui.store.asks:  # the stream has not confirmed it yet
+            self.answered.add(ask.id)
+        screen = self.app.screen_stack[0] if self.app.screen_stack else None
+        current = getattr(self.octui.screen_main(), "session_id", None) if screen else None
+        self.show_next(current)
+
+    def open_inbox(self, on_jump: Any) -> None:
+        store = self.octui.store
+        rows = [(ask, store.sessions[ask.sessionID].title if ask.sessionID in store.sessions
+                 else ask.sessionID, tool_for_ask(self.octui, ask)) for ask in store.asks.values()
+                if not self.auto_answered(ask.id)]
+        controller = self.octui.controller
+        history = [a.text for a in controller.auto.history_for()] if controller is not None else []
+        if not rows and not history:
+            toast(self, "Nothing is waiting for you.", timeout=3)
+            return
+
+        def chosen(choice: InboxChoice | None) -> None:
+            if choice is None:
+                return
+            ask = store.asks.get(choice.ask_id)
+            if choice.action == "jump" or ask is None:
+                on_jump(choice.session_id)
+            else:
+                self.dismissed.discard(ask.id)
+                self.open(ask)
+
+        self.app.push_screen(InboxScreen(rows, history=history), chosen)

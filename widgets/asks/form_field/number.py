@@ -1,0 +1,47 @@
+"""Provides ``NumberFieldEditor`` for ``number`` and ``integer`` fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import Input
+
+from tui.text.sanitize import clean_text, one_line
+from widgets.asks.form_field.base import FieldEditor
+
+
+def _bound(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+class NumberFieldEditor(FieldEditor):
+    """An Input restricted to numeric characters; range shown as the placeholder."""
+
+    def compose_control(self) -> ComposeResult:
+        f = self.form_field
+        low = _bound(f.minimum) if f.minimum is not None else ""
+        high = _bound(f.maximum) if f.maximum is not None else ""
+        hint = f"{low}…{high}" if low or high else ("whole number" if f.type == "integer" else "number")
+        yield Input(
+            value="" if self.initial is None else clean_text(str(self.initial)),
+            placeholder=one_line(f.placeholder or hint, 80),
+            type="integer" if f.type == "integer" else "number",
+            classes="field-input",
+            compact=True,
+        )
+
+    @property
+    def value(self) -> Any:
+        return self.query_one(Input).value
+
+    @on(Input.Changed)
+    def _edited(self, event: Input.Changed) -> None:
+        event.stop()
+        self.changed()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.screen.focus_next()

@@ -1,0 +1,73 @@
+"""Provides ``TextFieldEditor`` for ``string`` fields: free text, or a select with options."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import Input, Select
+
+from tui.text.sanitize import clean_text, one_line
+from widgets.asks.form_field.base import FieldEditor
+from widgets.plain import plain_line
+
+_FORMAT_HINTS = {
+    "email": "name@example.com",
+    "uri": "https://…",
+    "date": "YYYY-MM-DD",
+    "date-time": "YYYY-MM-DDTHH:MM:SS",
+}
+
+
+class TextFieldEditor(FieldEditor):
+    """An Input; with ``options`` a Select, plus an Input for a typed answer when ``custom``."""
+
+    def compose_control(self) -> ComposeResult:
+        f = self.form_field
+        initial = "" if self.initial is None else str(self.initial)
+        option_values = [o.value for o in f.options or []]
+        if f.options:
+            picked = initial if initial in option_values else Select.NULL
+            yield Select(
+                [(plain_line(o.label or o.value, 60), o.value) for o in f.options],
+                value=picked,
+                prompt="Pick one",
+                classes="field-select",
+                compact=True,
+            )
+        if not f.options or f.custom:
+            typed = "" if f.options and initial in option_values else initial
+            placeholder = f.placeholder or _FORMAT_HINTS.get(f.format or "", "")
+            if f.options:
+                placeholder = placeholder or "or type your own answer"
+            yield Input(
+                value=clean_text(typed),
+                placeholder=one_line(placeholder, 80),
+                max_length=f.maxLength or 0,
+                classes="field-input",
+            compact=True,
+            )
+
+    @property
+    def value(self) -> Any:
+        typed = self.query(".field-input").results(Input)
+        for box in typed:
+            if box.value.strip():
+                return box.value
+        for select in self.query(".field-select").results(Select):
+            if select.value is not Select.NULL:
+                return str(select.value)
+        return ""
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _edited(self, event: Input.Changed | Select.Changed) -> None:
+        event.stop()
+        self.changed()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        # Enter moves on to the next field instead of submitting the whole form.
+        event.stop()
+        self.screen.focus_next()

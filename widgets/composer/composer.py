@@ -1,0 +1,220 @@
+"""The prompt editor: Enter sends (steers while busy), Alt+Enter queues, Ctrl+J newline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+from tui.session.attachments import pasted_path
+from tui.session.mentions import CompletionContext, completion_context
+from tui.text.sanitize import clean_text
+from widgets.composer.completion import Completion, CompletionMenu
+from widgets.plain import toast
+
+LARGE_PASTE_LINES = 50
+
+
+class Composer(TextArea):
+    """Multi-line prompt input with history."""
+
+    DEFAULT_CLASSES = "composer"
+    BINDINGS = [
+        Binding("alt+enter", "submit('queue')", "Queue", show=False),
+        Binding("ctrl+j,shift+enter", "newline", "Newline", show=False),
+        Binding("ctrl+up", "history(-1)", "Previous prompt", show=False),
+        Binding("ctrl+down", "history(1)", "Next prompt", show=False),
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        text: str
+        delivery: str  # steer | queue
+
+    @dataclass
+    class CompletionRequested(Message):
+        """The cursor is completing ``context``; the screen answers with ``show_completions``."""
+
+        composer: Composer
+        context: CompletionContext
+
+    @dataclass
+    class AttachRequested(Message):
+        """A paste that is just an image/PDF path: the screen attaches it, or inserts ``text``."""
+
+        composer: Composer
+        path: str
+        text: str
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+                         compact=True, placeholder="Ask anything… (Enter send · Alt+Enter queue)")
+        self.prompt_history: list[str] = []
+        self._history_index = 0
+        self.mentioned: set[str] = set()
+        """``@`` paths picked from completion; they are sent as file attachments."""
+        self._completion: CompletionContext | None = None
+
+    # ---------------------------------------------------------------- completion
+    @property
+    def menu(self) -> CompletionMenu | None:
+        found = self.screen.query(CompletionMenu) if self.is_attached else None
+        return found.first() if found else None
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if not self.text:
+            self.mentioned.clear()
+        self._update_completion()
+
+    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        self._update_completion()
+
+    def index_of(self, location: tuple[int, int]) -> int:
+        """Index into ``self.text`` of a (row, column) location."""
+        row, column = location
+        step = len(self.document.newline)
+        return sum(len(line) + step for line in self.document.lines[:row]) + column
+
+    def location_of(self, index: int) -> tuple[int, int]:
+        """(row, column) of an index into ``self.text``."""
+        step = len(self.document.newline)
+        for row, line in enumerate(self.document.lines):
+            if index <= len(line):
+                return row, index
+            index -= len(line) + step
+        return self.document.end
+
+    def _update_completion(self) -> None:
+        menu = self.menu
+        if menu is None:
+            return
+        offset = self.index_of(self.cursor_location)
+        context = completion_context(self.text, offset) if self.selection.is_empty else None
+        if context == self._completion:
+            return
+        self._completion = context
+        if context is None:
+            menu.close()
+            return
+        self.post_message(self.CompletionRequested(self, context))
+
+    def show_completions(self, context: CompletionContext, items: list[Completion]) -> None:
+        """Show ``items`` for ``context`` unless the cursor has moved on to another completion."""
+        menu = self.menu
+        if menu is None or context != self._completion:
+            return
+        menu.show_items(items, (context.kind, context.query))
+
+    def accept_completion(self, item: Completion | None = None) -> bool:
+        """Replace the token being completed with ``item`` (default: the highlighted one)."""
+        menu, context = self.menu, self._completion
+        item = item or (menu.selected if menu is not None else None)
+        if item is None or context is None:
+            return False
+        if item.kind == "mention" and not item.is_dir:
+            self.mentioned.add(item.value)
+        prefix = {"slash": "/", "mention": "@"}.get(item.kind, "")
+        suffix = "" if item.is_dir or item.kind == "path" else " "  # Enter then attaches the path
+        start, end = self.location_of(context.start), self.location_of(context.end)
+        self._completion = None
+        if menu is not None:
+            menu.close()
+        self.replace(f"{prefix}{item.value}{suffix}", start, end)
+        return True
+
+    def _completion_key(self, key: str) -> bool:
+        """Keys that drive an open completion menu; ``True`` when handled."""
+        menu = self.menu
+        if menu is None or not menu.is_open:
+            return False
+        if key in ("up", "down"):
+            menu.move(-1 if key == "up" else 1)
+        elif key in ("tab", "enter"):
+            return self.accept_completion()
+        elif key == "escape":
+            menu.close()
+        else:
+            return False
+        return True
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Paste keeps line breaks but normalises them; a large paste says how much arrived."""
+        # A clipboard can hold escapes (a web page's "copy" button can put anything there): shown
+        # and sent as visible tokens, never drawn raw into the terminal.
+        text = clean_text(event.text.replace("\r\n", "\n").replace("\r", "\n"))
+        event.prevent_default()  # handled here: TextArea's own handler must not insert it again
+        event.stop()
+        path = pasted_path(text)
+        if path is not None:  # a dragged/pasted image: attach it instead of typing its path
+            self.post_message(self.AttachRequested(self, path, text))
+            return
+        await super()._on_paste(events.Paste(text))
+        lines = text.count("\n") + 1
+        if lines >= LARGE_PASTE_LINES:
+            toast(self, f"Pasted {lines:,} lines ({len(text):,} characters).", timeout=3)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self._completion_key(event.key):
+            event.prevent_default()
+            event.stop()
+            return
+        if event.key == "enter":
+            event.prevent_default()
+            event.stop()
+            self.action_submit("steer")
+            return
+        own = self._own_binding(event.key)
+        if own is not None:
+            # Run it now, in key order. As a binding it would run only after the key bubbled up
+            # the DOM, and keys typed right after it (one terminal read) would land first:
+            # Ctrl+J then "two" gave "two\n", Alt+Enter queued the text typed after it.
+            event.prevent_default()
+            event.stop()
+            await self.run_action(own)
+            return
+        if event.key in ("up", "down") and self._at_edge(event.key):
+            event.prevent_default()
+            event.stop()
+            self.action_history(-1 if event.key == "up" else 1)
+            return
+        await super()._on_key(event)
+
+    def _own_binding(self, key: str) -> str | None:
+        """The action of one of the Composer's own bindings (as remapped) for ``key``."""
+        for binding in self._bindings.key_to_bindings.get(key, []):
+            if binding.action in _OWN_ACTIONS:
+                return binding.action
+        return None
+
+    def _at_edge(self, key: str) -> bool:
+        row, _ = self.cursor_location
+        if key == "up":
+            return row == 0 and (not self.text or self._history_index < len(self.prompt_history))
+        return row == self.document.line_count - 1 and self._history_index < len(self.prompt_history)
+
+    def action_submit(self, delivery: str) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        if not self.prompt_history or self.prompt_history[-1] != text:
+            self.prompt_history.append(text)
+        self._history_index = len(self.prompt_history)
+        self.post_message(self.Submitted(text, delivery))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_history(self, step: int) -> None:
+        if not self.prompt_history:
+            return
+        index = max(0, min(len(self.prompt_history), self._history_index + step))
+        self._history_index = index
+        self.text = self.prompt_history[index] if index < len(self.prompt_history) else ""
+        self.move_cursor(self.document.end)
+
+
+_OWN_ACTIONS = frozenset(b.action for b in Composer.BINDINGS if isinstance(b, Binding))
+"""The actions of ``Composer.BINDINGS``: handled with the key, not after it bubbled."""

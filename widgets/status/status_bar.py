@@ -1,0 +1,79 @@
+"""Bottom status line: connection, server, agent/model, busy, usage, pending asks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from widgets.plain import plain, plain_line
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    connection: str = "connecting"  # connecting | connected | reconnecting | unauthorized | stopped
+    server: str = ""  # dialect and version, e.g. "1.18 preview"
+    agent: str = ""
+    model: str = ""
+    busy: bool = False
+    note: str = ""
+    tokens: float = 0
+    context_limit: float = 0
+    context_used: float = 0
+    cost: float = 0
+    asks: int = 0
+    mode: str = ""
+
+
+def _tokens(value: float) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 1_000:
+        return f"{value / 1_000:.1f}k"
+    return f"{int(value)}"
+
+
+class StatusBar(Static):
+    """A one-line summary; everything it shows comes from ``StatusInfo``."""
+
+    DEFAULT_CLASSES = "status-bar"
+    info: reactive[StatusInfo] = reactive(StatusInfo, always_update=False)
+
+    def render(self) -> Content:
+        info = self.info
+        dot = {"connected": ("●", "$success"), "reconnecting": ("◌", "$warning"),
+               "connecting": ("◌", "$warning")}.get(info.connection, ("✗", "$error"))
+        # (what, drop order: higher goes first when the line is too wide; 0 always stays)
+        parts: list[tuple[Content, int]] = [(plain(f"{dot[0]} {info.connection}", dot[1]), 0)]
+        if info.server:
+            parts.append((plain_line(info.server, 40), 4))
+        if info.agent:
+            parts.append((plain_line(info.agent, 20, "bold"), 1))
+        if info.model:
+            parts.append((plain_line(info.model, 40), 2))
+        if info.mode:
+            parts.append((plain_line(info.mode, 30, "$warning"), 0))
+        parts.append((Content.styled("busy", "$accent bold") if info.busy
+                      else Content.styled("idle", "dim"), 0))
+        if info.note:
+            parts.append((plain_line(info.note, 60, "$warning"), 3))
+        usage = f"{_tokens(info.tokens)} tok"
+        if info.context_limit and info.context_used:
+            usage += f" · ctx {info.context_used / info.context_limit:.0%}"
+        parts.append((plain(usage), 5))
+        parts.append((plain(f"${info.cost:.4f}" if info.cost < 1 else f"${info.cost:.2f}"), 6))
+        if info.asks:
+            parts.append((Content.styled(f"⚑ {info.asks:d} waiting", "$error bold"), 0))
+        width = self.content_region.width or 10_000
+        line = _join(parts)
+        for level in range(6, 0, -1):  # a narrow terminal drops details rather than cut the line
+            if line.cell_length <= width:
+                break
+            line = _join([(p, rank) for p, rank in parts if rank < level])
+        return line
+
+
+def _join(parts: list[tuple[Content, int]]) -> Content:
+    return Content(" │ ").join(p for p, _ in parts)

@@ -1,0 +1,151 @@
+"""Provides TerminalOutput: command output with SGR colours and a line cap.
+
+What is drawn is bounded whatever the output holds: the last ``cap`` lines and at most
+``VISIBLE_MAX_CHARS`` characters (``SHOW_ALL_MAX_CHARS`` with "show all"), so one line of
+megabytes cannot stall the event loop. Only that visible part is made visible (``widgets.plain``:
+escapes and controls as tokens, SGR colours drawn unless ``plain``) and parsed; the marker
+above it says what is not shown. The tool call in the store keeps all of the output (JSON export).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalGroup
+from textual.content import Content
+from textual.events import Click
+from textual.message import Message
+from textual.widgets import Static
+
+from widgets.plain import plain, plain_ansi
+
+__all__ = ["TerminalOutput", "ansi_to_content"]
+
+DEFAULT_CAP = 200
+"""Lines shown before the "show all" toggle."""
+VISIBLE_MAX_CHARS = 20_000
+"""Characters shown before the "show all" toggle (the end of the output)."""
+SHOW_ALL_MAX_CHARS = 200_000
+"""Characters shown with "show all": more would stall the event loop for seconds."""
+
+
+def ansi_to_content(text: str) -> Content:
+    """Server output to Content: SGR colours kept, every other escape and control (``\\r``
+    included) a visible token: nothing in it is obeyed or hidden."""
+    return plain_ansi(text)
+
+
+class TerminalOutput(VerticalGroup):
+    """A block of terminal output. Shows the last ``cap`` lines unless ``show_all``."""
+
+    class ShowAll(Message):
+        """The user asked for the hidden lines (clicked the marker)."""
+
+        def __init__(self, output: TerminalOutput) -> None:
+            super().__init__()
+            self.output = output
+
+        @property
+        def control(self) -> TerminalOutput:
+            return self.output
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        show_all: bool = False,
+        cap: int = DEFAULT_CAP,
+        placeholder: str = "(no output)",
+        plain: bool = False,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._plain = plain
+        """No colours (read/unknown-tool output): every escape a visible token, SGR ones too."""
+        self._show_all = show_all
+        self._cap = cap
+        self._placeholder = placeholder
+        self._set_text(text)
+
+    def _set_text(self, text: str) -> None:
+        self._text = text.rstrip("\n")
+        self._total = self._text.count("\n") + 1 if self._text else 0
+
+    @property
+    def total_lines(self) -> int:
+        return self._total
+
+    @property
+    def hidden_lines(self) -> int:
+        return 0 if self._show_all else max(0, self.total_lines - self._cap)
+
+    def _visible_start(self) -> int:
+        """Where the part drawn starts: the last ``cap`` lines (unless show all), and no more
+        than the character cap."""
+        text = self._text
+        start = 0
+        if self.hidden_lines:
+            start = len(text)
+            for _ in range(self._cap):  # back over the last lines only: a huge log stays cheap
+                start = text.rfind("\n", 0, start)
+                if start < 0:
+                    break
+            start += 1
+        limit = SHOW_ALL_MAX_CHARS if self._show_all else VISIBLE_MAX_CHARS
+        return max(start, len(text) - limit)
+
+    def _visible_text(self) -> str:
+        return self._text[self._visible_start():]
+
+    def _marker(self) -> Content:
+        start = self._visible_start()
+        hidden_lines = self._text.count("\n", 0, start)
+        partial = start > 0 and self._text[start - 1] != "\n"  # cut inside a line
+        if self._show_all or (partial and not hidden_lines):
+            what = (f"▲ the first {start:,} characters are not shown (too long to draw); "
+                    "octui export --format json has all of them")
+            if self._show_all:
+                return Content.styled(what, "$foreground-muted")
+            return Content.assemble((what + " · ", "$foreground-muted"),
+                                    (f"show more ({self.total_lines:,} lines)", "underline $text-primary"),
+                                    (" [a]", "$foreground-muted"))
+        return Content.assemble(
+            (f"▲ {hidden_lines:,} earlier lines hidden · ", "$foreground-muted"),
+            (f"show all ({self.total_lines:,} lines)", "underline $text-primary"),
+            (" [a]", "$foreground-muted"),
+        )
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._marker(), classes="-more")
+        yield Static(self._render_output(), classes="-output")
+
+    def _render_output(self) -> Content:
+        visible = self._visible_text()
+        if not visible.strip():
+            return plain(self._placeholder, "$foreground-muted italic")
+        return plain(visible) if self._plain else ansi_to_content(visible)
+
+    def on_mount(self) -> None:
+        self._sync_marker()
+
+    def _sync_marker(self) -> None:
+        marker = self.query_one(".-more", Static)
+        marker.display = self._visible_start() > 0
+        marker.update(self._marker())
+
+    def update_output(self, text: str, *, show_all: bool | None = None) -> None:
+        """Replace the output (the app feeds growing output while the command runs)."""
+        if show_all is not None:
+            self._show_all = show_all
+        if text.rstrip("\n") == self._text and show_all is None:
+            return
+        self._set_text(text)
+        self.query_one(".-output", Static).update(self._render_output())
+        self._sync_marker()
+
+    def on_click(self, event: Click) -> None:
+        widget = event.widget
+        if widget is not None and widget.has_class("-more"):
+            event.stop()
+            self.post_message(self.ShowAll(self))

@@ -1,0 +1,143 @@
+"""Rendering one markdown piece to Textual strips, and guessing its height without rendering.
+
+Rich's markdown renderer is the expensive part of showing an answer (≈ 1 ms/KB for prose,
+20–35 ms/KB for code and tables), so each piece is rendered once per width, and only when it is
+on screen or about to be (see ``TextBlockView``). Rich builds a new markdown-it parser for every
+``Markdown`` (≈ 0.5 ms, as much as rendering a short piece); here one parser is shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import CodeBlock, MarkdownElement
+from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+
+from tui.text.sanitize import clean_text
+from widgets.transcript.markdown_seal import SENTINEL, Piece, markdown_lexer
+
+CODE_THEME = "monokai"
+_PARSER = MarkdownIt().enable("strikethrough").enable("table")  # what RichMarkdown builds each time
+
+
+class _CodeBlock(CodeBlock):
+    """Rich's code block with a lexer looked up once per language (Rich looks it up per block)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        lexer = markdown_lexer(self.lexer_name) or markdown_lexer("text")
+        yield Syntax(code, lexer or self.lexer_name, theme=self.theme, word_wrap=True, padding=1)
+
+
+class _Markdown(RichMarkdown):
+    """``rich.markdown.Markdown`` with the shared parser (same attributes as its constructor's)."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
+
+    def __init__(self, markup: str) -> None:  # no super().__init__: it would build a parser
+        self.markup = markup
+        self.parsed = _PARSER.parse(markup)
+        self.code_theme = CODE_THEME
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = False
+        self.inline_code_lexer = None
+        self.inline_code_theme = CODE_THEME
+
+
+# One rendered line: (text, style number) pairs. Tuples of strings and ints are invisible to the
+# garbage collector; Segments (which hold Styles) or Strips (seven caches each) are not, and a
+# 1 MB answer is ~300,000 of them: every full collection walked them all (≈ 150 ms a pass).
+Line = tuple[tuple[str, int], ...]
+_style_numbers: dict[Style, int] = {}
+_styles: list[Style] = []  # markdown themes give a few hundred distinct styles at most
+
+
+def _number(style: Style) -> int:
+    number = _style_numbers.get(style)
+    if number is None:
+        number = _style_numbers[style] = len(_styles)
+        _styles.append(style)
+    return number
+
+
+def line_segments(line: Line) -> list[Segment]:
+    styles = _styles
+    return [Segment(text, styles[number]) for text, number in line]
+
+
+def plain_line(text: str, width: int) -> Line:
+    return ((text[:width].ljust(width), _number(Style.null())),)
+
+
+def render_markdown(console: Console, markdown: str, width: int) -> list[Line]:
+    """``markdown`` as full-width lines (every segment with a real style, as Textual's filters expect)."""
+    options = console.options.update(width=width, max_width=width, height=None)
+    lines = console.render_lines(_Markdown(clean_text(markdown)), options, pad=False, new_lines=False)
+    null = Style.null()
+    return [tuple([(text, _number(style or null))
+                   for text, style, _control in Segment.adjust_line_length(line, width)])
+            for line in lines]
+
+
+def render_piece(console: Console, piece: Piece, width: int) -> list[Line]:
+    """The lines ``piece`` adds to the text above it (its separation included)."""
+    lines = render_markdown(console, piece.markdown, width)
+    return lines[piece.trim_top:len(lines) - piece.trim_bottom]
+
+
+def _plain(source: str) -> str:
+    """Server text made inert (it is drawn as is in a placeholder), tabs as spaces."""
+    return clean_text(source).expandtabs(4)
+
+
+def estimate_height(piece: Piece, width: int) -> int:
+    """Roughly how many lines ``piece`` renders to: used until it is rendered (off screen).
+
+    One line per source line and per ``width`` characters, plus the separation. Fences, tables
+    and headings come out close; paragraphs re-flow, so they are the rough part.
+    """
+    source = _plain(piece.source)
+    if not source.strip():
+        return 0
+    usable = max(8, width - 4)
+    lines = sum(1 + len(line) // usable for line in source.strip("\n").split("\n"))
+    return lines + (1 if piece.markdown.startswith(SENTINEL) else 0)  # the blank line before it
+
+
+def placeholder_lines(piece: Piece, width: int) -> list[str]:
+    """The piece's source cut to the width, as many lines as ``estimate_height`` says.
+
+    Drawn for a piece that is on screen before it could be rendered (an answer streaming faster
+    than Rich renders, or a fast scroll through a long one), for a frame or two.
+    """
+    source = _plain(piece.source)
+    if not source.strip():
+        return []
+    usable = max(8, width - 4)
+    lines = [""] if piece.markdown.startswith(SENTINEL) else []
+    for line in source.strip("\n").split("\n"):
+        last = len(line) // usable * usable  # a line of exactly k·usable gets an empty k+1-th part
+        lines.extend(line[start:start + usable] for start in range(0, last + 1, usable))
+    return lines
+
+
+# Loading a language's lexer the first time costs 2–40 ms (module import and regex compilation;
+# Python's is the slowest): a stall in the middle of the first answer with a code block in that
+# language. Only the most common one is loaded ahead: each load stalls the loop too, and one
+# that lands while an answer streams is no better.
+WARM_LANGUAGES = ("python",)
+
+
+def warm_lexers(schedule: Callable[[float, Callable[[], None]], object], index: int = 0) -> None:
+    """Load one common lexer now, and the next one a little later (``schedule(delay, callback)``)."""
+    if index < len(WARM_LANGUAGES):
+        markdown_lexer(WARM_LANGUAGES[index])
+        schedule(0.1, lambda: warm_lexers(schedule, index + 1))

@@ -1,0 +1,148 @@
+"""The pieces of one text block, their rendered lines at one width, and where each line is.
+
+Not a widget: ``TextBlockView`` owns one and decides when pieces get rendered. A piece not
+rendered yet has an estimated height and is drawn as its plain source text (cut to the width,
+exactly as many lines as the estimate), so a screen can always be painted without waiting for
+Rich. Every operation here is O(log n) or O(lines asked for), never O(pieces), except a width
+change, which re-estimates all heights once.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from widgets.transcript.height_index import HeightIndex
+from widgets.transcript.markdown_chunk import (
+    Line,
+    estimate_height,
+    placeholder_lines,
+    plain_line,
+    render_piece,
+)
+from widgets.transcript.markdown_seal import Piece
+
+
+class PieceLines:
+    """Pieces with per-width rendered lines (None until rendered) and a height index."""
+
+    def __init__(self) -> None:
+        self.pieces: list[Piece] = []
+        self._lines: list[list[Line] | None] = []
+        self.heights = HeightIndex()  # exact for rendered pieces, estimated for the others
+        self.width = 0
+        self.unrendered = 0
+        self.rendered_count = 0  # pieces rendered with Rich, ever (benchmarks, tests)
+        self._placeholders: dict[int, list[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    @property
+    def total(self) -> int:
+        return self.heights.total
+
+    def push(self, piece: Piece) -> None:
+        self.pieces.append(piece)
+        self._lines.append(None)
+        self.unrendered += 1
+        self.heights.append(estimate_height(piece, self.width or 80))
+
+    def pop(self) -> None:
+        index = len(self.pieces) - 1
+        self.pieces.pop()
+        if self._lines.pop() is None:
+            self.unrendered -= 1
+        self.heights.pop()
+        self._placeholders.pop(index, None)
+
+    def clear(self) -> None:
+        self.pieces.clear()
+        self._lines.clear()
+        self._placeholders.clear()
+        self.heights = HeightIndex()
+        self.unrendered = 0
+
+    def set_width(self, width: int) -> None:
+        """Forget every rendering; heights become estimates for ``width``."""
+        self.width = width
+        self._lines = [None] * len(self.pieces)
+        self._placeholders.clear()
+        self.unrendered = len(self.pieces)
+        self.heights = HeightIndex([estimate_height(piece, width) for piece in self.pieces])
+
+    def is_rendered(self, index: int) -> bool:
+        return self._lines[index] is not None
+
+    def rendered_lines(self, index: int) -> list[Line] | None:
+        """The lines of piece ``index`` at the current width (None: not rendered yet)."""
+        return self._lines[index]
+
+    def same_lines_from(self, index: int, lines: list[Line]) -> int:
+        """How many of ``lines`` the rendered pieces from ``index`` on start with, unchanged."""
+        same = 0
+        while index < len(self.pieces) and same < len(lines):
+            rendered = self._lines[index]
+            if rendered is None:
+                break
+            for line in rendered:
+                if same >= len(lines) or line != lines[same]:
+                    return same
+                same += 1
+            index += 1
+        return same
+
+    def render(self, index: int, console: Console) -> None:
+        lines = render_piece(console, self.pieces[index], self.width)
+        if self._lines[index] is None:
+            self.unrendered -= 1
+        self._lines[index] = lines
+        self._placeholders.pop(index, None)
+        self.heights.set(index, len(lines))
+        self.rendered_count += 1
+
+    def line(self, y: int) -> Line | None:
+        """Segments of line ``y`` (a placeholder if its piece is not rendered); None past the end."""
+        index, offset = self.heights.find(y)
+        if index >= len(self.pieces):
+            return None
+        lines = self._lines[index]
+        if lines is not None:
+            return lines[offset] if offset < len(lines) else None
+        placeholder = self._placeholders.get(index)
+        if placeholder is None:
+            placeholder = self._placeholders[index] = placeholder_lines(self.pieces[index], self.width)
+        if offset >= len(placeholder):
+            return None
+        return plain_line(placeholder[offset], self.width)
+
+    def unrendered_between(self, top: int, bottom: int) -> list[int]:
+        """Unrendered pieces with a line in ``[top, bottom)``, first to last."""
+        found: list[int] = []
+        line = max(0, top)
+        while line < bottom:
+            index, offset = self.heights.find(line)
+            if index >= len(self.pieces):
+                break
+            if self._lines[index] is None:
+                found.append(index)
+            line += max(1, self.heights[index] - offset)
+        return found
+
+    def unrendered_at_end(self, height: int) -> list[int]:
+        """Unrendered pieces among those filling the last ``height`` lines, newest first."""
+        found: list[int] = []
+        covered = 0
+        for index in range(len(self.pieces) - 1, -1, -1):
+            if self._lines[index] is None:
+                found.append(index)
+            covered += self.heights[index]
+            if covered >= height:
+                break
+        return found
+
+    def newest_unrendered(self, below: int) -> int | None:
+        """The last unrendered piece before index ``below`` (walks back over rendered ones)."""
+        for index in range(min(below, len(self.pieces)) - 1, -1, -1):
+            if self._lines[index] is None:
+                return index
+        return None
