@@ -71,7 +71,7 @@ if [ ! -x .venv/bin/python ] || ! python_ok .venv/bin/python; then
 fi
 
 # Each stamp holds a sha256 of the pyproject.toml tables its install depends on: the run stamp of
-# the build system, the project (less its extras) and the package layout; the test stamp of the
+# the build system, the project (less its extras) and the package layout (setup.py); the test stamp of the
 # test extras. A change elsewhere (pytest, ruff or mypy settings) reinstalls nothing.
 stamp_hash() {
   .venv/bin/python - "$1" <<'PY'
@@ -80,7 +80,8 @@ data = tomllib.load(open("pyproject.toml", "rb"))
 project = dict(data["project"])
 extras = project.pop("optional-dependencies", {})
 if sys.argv[1] == "run":
-    part = [data.get("build-system"), project, data.get("tool", {}).get("setuptools")]
+    part = [data.get("build-system"), project, data.get("tool", {}).get("setuptools"),
+            open("setup.py", encoding="utf-8").read()]
 else:
     part = extras.get("test", [])
 print(hashlib.sha256(json.dumps(part, sort_keys=True).encode()).hexdigest())
