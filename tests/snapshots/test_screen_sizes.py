@@ -251,6 +251,9 @@ class TestMoreDialogs:
     def test_inbox(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
         async def run(pilot: Pilot[Any]) -> None:
             await press_then(pilot, "ctrl+b", InboxScreen)
+            screen = pilot.app.screen
+            assert isinstance(screen, InboxScreen)  # sessions never opened here: titles from the server
+            assert {title for _, title in screen.summaries} == {"Fix flaky SSE reconnect test", LONG_TITLE}
 
         assert snap_compare(app_with(asks_in_other_sessions), terminal_size=size, run_before=run)
 
