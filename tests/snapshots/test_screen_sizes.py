@@ -18,13 +18,22 @@ from textual.widgets import Input, TextArea
 
 from tests.snapshots.main_app import NOW, MainApp, ManualClock, frozen, make_demo, settle, wait_connected
 from tests.snapshots.test_main_screen import MINUTE, mid_stream, open_browser, subagent_asks_while_parent_open
+from tests.snapshots.test_pickers import type_text
 from tui.demo import DemoServer, assistant, reasoning, text, tool, user
 from tui.demo.scripts import LS_OUTPUT
+from tui.protocol.models import FileDiff
+from tui.screens.agent_picker import AgentPicker
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.form import FormScreen
 from tui.screens.help import HelpScreen
+from tui.screens.inbox import InboxScreen
+from tui.screens.mode_confirm import ModeConfirmScreen
 from tui.screens.model_picker import ModelPicker
+from tui.screens.new_session import NewSessionScreen
 from tui.screens.permission import PermissionScreen
 from tui.screens.question import QuestionScreen
+from tui.screens.rename import RenameScreen
+from tui.screens.revert import RevertScreen
 
 SnapCompare = Callable[..., bool]
 SIZES = [(80, 24), (120, 40), (200, 60)]
@@ -115,6 +124,51 @@ def browser_sessions(demo: DemoServer, demo_clock: ManualClock) -> None:
         demo.seed_session(title, [user(f"Please: {title.lower()}"), assistant(text("Done."))])
 
 
+LONG_TITLE = ("Investigate memory growth in very long transcripts with thousands of tool calls and "
+              "streaming reasoning blocks")
+
+
+def long_titled(demo: DemoServer, demo_clock: ManualClock) -> str:
+    """The open session has a title far wider than any dialog: it must be cut, not wrapped over keys."""
+    demo_clock.set(NOW - 10 * MINUTE)
+    info = demo.seed_session(LONG_TITLE, [user("Fix the greeting."), assistant(text("Done."))])
+    return str(info["id"])
+
+
+def asks_in_other_sessions(demo: DemoServer, demo_clock: ManualClock) -> str:
+    """The open session is quiet; two other sessions wait: a shell permission, a question, an edit."""
+    sid = plain(demo, demo_clock)
+    demo_clock.set(NOW - 30 * MINUTE)
+    flaky = str(demo.seed_session("Fix flaky SSE reconnect test",
+                                  [user("Fix it."), assistant(text("On it."))])["id"])
+    notes = str(demo.seed_session(LONG_TITLE, [user("Look into it."), assistant(text("Looking."))])["id"])
+    demo.state.permissions["per_1"] = {
+        "id": "per_1", "sessionID": flaky, "action": "bash", "resources": ["make test"],
+        "save": ["make *"], "metadata": {"command": "make test && git status --short",
+                                         "description": "Run the tests"}}
+    demo.state.questions["que_1"] = {"id": "que_1", "sessionID": flaky, "questions": [{
+        "question": "Should the retry back off exponentially or stay at a fixed one second?",
+        "header": "Retry", "options": [{"label": "Exponential", "description": ""},
+                                       {"label": "Fixed", "description": ""}]}]}
+    demo.state.permissions["per_2"] = {
+        "id": "per_2", "sessionID": notes, "action": "edit",
+        "resources": ["src/octui/very/deeply/nested/package/path/transcript_memory_profile.py"],
+        "save": ["*"], "metadata": {}}
+    demo_clock.set(NOW - 10 * MINUTE)
+    return sid
+
+
+REVERTED_FILES = [
+    FileDiff(file="src/greet.py", additions=3, deletions=1, status="modified"),
+    FileDiff(file="tests/test_greet.py", additions=12, deletions=0, status="added"),
+    FileDiff(file="old/helper.py", additions=0, deletions=40, status="deleted"),
+    FileDiff(file="src/octui/very/deeply/nested/package/path/with/a/long/name/transcript_memory_profile.py",
+             additions=120, deletions=87, status="modified"),
+    *[FileDiff(file=f"docs/chapter_{n}.md", additions=n, deletions=1, status="modified")
+      for n in range(1, 7)],
+]
+
+
 async def dialog(pilot: Pilot[Any], kind: type) -> None:
     await wait_connected(pilot)
     await settle(pilot)
@@ -188,3 +242,94 @@ class TestSubagentPanel:
     @sizes
     def test_tree_beside_the_parent(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
         assert snap_compare(MainApp(), terminal_size=size, run_before=subagent_asks_while_parent_open)
+
+
+class TestMoreDialogs:
+    """The rest of the modal screens, over the real main screen."""
+
+    @sizes
+    def test_inbox(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+        async def run(pilot: Pilot[Any]) -> None:
+            await press_then(pilot, "ctrl+b", InboxScreen)
+            screen = pilot.app.screen
+            assert isinstance(screen, InboxScreen)  # sessions never opened here: titles from the server
+            assert {title for _, title in screen.summaries} == {"Fix flaky SSE reconnect test", LONG_TITLE}
+
+        assert snap_compare(app_with(asks_in_other_sessions), terminal_size=size, run_before=run)
+
+    @sizes
+    def test_agent_picker(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+        async def run(pilot: Pilot[Any]) -> None:
+            await press_then(pilot, "ctrl+l", AgentPicker)
+
+        assert snap_compare(app_with(plain), terminal_size=size, run_before=run)
+
+    @sizes
+    def test_command_palette(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+        async def run(pilot: Pilot[Any]) -> None:
+            await wait_connected(pilot)
+            await pilot.press("ctrl+p")
+            await pilot.pause(0.2)
+            await type_text(pilot, "copy")  # a few rows; a query, so new actions elsewhere rarely move it
+            await pilot.pause(0.3)
+
+        assert snap_compare(app_with(plain), terminal_size=size, run_before=run)
+
+    @sizes
+    def test_revert_panel(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+        async def run(pilot: Pilot[Any]) -> None:
+            await wait_connected(pilot)
+            await pilot.app.push_screen(RevertScreen(
+                "Rename greet() to hello() everywhere, update the tests and the docs, and make sure the "
+                "changelog mentions the new name", REVERTED_FILES, reverted_messages=4))
+            await settle(pilot)
+            assert isinstance(pilot.app.screen, RevertScreen)
+
+        assert snap_compare(app_with(with_tools), terminal_size=size, run_before=run)
+
+    @sizes
+    def test_full_access_confirmation(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+        async def run(pilot: Pilot[Any]) -> None:
+            await wait_connected(pilot)
+            await pilot.press("f2")  # supervised → auto-edits
+            await settle(pilot)
+            pilot.app.clear_notifications()
+            await press_then(pilot, "f2", ModeConfirmScreen)  # → full access asks first
+
+        assert snap_compare(app_with(long_titled), terminal_size=size, run_before=run)
+
+
+class TestSessionBrowserDialogs:
+    """The dialogs the session browser opens, over the browser."""
+
+    @staticmethod
+    def browser_then(key: str, kind: type) -> Callable[[Pilot[Any]], Any]:
+        async def run(pilot: Pilot[Any]) -> None:
+            await open_browser(pilot)
+            await pilot.press(key)
+            # No ``settle``: the browser's worker waits on the dialog until it closes, so never idles.
+            for _ in range(10):
+                await pilot.pause(0.1)
+            await pilot.wait_for_scheduled_animations()
+            assert isinstance(pilot.app.screen, kind), pilot.app.screen
+
+        return run
+
+    @staticmethod
+    def sessions(demo: DemoServer, demo_clock: ManualClock) -> None:
+        browser_sessions(demo, demo_clock)
+
+    @sizes
+    def test_delete_confirmation(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+        assert snap_compare(app_with(self.sessions), terminal_size=size,
+                            run_before=self.browser_then("d", ConfirmScreen))
+
+    @sizes
+    def test_rename(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+        assert snap_compare(app_with(self.sessions), terminal_size=size,
+                            run_before=self.browser_then("r", RenameScreen))
+
+    @sizes
+    def test_new_session(self, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+        assert snap_compare(app_with(self.sessions), terminal_size=size,
+                            run_before=self.browser_then("n", NewSessionScreen))

@@ -21,16 +21,20 @@ from tui.screens.confirm import ACTIONS_CSS
 from tui.screens.session_actions import RevertChoice
 from tui.text.sanitize import one_line
 
-__all__ = ["RevertScreen", "file_line"]
+__all__ = ["RevertScreen", "file_line", "file_mark"]
 
 _STATUS_MARK = {"added": "A", "deleted": "D", "modified": "M"}
 
 
+def file_mark(diff: FileDiff) -> Content:
+    """``M``, ``A`` or ``D``: what the file's revert does."""
+    return Content.styled(_STATUS_MARK.get(diff.status, "M"), "bold $text-warning")
+
+
 def file_line(diff: FileDiff) -> Content:
-    """``M path  +3 -1`` for one staged file."""
-    mark = _STATUS_MARK.get(diff.status, "M")
+    """``path  +3 -1`` for one staged file (the mark sits in its own column beside it)."""
     return Content.assemble(
-        (f"{mark} ", "bold $text-warning"), one_line(diff.file, 200) or "(unnamed)",
+        one_line(diff.file, 200) or "(unnamed)",
         ("  ", ""), (f"+{diff.additions}", "$text-success"), " ", (f"-{diff.deletions}", "$text-error"))
 
 
@@ -64,7 +68,10 @@ class RevertScreen(ModalScreen[RevertChoice | None]):
             with VerticalScroll(id="revert-files"):
                 if self.files:
                     for diff in self.files:
-                        yield Static(file_line(diff), classes="revert-file")
+                        # Two columns: a path too long for the line wraps under itself, not under the mark.
+                        with Horizontal(classes="revert-file"):
+                            yield Static(file_mark(diff), classes="file-mark")
+                            yield Static(file_line(diff), classes="file-path")
                 else:
                     yield Static(
                         "No file changes were staged." if self.files_known else

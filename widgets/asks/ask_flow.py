@@ -8,6 +8,7 @@ its dialog with a note.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -173,10 +174,29 @@ class AskFlow(Widget):
         self.show_next(current)
 
     def open_inbox(self, on_jump: Any) -> None:
+        self._open_inbox(on_jump)
+
+    async def _session_titles(self, session_ids: set[str]) -> dict[str, str]:
+        """Titles of the asks' sessions; those the store has not loaded (an ask from a session
+        never opened here) are asked of the server, so the inbox never heads a group with an id."""
         store = self.octui.store
-        rows = [(ask, store.sessions[ask.sessionID].title if ask.sessionID in store.sessions
-                 else ask.sessionID, tool_for_ask(self.octui, ask)) for ask in store.asks.values()
-                if not self.auto_answered(ask.id)]
+        titles = {sid: store.sessions[sid].title for sid in session_ids
+                  if sid in store.sessions and store.sessions[sid].title}
+        client = self.octui.client
+        for sid in sorted(session_ids - titles.keys()):
+            if client is None:
+                break
+            with contextlib.suppress(OctuiError):
+                titles[sid] = (await client.get_session(sid)).title or ""
+        return titles
+
+    @work(exclusive=True, group="inbox", exit_on_error=False)
+    async def _open_inbox(self, on_jump: Any) -> None:
+        store = self.octui.store
+        asks = [ask for ask in store.asks.values() if not self.auto_answered(ask.id)]
+        titles = await self._session_titles({ask.sessionID for ask in asks})
+        rows = [(ask, titles.get(ask.sessionID) or ask.sessionID, tool_for_ask(self.octui, ask))
+                for ask in asks if ask.id in store.asks]  # one may have been settled meanwhile
         controller = self.octui.controller
         history = [a.text for a in controller.auto.history_for()] if controller is not None else []
         if not rows and not history:
