@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(not OCTUI.exists(), reason="octui is not install
 QUIT_BUDGET_S = 8.0  # the exit guard fires after 3 s; the rest is start-up noise on a busy machine
 # octui with the attachment reader replaced by one that never returns (a hung network mount, say):
 # a worker thread stuck where no cancellation reaches it.
-STUCK = ("import sys, threading; import tui.screens.main_attach as m; "
+STUCK = ("import sys, threading; import widgets.composer.composer_panel as m; "
          "m.read_attachment = lambda *a, **k: threading.Event().wait(); "
          "from tui.app.entry import main; sys.argv[0] = 'octui'; raise SystemExit(main())")
 

@@ -26,13 +26,13 @@ from tui.client.http import OpenCodeClient
 from tui.demo import DemoServer, assistant, text, user
 from tui.protocol.models import AgentInfo, ModelInfo, ModelRef
 from tui.screens.agent_picker import AgentPicker
-from tui.screens.assists import edit_text, editor_command
 from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker, model_entries
 from tui.storage.config import load_config
 from tui.storage.saved_state import StateStore
 from widgets.composer.completion import CompletionMenu
 from widgets.composer.composer import Composer
+from widgets.composer.external_editor import edit_text, editor_command
 
 
 @pytest.fixture(autouse=True)

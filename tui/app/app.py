@@ -18,28 +18,35 @@ import httpx
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 import styles
 from tui.app import exit_guard
 from tui.app.frame_writer import DiffedOutput
-from tui.app.keymap import apply_keymap, keymap_classes
-from tui.app.messages import BootFailed, ConnectionChanged, StoreChanged
+from tui.app.keymap import apply_keymap
+from tui.app.messages import BootFailed, ConnectionChanged, StoreChanged, change_messages
 from tui.app.notify import Alert, Notifier, terminal_signal
 from tui.app.palette import ActionsProvider
 from tui.app.themes import persist_theme
+from tui.client.commands import Catalog
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.local import LocalServer
 from tui.client.stream import StreamState
 from tui.protocol.models import Health, ModelInfo
+from tui.screens.main import MainScreen
 from tui.screens.session_actions import SessionActions
+from tui.screens.sessions import SessionsScreen
 from tui.session.controller import Controller
 from tui.state.store import Store
 from tui.state.transcript import Change
 from tui.storage.config import Config, load_config
+from widgets.composer.composer import Composer
 from widgets.plain import toast
+from widgets.tools.tool_row import ToolRow
+from widgets.transcript.message_view import MessageView
 
 log = logging.getLogger("octui")
 STYLES = Path(styles.__file__).resolve().parent
@@ -114,13 +121,12 @@ class OctuiApp(DiffedOutput[int]):
         self.exit_message: str | None = None
         self.exit_grace_s: float | None = None  # the CLI bounds the exit (app/exit_guard.py); tests do not
         self.actions = SessionActions(self)
+        self._catalog: Catalog | None = None
         self.notifier = Notifier(self.store, lambda: self.app_focus, self._alert,
                                  lambda: getattr(self._main_or_none(), "session_id", None),
                                  enabled=self.config.notify)
 
     async def on_mount(self) -> None:
-        from tui.screens.main import MainScreen
-
         for warning in apply_keymap(self, self.config.keys, keymap_classes()):
             toast(self, f"config: {warning}", severity="warning", timeout=10)
         persist_theme(self, self.config)
@@ -141,6 +147,16 @@ class OctuiApp(DiffedOutput[int]):
         for command in super().get_system_commands(screen):
             if command.title != "Keys":
                 yield command
+
+    @property
+    def catalog(self) -> Catalog | None:
+        """The server's models, agents, commands and skills, cached (``None`` until connected)."""
+        client = self.client
+        if client is None:
+            return None
+        if self._catalog is None or self._catalog.client is not client:
+            self._catalog = Catalog(client, self.spec.directory)
+        return self._catalog
 
     # ------------------------------------------------------------------ boot
     @work(exclusive=True, group="boot", exit_on_error=False)
@@ -297,14 +313,23 @@ class OctuiApp(DiffedOutput[int]):
         main = self._main_or_none()  # None while the app is closing: late changes are dropped
         if changes and main is not None:
             started = thread_time()  # CPU, not wall: a loaded machine must not slow frames down more
-            with self.batch_update():
-                main.apply_changes(changes)
-            self.call_after_refresh(self._frame_done, started)
-            self.notifier.observe(changes)
-            if self._flooding:
-                self._hold_paint(FLOOD_FRAME_S)
-            elif main.rendering_behind():
-                self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
+            # One message per family of changes, to the screen; painting waits until it handled them.
+            batch = self.batch_update()
+            batch.__enter__()
+            for message in change_messages(changes):
+                main.post_message(message)
+            main.call_next(self._frame_applied, main, batch, started, changes)
+
+    def _frame_applied(self, main: MainScreen, batch: contextlib.AbstractContextManager[None],
+                       started: float, changes: list[Change]) -> None:
+        """The screen handled a frame's messages (``call_next`` runs after them): paint it."""
+        batch.__exit__(None, None, None)
+        self.call_after_refresh(self._frame_done, started)
+        self.notifier.observe(changes)
+        if self._flooding:
+            self._hold_paint(FLOOD_FRAME_S)
+        elif main.rendering_behind():
+            self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
 
     def _frame_done(self, started: float) -> None:
         self._flush_cost = thread_time() - started
@@ -349,14 +374,12 @@ class OctuiApp(DiffedOutput[int]):
         if main is not None:
             main.connection_changed(message.state)
 
-    def _main_or_none(self) -> Any:
-        from tui.screens.main import MainScreen
-
+    def _main_or_none(self) -> MainScreen | None:
         if not self.is_running:  # shutting down: the screen may still be stacked with its children gone
             return None
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
-    def screen_main(self) -> Any:
+    def screen_main(self) -> MainScreen:
         main = self._main_or_none()
         if main is None:
             raise RuntimeError("main screen missing")
@@ -409,3 +432,8 @@ class OctuiApp(DiffedOutput[int]):
 
     async def on_unmount(self) -> None:
         await self.shutdown()
+
+
+def keymap_classes() -> list[type[DOMNode]]:
+    """octui's classes whose bindings the config may rebind."""
+    return [OctuiApp, MainScreen, SessionsScreen, Composer, MessageView, ToolRow]

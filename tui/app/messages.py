@@ -1,4 +1,5 @@
-"""Textual messages the app posts to itself from the controller's callbacks."""
+"""Textual messages of the app: the controller's callbacks to the app, and the store's changes to
+the main screen (one message per family of ``Change``, posted once per frame by the app)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,62 @@ class BootFailed(Message):
 
     text: str
     code: int = 1
+
+
+# ---------------------------------------------------------------------------- one frame's changes
+@dataclass
+class ChangeFamily(Message):
+    """The changes of one family in one frame, in the order they happened."""
+
+    changes: list[Change]
+    bubble = False  # the main screen handles them; nothing above it does
+
+
+class TranscriptChanged(ChangeFamily):
+    """Messages and parts added or changed, or a whole transcript rebuilt (the transcript panel)."""
+
+
+class SessionsChanged(ChangeFamily):
+    """A session's info, busy state or pending inputs; a resync; a (re)connect (status, tree)."""
+
+
+class AsksChanged(ChangeFamily):
+    """Permission requests, questions and forms came or went (the ask flow)."""
+
+
+class NoticesPosted(ChangeFamily):
+    """Toasts the store raised (``detail`` the text, ``part_key`` the severity)."""
+
+
+class PromptAppended(ChangeFamily):
+    """Text a server command asked to append to the composer."""
+
+
+class CatalogChanged(ChangeFamily):
+    """Models, agents, commands or skills changed on the server (``detail`` the event type)."""
+
+
+class SessionSelected(ChangeFamily):
+    """The server asked the client to show a session."""
+
+
+FAMILIES: dict[str, type[ChangeFamily]] = {
+    "transcript": TranscriptChanged, "message": TranscriptChanged, "part": TranscriptChanged,
+    "session": SessionsChanged, "resynced": SessionsChanged, "connected": SessionsChanged,
+    "asks": AsksChanged,
+    "toast": NoticesPosted,
+    "prompt.append": PromptAppended,
+    "catalog": CatalogChanged,
+    "select": SessionSelected,
+}
+"""Change kind -> the message that carries it; kinds not listed concern no widget (logged only)."""
+
+
+def change_messages(changes: list[Change]) -> list[ChangeFamily]:
+    """One message per family present in ``changes``, in the order each family first appears."""
+    grouped: dict[type[ChangeFamily], list[Change]] = {}
+    for change in changes:
+        family = FAMILIES.get(change.kind)
+        if family is not None:
+            grouped.setdefault(family, []).append(change)
+    return [family(items) for family, items in grouped.items()]

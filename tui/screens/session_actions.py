@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from tui.app.messages import StoreChanged
 from tui.client.errors import Conflict, NotSupported, OctuiError, Unavailable
 from tui.export import export_markdown
 from tui.protocol.models import FileDiff, ModelRef, SessionInfo, SessionRevert
@@ -363,7 +364,5 @@ class SessionActions:
             return None
 
 
-def _store_changed(changes: list[Any]) -> Any:
-    from tui.app.messages import StoreChanged
-
+def _store_changed(changes: list[Any]) -> StoreChanged:
     return StoreChanged(changes)

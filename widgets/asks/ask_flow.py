@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.widget import Widget
 
+from tui.app.host import octui_app
 from tui.client.errors import OctuiError
 from tui.protocol.models import FormInfo, PermissionRequest, QuestionRequest
 from tui.screens.ask_router import screen_for_ask
@@ -25,7 +26,7 @@ from tui.state.asks import (
     QuestionDismissed,
     answer_for,
 )
-from tui.state.transcript import Ask, ToolCall
+from tui.state.transcript import Ask, Change, ToolCall
 from tui.text.sanitize import one_line
 from widgets.plain import toast
 
@@ -60,15 +61,22 @@ class AskFlow(Widget):
         self.dismissed: set[str] = set()  # Esc'd by the user: wait in the inbox, don't re-open
         self.answered: set[str] = set()  # reply sent; its *.replied event may not have arrived yet
 
-    @property
-    def octui(self) -> OctuiApp:
-        return self.app  # type: ignore[return-value]
+    def apply(self, changes: list[Change], current: str | None) -> None:
+        """One frame's ``asks`` changes, ``current`` the session on view."""
+        for change in changes:
+            if change.detail == "asked":
+                self.asked(change.part_key, current)
+            elif change.part_key:
+                self.settled(change.part_key, change.detail)
+            else:
+                self.drop_stale()
+                self.show_next(current)
 
     def in_view(self, session_id: str, current: str | None) -> bool:
         """The session on screen, or any session below it in the subagent tree."""
         if current is None:
             return False
-        store = self.octui.store
+        store = octui_app(self).store
         seen: set[str] = set()
         sid: str | None = session_id
         while sid and sid not in seen:
@@ -80,7 +88,7 @@ class AskFlow(Widget):
         return False
 
     def asked(self, ask_id: str | None, current: str | None) -> None:
-        store = self.octui.store
+        store = octui_app(self).store
         ask = store.asks.get(ask_id or "")
         if ask is None or self.auto_answered(ask.id):
             return
@@ -102,19 +110,19 @@ class AskFlow(Widget):
 
     def auto_answered(self, ask_id: str) -> bool:
         """The session's permission mode answers this ask itself (``tui.session.auto_approve``): no dialog."""
-        controller = self.octui.controller
+        controller = octui_app(self).controller
         return controller is not None and controller.auto.claims(ask_id)
 
     def drop_stale(self) -> None:
         """After a resync: a dialog whose ask the server no longer has was answered elsewhere."""
-        if self.open_ask is not None and self.open_ask not in self.octui.store.asks:
+        if self.open_ask is not None and self.open_ask not in octui_app(self).store.asks:
             self.settled(self.open_ask, "no longer pending")
 
     def show_next(self, current: str | None) -> None:
         """Open the oldest pending ask in view, if no dialog is open."""
         if self.open_ask is not None:
             return
-        for ask in self.octui.store.asks.values():
+        for ask in octui_app(self).store.asks.values():
             if ask.id not in self.dismissed and ask.id not in self.answered and \
                     not self.auto_answered(ask.id) and self.in_view(ask.sessionID, current):
                 self.open(ask)
@@ -123,13 +131,13 @@ class AskFlow(Widget):
     def open(self, ask: Ask) -> None:
         if self.open_ask is not None:
             return
-        store = self.octui.store
+        store = octui_app(self).store
         state = store.sessions.get(ask.sessionID)
         title = state.title if state else ask.sessionID
         subagent = None
         if state is not None and state.parent_id:
             subagent = one_line(title, 40)
-        screen = screen_for_ask(ask, tool_for_ask(self.octui, ask), title, subagent)
+        screen = screen_for_ask(ask, tool_for_ask(octui_app(self), ask), title, subagent)
         self.open_ask, self._screen = ask.id, screen
 
         def done(result: Any) -> None:
@@ -142,7 +150,7 @@ class AskFlow(Widget):
 
     @work(group="answers", exit_on_error=False)
     async def _answer(self, ask: Ask, result: Any) -> None:
-        controller = self.octui.controller
+        controller = octui_app(self).controller
         if result is None:
             self.dismissed.add(ask.id)
             toast(self, "Left in the inbox (Ctrl+B).", timeout=3)
@@ -166,18 +174,18 @@ class AskFlow(Widget):
             toast(self, f"Answer not sent: {exc}. The request is still in the inbox.", severity="error")
             self.dismissed.add(ask.id)
             return
-        if ask.id in self.octui.store.asks:  # the stream has not confirmed it yet
+        if ask.id in octui_app(self).store.asks:  # the stream has not confirmed it yet
             self.answered.add(ask.id)
         screen = self.app.screen_stack[0] if self.app.screen_stack else None
-        current = getattr(self.octui.screen_main(), "session_id", None) if screen else None
+        current = getattr(octui_app(self).screen_main(), "session_id", None) if screen else None
         self.show_next(current)
 
     def open_inbox(self, on_jump: Any) -> None:
-        store = self.octui.store
+        store = octui_app(self).store
         rows = [(ask, store.sessions[ask.sessionID].title if ask.sessionID in store.sessions
-                 else ask.sessionID, tool_for_ask(self.octui, ask)) for ask in store.asks.values()
+                 else ask.sessionID, tool_for_ask(octui_app(self), ask)) for ask in store.asks.values()
                 if not self.auto_answered(ask.id)]
-        controller = self.octui.controller
+        controller = octui_app(self).controller
         history = [a.text for a in controller.auto.history_for()] if controller is not None else []
         if not rows and not history:
             toast(self, "Nothing is waiting for you.", timeout=3)
