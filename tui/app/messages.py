@@ -33,56 +33,56 @@ class BootFailed(Message):
 
 # ---------------------------------------------------------------------------- one frame's changes
 @dataclass
-class ChangeFamily(Message):
+class ChangeFrame(Message):
     """The changes of one family in one frame, in the order they happened."""
 
     changes: list[Change]
     bubble = False  # the main screen handles them; nothing above it does
 
 
-class TranscriptChanged(ChangeFamily):
+class TranscriptFrame(ChangeFrame):
     """Messages and parts added or changed, or a whole transcript rebuilt (the transcript panel)."""
 
 
-class SessionsChanged(ChangeFamily):
+class SessionsFrame(ChangeFrame):
     """A session's info, busy state or pending inputs; a resync; a (re)connect (status, tree)."""
 
 
-class AsksChanged(ChangeFamily):
+class AsksFrame(ChangeFrame):
     """Permission requests, questions and forms came or went (the ask flow)."""
 
 
-class NoticesPosted(ChangeFamily):
+class ToastsFrame(ChangeFrame):
     """Toasts the store raised (``detail`` the text, ``part_key`` the severity)."""
 
 
-class PromptAppended(ChangeFamily):
+class PromptFrame(ChangeFrame):
     """Text a server command asked to append to the composer."""
 
 
-class CatalogChanged(ChangeFamily):
+class CatalogFrame(ChangeFrame):
     """Models, agents, commands or skills changed on the server (``detail`` the event type)."""
 
 
-class SessionSelected(ChangeFamily):
+class SelectFrame(ChangeFrame):
     """The server asked the client to show a session."""
 
 
-FAMILIES: dict[str, type[ChangeFamily]] = {
-    "transcript": TranscriptChanged, "message": TranscriptChanged, "part": TranscriptChanged,
-    "session": SessionsChanged, "resynced": SessionsChanged, "connected": SessionsChanged,
-    "asks": AsksChanged,
-    "toast": NoticesPosted,
-    "prompt.append": PromptAppended,
-    "catalog": CatalogChanged,
-    "select": SessionSelected,
+FAMILIES: dict[str, type[ChangeFrame]] = {
+    "transcript": TranscriptFrame, "message": TranscriptFrame, "part": TranscriptFrame,
+    "session": SessionsFrame, "resynced": SessionsFrame, "connected": SessionsFrame,
+    "asks": AsksFrame,
+    "toast": ToastsFrame,
+    "prompt.append": PromptFrame,
+    "catalog": CatalogFrame,
+    "select": SelectFrame,
 }
 """Change kind -> the message that carries it; kinds not listed concern no widget (logged only)."""
 
 
-def change_messages(changes: list[Change]) -> list[ChangeFamily]:
+def change_messages(changes: list[Change]) -> list[ChangeFrame]:
     """One message per family present in ``changes``, in the order each family first appears."""
-    grouped: dict[type[ChangeFamily], list[Change]] = {}
+    grouped: dict[type[ChangeFrame], list[Change]] = {}
     for change in changes:
         family = FAMILIES.get(change.kind)
         if family is not None:

@@ -29,13 +29,13 @@ from textual.widgets import Button, TextArea
 
 from tui.app.host import octui_app
 from tui.app.messages import (
-    AsksChanged,
-    CatalogChanged,
-    NoticesPosted,
-    PromptAppended,
-    SessionsChanged,
-    SessionSelected,
-    TranscriptChanged,
+    AsksFrame,
+    CatalogFrame,
+    PromptFrame,
+    SelectFrame,
+    SessionsFrame,
+    ToastsFrame,
+    TranscriptFrame,
 )
 from tui.client.commands import Catalog, send_input, slash_skills
 from tui.client.errors import OctuiError
@@ -258,12 +258,12 @@ class MainScreen(Screen[None]):
         self.composer.save_draft()
 
     # ------------------------------------------------------------------ the store's changes
-    @on(TranscriptChanged)
-    def _transcript_changed(self, message: TranscriptChanged) -> None:
+    @on(TranscriptFrame)
+    def _transcript_changed(self, message: TranscriptFrame) -> None:
         self.reading.apply(message.changes, self.session_id)
 
-    @on(SessionsChanged)
-    def _sessions_changed(self, message: SessionsChanged) -> None:
+    @on(SessionsFrame)
+    def _sessions_changed(self, message: SessionsFrame) -> None:
         sid = self.session_id
         if any(c.kind == "resynced" for c in message.changes):
             self.flow.drop_stale()
@@ -273,33 +273,33 @@ class MainScreen(Screen[None]):
         self.refresh_status()
         self._refresh_tree()
 
-    @on(AsksChanged)
-    def _asks_changed(self, message: AsksChanged) -> None:
+    @on(AsksFrame)
+    def _asks_changed(self, message: AsksFrame) -> None:
         self.flow.apply(message.changes, self.session_id)
         self.refresh_status()
         self._refresh_tree()
 
-    @on(NoticesPosted)
-    def _notices(self, message: NoticesPosted) -> None:
+    @on(ToastsFrame)
+    def _notices(self, message: ToastsFrame) -> None:
         for change in message.changes:
             if change.detail:
                 severity = "error" if change.part_key == "error" else (
                     "warning" if change.part_key == "warning" else "information")
                 toast(self, change.detail, severity=severity)  # type: ignore[arg-type]
 
-    @on(PromptAppended)
-    def _prompt_appended(self, message: PromptAppended) -> None:
+    @on(PromptFrame)
+    def _prompt_appended(self, message: PromptFrame) -> None:
         for change in message.changes:
             if change.detail:
                 self.composer.insert(change.detail)
 
-    @on(CatalogChanged)
-    def _catalog_changed(self, message: CatalogChanged) -> None:
+    @on(CatalogFrame)
+    def _catalog_changed(self, message: CatalogFrame) -> None:
         for change in message.changes:
             self.choice.catalog_changed(change.detail)
 
-    @on(SessionSelected)
-    def _session_selected(self, message: SessionSelected) -> None:
+    @on(SelectFrame)
+    def _session_selected(self, message: SelectFrame) -> None:
         for change in message.changes:
             if change.session_id:
                 self.open(change.session_id)
