@@ -16,7 +16,7 @@ import pytest
 from tui.client.http import OpenCodeClient
 from tui.protocol.dialect import Dialect
 from tui.protocol.models import ModelRef, StructuredError
-from tui.session.controller import Controller
+from tui.session.service import SessionService
 from tui.state.store import Store
 from tui.state.transcript import Change, Message
 from tui.text.failures import FIX, failure_fix, failure_headline
@@ -62,11 +62,11 @@ def v2_no_route_frames() -> list[dict[str, Any]]:
     ]
 
 
-def controller(dialect: Dialect) -> tuple[Controller, list[Change]]:
+def controller(dialect: Dialect) -> tuple[SessionService, list[Change]]:
     client = OpenCodeClient("http://127.0.0.1:9")  # never contacted: frames are fed by hand
     client.dialect = dialect
     changes: list[Change] = []
-    return Controller(client, Store(), changes.extend, lambda state: None), changes
+    return SessionService(client, Store(), changes.extend, lambda state: None), changes
 
 
 def failed_message(store: Store, session_id: str) -> Message:

@@ -1,6 +1,6 @@
 """Long sessions load lazily: the newest page is shown first, older pages follow.
 
-Controller-level tests run the real client and controller against the in-process demo server;
+SessionService-level tests run the real client and controller against the in-process demo server;
 app-level tests drive ``OctuiApp`` headless (``run_test``). A ``GatedTransport`` holds back the
 requests for older pages (those with a ``cursor``) until the test opens the gate, so the state
 "painted, older history not fetched yet" can be observed.
@@ -19,7 +19,7 @@ from tests.snapshots.main_app import NOW, SIZE, MainApp, ManualClock, frozen, ma
 from tui.client.http import OpenCodeClient
 from tui.demo import DemoServer, IdGenerator, history_fixture
 from tui.session import history_pager
-from tui.session.controller import Controller
+from tui.session.service import SessionService
 from tui.state.store import Store
 from tui.state.transcript import Change, SessionState
 from widgets.transcript.message_view import MessageView
@@ -70,7 +70,7 @@ class Rig:
         self.client = OpenCodeClient(self.demo.base_url, transport=self.transport)
         self.store = Store()
         self.changes: list[Change] = []
-        self.controller = Controller(self.client, self.store, self.changes.extend, lambda state: None)
+        self.controller = SessionService(self.client, self.store, self.changes.extend, lambda state: None)
         self.task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -224,7 +224,7 @@ async def test_home_loads_the_rest_with_a_visible_loading_state(monkeypatch: pyt
     sid = demo.seed_session("Long", history_fixture(600))["id"]
     app, transport = gated_app(demo, sid, clock)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.controller is not None and app.stream_state.phase == "connected")
+        await until(lambda: app.session.is_ready and app.stream_state.phase == "connected")
         await settle(pilot)
         screen = main_screen(app)
         transcript = screen.query_one(Transcript)
@@ -262,7 +262,7 @@ async def test_paging_older_past_the_store_asks_the_server(monkeypatch: pytest.M
     sid = demo.seed_session("Long", history_fixture(300))["id"]
     app = MainApp(demo, session_id=sid, demo_clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.controller is not None and app.stream_state.phase == "connected")
+        await until(lambda: app.session.is_ready and app.stream_state.phase == "connected")
         await settle(pilot)
         transcript = main_screen(app).query_one(Transcript)
         state = app.store.sessions[sid]
@@ -283,7 +283,7 @@ async def test_quick_switching_in_the_app_loads_each_session_once() -> None:
     b = demo.seed_session("B", history_fixture(20))["id"]
     app, transport = gated_app(demo, a, clock)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.controller is not None and app.stream_state.phase == "connected")
+        await until(lambda: app.session.is_ready and app.stream_state.phase == "connected")
         await settle(pilot)
         screen = main_screen(app)
         screen.open(b)

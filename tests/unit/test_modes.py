@@ -1,6 +1,6 @@
 """Permission modes: the decision table (action × mode), the mode book and the auto-approver.
 
-The last tests run the Controller over the in-process demo server: an ask the mode answers is
+The last tests run the SessionService over the in-process demo server: an ask the mode answers is
 claimed before the UI sees it (so no dialog opens), is answered ``once`` and leaves a notice.
 """
 
@@ -20,7 +20,7 @@ from tui.demo import SCRIPTS, DemoServer, IdGenerator
 from tui.protocol.events import parse_event
 from tui.protocol.models import FormInfo, PermissionReply, PermissionRequest, QuestionRequest
 from tui.session.auto_approve import AutoApprover, ModeBook, notice_key
-from tui.session.controller import Controller
+from tui.session.service import SessionService
 from tui.state.modes import DEFAULT_MODE, Mode, decide, next_mode, parse_mode
 from tui.state.store import Store
 from tui.state.transcript import Change, Message
@@ -318,7 +318,7 @@ class Rig:
         self.batches: list[list[Change]] = []
         self.claimed_when_seen: dict[str, bool] = {}
         self.states: list[StreamState] = []
-        self.controller = Controller(self.client, self.store, self._sink, self.states.append,
+        self.controller = SessionService(self.client, self.store, self._sink, self.states.append,
                                      modes=ModeBook(StateStore(tmp_path)))
         self.task: asyncio.Task[None] | None = None
 

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from tui.app.notify import Notifier, alerts_for
-from tui.client.errors import Conflict, Unavailable
 from tui.protocol.models import FileDiff, QuestionRequest, SessionInfo, SessionRevert, StructuredError
 from tui.screens.session_actions import (
     CLIPBOARD_FILE,
@@ -24,6 +23,8 @@ from tui.screens.session_actions import (
     undo_target,
     write_export,
 )
+from tui.session.errors import Conflict, Unavailable
+from tui.session.service import SessionService
 from tui.state.store import Store
 from tui.state.transcript import Change, Message, SessionState, TextBlock, ToolCall
 
@@ -154,6 +155,9 @@ class FakeApp:
         self.client = FakeClient()
         self.store = Store()
         self.store.sessions["ses_1"] = state()
+        self.changes: list[Change] = []
+        self.session = SessionService(self.client, self.store, self.changes.extend,  # type: ignore[arg-type]
+                                      lambda _state: None)
 
     def notify(self, text: str, *, severity: str = "information", **_: Any) -> None:
         self.toasts.append((severity, text))

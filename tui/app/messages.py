@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from tui.client.stream import StreamState
+from tui.session.connect import StreamState
 from tui.state.transcript import Change
 
 

@@ -27,11 +27,11 @@ from textual import on, work
 from textual.app import SuspendNotSupported
 from textual.binding import Binding, BindingType
 
-from tui.client.commands import Catalog, find_agent, find_model, send_input, slash_skills
-from tui.client.errors import OctuiError
 from tui.protocol.models import ModelRef
 from tui.screens.main_attach import ATTACH_USAGE, AttachmentActions
 from tui.session.attachments import path_completions
+from tui.session.commands import Catalog, find_agent, find_model, slash_skills
+from tui.session.errors import OctuiError
 from tui.session.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.storage.bounded_read import read_bounded
 from tui.storage.saved_state import DRAFT_MAX_BYTES, StateStore
@@ -125,16 +125,11 @@ class AssistedScreen(AttachmentActions):
         def refresh_status(self) -> None: ...
 
     # ------------------------------------------------------------------ catalog
-    _catalog: Catalog | None = None
-
     @property
     def catalog(self) -> Catalog | None:
-        client = self.octui.client
-        if client is None:
-            return None
-        if self._catalog is None or self._catalog.client is not client:
-            self._catalog = Catalog(client, self.octui.spec.directory)
-        return self._catalog
+        """The session service's catalog (models, agents, commands, skills); None before connecting."""
+        session = self.octui.session
+        return session.catalog if session.is_ready else None
 
     def catalog_changed(self, event_type: str | None) -> None:
         """A ``catalog.updated``/``agent.updated``/… event: drop the cache, reload the models."""
@@ -158,16 +153,6 @@ class AssistedScreen(AttachmentActions):
             self._complete_path(event.composer, event.context)
         else:
             self._complete_mention(event.composer, event.context)
-
-    async def _server_slashes(self) -> tuple[list[str], dict[str, str]]:
-        """Server command names and ``{skill name: skill id}`` (a command hides a same-named skill)."""
-        catalog = self.catalog
-        if catalog is None:
-            return [], {}
-        commands = [c.name for c in await catalog.get("commands")]
-        skills = {k.name: k.key for k in slash_skills(await catalog.get("skills"))
-                  if k.name not in commands}
-        return commands, skills
 
     @work(exclusive=True, group="complete", exit_on_error=False)
     async def _complete_slash(self, composer: Composer, context: CompletionContext) -> None:
@@ -193,13 +178,12 @@ class AssistedScreen(AttachmentActions):
 
     @work(exclusive=True, group="complete", exit_on_error=False)
     async def _complete_mention(self, composer: Composer, context: CompletionContext) -> None:
-        client = self.octui.client
-        if client is None:
+        session = self.octui.session
+        if not session.is_ready:
             return
         await asyncio.sleep(MENTION_DEBOUNCE_S)  # a newer keystroke cancels this worker
         try:
-            found = await client.fs_find(context.query, limit=MENTION_LIMIT,
-                                         directory=self.octui.spec.directory)
+            found = await session.find_files(context.query, MENTION_LIMIT)
         except OctuiError:
             found = []
         items = [Completion("mention", str(f["path"]), str(f["path"]),
@@ -211,7 +195,7 @@ class AssistedScreen(AttachmentActions):
     def local_command(self, text: str) -> bool:
         """Run an octui ``/command`` (``/model``, ``/help`` …); ``True`` when ``text`` was one."""
         slash = parse_slash(text, set(LOCAL_COMMANDS))
-        catalog = self._catalog
+        catalog = self.catalog
         if slash is None or (catalog is not None and slash.name in {
                 *(c.name for c in catalog.commands), *(k.name for k in catalog.skills)}):
             return False
@@ -270,21 +254,12 @@ class AssistedScreen(AttachmentActions):
 
     async def deliver(self, session_id: str, text: str, delivery: str) -> None:
         """Send a draft: first the model/agent picked before the session existed, then the input."""
-        client = self.octui.client
-        catalog = self.catalog
-        assert client is not None and catalog is not None
-        if self.pending_model is not None:
-            await client.set_model(session_id, self.pending_model)
-            self.pending_model = None
-        if self.pending_agent is not None:
-            await client.set_agent(session_id, self.pending_agent)
-            self.pending_agent = None
-        commands, skills = await self._server_slashes() if text.startswith("/") else ([], {})
         attached = list(self.attachments)
-        await send_input(client, session_id, text, directory=self.octui.spec.directory,
-                         delivery="queue" if delivery == "queue" else "steer", commands=commands,
-                         skills=skills, mentioned=set(self.query_one(Composer).mentioned),
-                         attachments=[a.file_part() for a in attached])
+        model, agent = self.pending_model, self.pending_agent
+        await self.octui.session.send(session_id, text, delivery, model=model, agent=agent,
+                                      mentioned=self.query_one(Composer).mentioned,
+                                      attachments=[a.file_part() for a in attached])
+        self.pending_model = self.pending_agent = None
         if attached:  # the chips go; say what went, since the transcript row shows only the text
             self.forget_attachments(attached)
             names = ", ".join(a.name for a in attached)
@@ -343,15 +318,15 @@ class AssistedScreen(AttachmentActions):
             StateStore().push_recent_model(ref)
         if current is not None and current.label == ref.label:
             return
-        client, sid = self.octui.client, self.session_id
-        if client is None:
+        session, sid = self.octui.session, self.session_id
+        if not session.is_ready:
             return
         if sid is None:
             self.pending_model = ref
             toast(self, f"The next session will use {ref.label}.", timeout=3)
             return
         try:
-            await client.set_model(sid, ref)
+            await session.set_model(sid, ref)
         except OctuiError as exc:
             toast(self, f"Model not switched: {exc}", severity="error")
 
@@ -379,15 +354,15 @@ class AssistedScreen(AttachmentActions):
 
     @work(group="switch", exit_on_error=False)
     async def _switch_agent(self, agent: str) -> None:
-        client, sid = self.octui.client, self.session_id
-        if client is None:
+        session, sid = self.octui.session, self.session_id
+        if not session.is_ready:
             return
         if sid is None:
             self.pending_agent = agent
             toast(self, f"The next session will use the {agent} agent.", timeout=3)
             return
         try:
-            await client.set_agent(sid, agent)
+            await session.set_agent(sid, agent)
         except OctuiError as exc:
             toast(self, f"Agent not switched: {exc}", severity="error")
 

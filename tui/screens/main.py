@@ -14,15 +14,15 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, TextArea
 
-from tui.client.errors import OctuiError
-from tui.client.stream import StreamState
 from tui.screens.assists import AssistedScreen
 from tui.screens.main_actions import SessionActionKeys
 from tui.screens.main_modes import PermissionModeActions
 from tui.screens.main_reading import ReadingPlaces
 from tui.screens.main_tree import SubagentNavigation
 from tui.screens.mode_confirm import ModeCommands
-from tui.screens.session_loader import AppSessionLoader
+from tui.screens.session_pages import SessionPages
+from tui.session.connect import StreamState
+from tui.session.errors import OctuiError
 from tui.state import tree_nav
 from tui.state.transcript import Change, SessionState
 from tui.storage.drafts import HOME_KEY, DraftKeeper
@@ -199,8 +199,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
 
     def _refresh_pending(self) -> None:
         state = self.state
-        client = self.octui.client
-        caps = client.dialect.caps if client is not None else None
+        caps = self.octui.session.caps
         self.query_one(PendingInputs).show_items(
             list(state.inbox.values()) if state else [],
             can_cancel=caps.pending_cancel if caps else True,
@@ -211,8 +210,8 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         state = self.state
         health = app.health
         server = ""
-        if app.client is not None:
-            server = app.client.dialect.label
+        if app.session.is_ready:
+            server = app.session.server_label
             if health is not None and health.version:
                 server += f" {health.version}"
             if app.spec.origin:  # the user's background service, or a private server of ours
@@ -249,8 +248,8 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         if home not in ("", "/", "~") and (directory == home or directory.startswith(home + os.sep)):
             directory = "~" + directory[len(home):]
         server = ""
-        if app.client is not None:
-            server = app.client.display_url.split("://", 1)[-1].rstrip("/")
+        if app.session.is_ready:
+            server = app.session.display_url.split("://", 1)[-1].rstrip("/")
             if app.local is not None:
                 server = f"local {server}"
         self.query_one(SessionHeader).show(title, directory, server)
@@ -304,17 +303,13 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
     @work(group="send", exit_on_error=False)
     async def _send(self, text: str, delivery: str) -> None:
         composer = self.query_one(Composer)
-        for _ in range(300):  # wait (bounded, 30 s) for start-up instead of refusing the prompt
-            if self.octui.controller is not None:
-                break
-            await asyncio.sleep(0.1)
-        controller = self.octui.controller
-        if controller is None:
+        session = self.octui.session
+        if not await session.ready():  # wait (bounded, 30 s) for start-up instead of refusing the prompt
             toast(self, "Not connected yet — your prompt is still in the box.", severity="warning")
             return
         try:
             if self.session_id is None:
-                info = await controller.create_session(directory=self.octui.spec.directory)
+                info = await session.create_session(directory=self.octui.spec.directory)
                 self._adopt_home_draft(info.id)
                 self.show_session(info.id)
             assert self.session_id is not None
@@ -341,13 +336,13 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
     @work(group="interrupt", exit_on_error=False)
     async def _interrupt(self, session_id: str) -> None:
         """Stop a session and every subagent below it (each rejects its pending asks first)."""
-        controller = self.octui.controller
-        if controller is None:
+        session = self.octui.session
+        if not session.is_ready:
             return
         targets = [session_id, *tree_nav.descendants(self.octui.store, session_id)]
         try:
             for sid in reversed(targets):  # children first, so none outlives its parent
-                await controller.interrupt(sid)
+                await session.interrupt(sid)
             toast(self, "Interrupted." if len(targets) == 1 else
                         f"Interrupted {len(targets)} sessions.", timeout=2)
         except OctuiError as exc:
@@ -363,14 +358,14 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
 
     @work(group="pending", exit_on_error=False)
     async def _pending_action(self, inbox_id: str, delivery: str | None) -> None:
-        controller = self.octui.controller
-        if controller is None or self.session_id is None:
+        session = self.octui.session
+        if not session.is_ready or self.session_id is None:
             return
         try:
             if delivery is None:
-                await controller.cancel_pending(self.session_id, inbox_id)
+                await session.cancel_pending(self.session_id, inbox_id)
             else:
-                await controller.set_pending_delivery(self.session_id, inbox_id, delivery)
+                await session.set_pending_delivery(self.session_id, inbox_id, delivery)
         except OctuiError as exc:
             toast(self, f"Could not change the pending prompt: {exc}", severity="warning")
 
@@ -385,7 +380,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
     def action_sessions(self) -> None:
         from tui.screens.sessions import SessionsScreen
 
-        if self.octui.client is None:
+        if not self.octui.session.is_ready:
             toast(self, "Not connected yet.", severity="warning")
             return
 
@@ -393,7 +388,7 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             if session_id:
                 self.open(session_id)
 
-        self.app.push_screen(SessionsScreen(AppSessionLoader(self.octui), manager=self.octui.actions), chosen)
+        self.app.push_screen(SessionsScreen(SessionPages(self.octui), manager=self.octui.actions), chosen)
 
     def on_sessions_screen_new_session(self, event: Any) -> None:
         self.action_new_session()

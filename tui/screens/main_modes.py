@@ -30,10 +30,10 @@ class PermissionModeActions(Screen[None]):
         def refresh_status(self) -> None: ...
 
     def _mode_text(self) -> str:
-        controller = self.octui.controller
-        if controller is None or self.session_id is None:
+        session = self.octui.session
+        if not session.is_ready or self.session_id is None:
             return ""
-        mode = controller.auto.mode_of(self.session_id)
+        mode = session.auto.mode_of(self.session_id)
         return "" if mode is Mode.SUPERVISED else mode.short  # the default shows no indicator
 
     def action_cycle_mode(self) -> None:
@@ -41,21 +41,21 @@ class PermissionModeActions(Screen[None]):
 
     def cycle_permission_mode(self) -> None:
         """supervised → auto-accept edits → full access → supervised, for the open session's tree."""
-        controller = self.octui.controller
-        if controller is not None and self.session_id is not None:
-            self.set_permission_mode(next_mode(controller.auto.mode_of(self.session_id)))
+        session = self.octui.session
+        if session.is_ready and self.session_id is not None:
+            self.set_permission_mode(next_mode(session.auto.mode_of(self.session_id)))
         else:
             self.set_permission_mode(Mode.SUPERVISED)
 
     def set_permission_mode(self, mode: Mode) -> None:
         """Set the mode of the open session's root (subagents follow it); full access asks once."""
-        controller = self.octui.controller
+        session = self.octui.session
         sid = self.session_id
-        if controller is None or sid is None:
+        if not session.is_ready or sid is None:
             toast(self, "Open a session first: the permission mode belongs to a session.",
                         severity="warning", timeout=3)
             return
-        auto = controller.auto
+        auto = session.auto
         root = auto.book.root(self.octui.store, sid)
 
         def apply(confirmed: bool | None = True) -> None:

@@ -54,6 +54,6 @@ class ReadingPlaces(Screen[None]):
 
     @on(Transcript.LoadOlder)
     def _load_older(self, event: Transcript.LoadOlder) -> None:
-        controller = self.octui.controller
-        if controller is not None and self.session_id is not None:
-            controller.load_older(self.session_id, event.everything)
+        session = self.octui.session
+        if session.is_ready and self.session_id is not None:
+            session.load_older(self.session_id, event.everything)

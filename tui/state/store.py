@@ -20,6 +20,7 @@ from tui.protocol.models import (
     PermissionRequest,
     QuestionRequest,
     SessionInfo,
+    SessionRevert,
     StructuredError,
 )
 from tui.state import interrupts, session_entries, session_events
@@ -130,6 +131,24 @@ class Store:
             state.cost = info.cost
         state.version += 1
         return [change("session", info.id), change("sessions")]
+
+    def rename(self, session_id: str, title: str) -> list[Change]:
+        """The server took a new title (its ``session.updated`` event confirms it)."""
+        state = self.sessions.get(session_id)
+        if state is None or state.info is None:
+            return []
+        state.info.title = title
+        state.version += 1
+        return [change("session", session_id), change("sessions")]
+
+    def set_revert(self, session_id: str, revert: SessionRevert | None) -> list[Change]:
+        """A staged revert (undo) or none (redo), mirrored at once; the revert event is idempotent."""
+        state = self.sessions.get(session_id)
+        if state is None or state.info is None:
+            return []
+        state.info.revert = revert
+        session_events.apply_revert_marks(state, revert.messageID if revert else "")
+        return [change("transcript", session_id), change("session", session_id)]
 
     def load_history(self, session_id: str, messages: Iterable[dict[str, Any]], *,
                      older: bool = False) -> list[Change]:

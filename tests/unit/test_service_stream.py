@@ -1,4 +1,4 @@
-"""The Controller over a real OpenCodeClient and the in-process demo server (no Textual).
+"""The SessionService over a real OpenCodeClient and the in-process demo server (no Textual).
 
 Covers the stream → store path, resync after a dropped stream, interrupt ordering, the
 ``need_message`` fetch and tolerance of malformed frames.
@@ -16,7 +16,7 @@ from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.demo import SCRIPTS, DemoServer, IdGenerator, assistant, text, user
 from tui.protocol.models import PermissionRequest
-from tui.session.controller import Controller
+from tui.session.service import SessionService
 from tui.state.store import Store
 from tui.state.transcript import Change, Message, TextBlock
 
@@ -45,7 +45,7 @@ class Rig:
         self.store = Store()
         self.changes: list[Change] = []
         self.states: list[StreamState] = []
-        self.controller = Controller(self.client, self.store, self.changes.extend, self.states.append)
+        self.controller = SessionService(self.client, self.store, self.changes.extend, self.states.append)
         self.task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -197,7 +197,8 @@ async def test_event_for_an_unknown_message_fetches_it(rig: Rig) -> None:
     await rig.wait_for(lambda: any(r.endswith(f"/message/{mid}") for r in rig.transport.requests))
     await rig.settle()
 
-    assert any(c.kind == "need_message" and c.message_id == mid for c in rig.changes)
+    # need_message is the store asking the service (which fetched it): it never reaches the UI.
+    assert not any(c.kind == "need_message" for c in rig.changes)
     message = rig.store.sessions[sid].messages[mid]
     assert text_of(message) == "Fetched over HTTP."
 

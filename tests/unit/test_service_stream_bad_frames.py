@@ -1,5 +1,5 @@
 """The bad-input corpus (tests/fixtures/bad/) through the REAL path: ``EventStream`` (bytes, SSE
-framing, JSON) → ``Controller._on_frame`` → ``Store``, with ``/api/event`` served by an
+framing, JSON) → ``SessionService._on_frame`` → ``Store``, with ``/api/event`` served by an
 ``httpx.MockTransport``.
 
 For every case: nothing escapes (no handler failure, no crash), every frame that is a valid event on
@@ -22,7 +22,7 @@ from tui.client.http import OpenCodeClient
 from tui.client.stream import SSEParser, StreamState
 from tui.protocol.dialect import Dialect, Normaliser
 from tui.protocol.events import ProtocolError, parse_event
-from tui.session.controller import Controller
+from tui.session.service import SessionService
 from tui.state.store import Store
 from tui.state.transcript import Change
 
@@ -73,7 +73,7 @@ def snapshot(store: Store) -> str:
     return repr(({sid: repr(store.sessions[sid]) for sid in sorted(store.sessions)}, sorted(store.asks)))
 
 
-async def run_controller(body: bytes) -> tuple[Controller, list[Change]]:
+async def run_controller(body: bytes) -> tuple[SessionService, list[Change]]:
     async def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/api/event":
             return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
@@ -83,7 +83,7 @@ async def run_controller(body: bytes) -> tuple[Controller, list[Change]]:
     client.dialect = Dialect.PREVIEW  # like the reference pipeline: every frame is normalised
     changes: list[Change] = []
     states: list[StreamState] = []
-    controller = Controller(client, Store(), changes.extend, states.append, heartbeat_timeout=5.0)
+    controller = SessionService(client, Store(), changes.extend, states.append, heartbeat_timeout=5.0)
     controller.stream.backoff_initial = controller.stream.backoff_max = 60.0  # one connection only
 
     async def one_pass() -> None:
