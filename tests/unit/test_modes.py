@@ -24,7 +24,7 @@ from tui.session.service import SessionService
 from tui.state.modes import DEFAULT_MODE, Mode, decide, next_mode, parse_mode
 from tui.state.store import Store
 from tui.state.transcript import Change, Message
-from tui.storage.saved_state import StateStore
+from tui.storage.saved_state import SavedState
 
 S, E, F = Mode.SUPERVISED, Mode.AUTO_EDITS, Mode.FULL
 ONCE = "once"
@@ -108,25 +108,25 @@ def test_cycle_and_parse() -> None:
 
 # ------------------------------------------------------------------ the mode book
 def test_mode_book_persists_in_the_state_dir(tmp_path: Path) -> None:
-    book = ModeBook(StateStore(tmp_path))
+    book = ModeBook(SavedState(tmp_path))
     assert book.get("ses_root") is S
     assert book.set("ses_root", F)
     assert not book.full_confirmed("ses_root")
     book.confirm_full("ses_root")
 
-    again = ModeBook(StateStore(tmp_path))  # a restart
+    again = ModeBook(SavedState(tmp_path))  # a restart
     assert again.get("ses_root") is F
     assert again.full_confirmed("ses_root")
     assert again.get("ses_other") is S and not again.full_confirmed("ses_other")
 
     again.set("ses_root", S)  # the default is stored as "nothing"
-    assert StateStore(tmp_path).get("ses_root", ModeBook.MODE_KEY) is None
+    assert SavedState(tmp_path).get("ses_root", ModeBook.MODE_KEY) is None
 
 
 def test_mode_book_keeps_the_mode_when_the_state_dir_is_not_writable(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    book = ModeBook(StateStore(blocker / "state"))
+    book = ModeBook(SavedState(blocker / "state"))
     assert book.set("ses_root", E) is False
     assert book.get("ses_root") is E
 
@@ -152,7 +152,7 @@ class Harness:
         self.fail: OctuiError | None = None
         self.tasks: list[Coroutine[Any, Any, None]] = []
         self.approver = AutoApprover(self.store, self._reply, self.tasks.append, self.emitted.extend,
-                                     ModeBook(StateStore(tmp_path)), clock=lambda: 1_790_000_000.0)
+                                     ModeBook(SavedState(tmp_path)), clock=lambda: 1_790_000_000.0)
 
     async def _reply(self, sid: str, ask_id: str, reply: PermissionReply) -> None:
         if self.fail is not None:
@@ -218,7 +218,7 @@ async def test_a_subagent_follows_its_roots_mode(harness: Harness, tmp_path: Pat
     _session(harness.store, "ses_root")
     _session(harness.store, "ses_child", parent="ses_root")
     _session(harness.store, "ses_grandchild", parent="ses_child")
-    StateStore(tmp_path).set("ses_grandchild", ModeBook.MODE_KEY, "supervised")  # its own: ignored
+    SavedState(tmp_path).set("ses_grandchild", ModeBook.MODE_KEY, "supervised")  # its own: ignored
     harness.approver.set_mode("ses_grandchild", F)  # set from a subagent's view: goes to the root
     assert harness.approver.book.get("ses_root") is F
     assert harness.approver.mode_of("ses_child") is F
@@ -319,7 +319,7 @@ class Rig:
         self.claimed_when_seen: dict[str, bool] = {}
         self.states: list[StreamState] = []
         self.controller = SessionService(self.client, self.store, self._sink, self.states.append,
-                                     modes=ModeBook(StateStore(tmp_path)))
+                                     modes=ModeBook(SavedState(tmp_path)))
         self.task: asyncio.Task[None] | None = None
 
     def _sink(self, changes: list[Change]) -> None:

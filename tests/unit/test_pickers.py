@@ -30,7 +30,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker, model_entries
 from tui.session.commands import Catalog, run_command, switchable_agents
 from tui.storage.config import load_config
-from tui.storage.saved_state import StateStore
+from tui.storage.saved_state import SavedState
 from widgets.composer.completion import CompletionMenu
 from widgets.composer.composer import Composer
 
@@ -240,7 +240,7 @@ async def test_model_picker_switches_only_when_changed_and_remembers_recent() ->
             info = app.store.session(sid).info
             assert info is not None and info.model is not None and info.model.id == "scripted-mini"
     assert recorder.posts("/model") == [{"model": {"id": "scripted-mini", "providerID": "demo"}}]
-    assert [m.id for m in StateStore().recent_models()] == ["scripted-mini", "scripted"]
+    assert [m.id for m in SavedState().recent_models()] == ["scripted-mini", "scripted"]
 
 
 async def test_agent_picker_offers_primary_agents_and_switches() -> None:

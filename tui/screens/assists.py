@@ -34,7 +34,7 @@ from tui.session.commands import Catalog, find_agent, find_model, slash_skills
 from tui.session.errors import OctuiError
 from tui.session.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.storage.bounded_read import read_bounded
-from tui.storage.saved_state import DRAFT_MAX_BYTES, StateStore
+from tui.storage.saved_state import DRAFT_MAX_BYTES, SavedState
 from tui.text.sanitize import flatten, one_line
 from widgets.composer.completion import Completion
 from widgets.composer.composer import Composer
@@ -296,7 +296,7 @@ class AssistedScreen(AttachmentActions):
         if catalog is None:
             toast(self, "Not connected yet.", severity="warning")
             return
-        recent = StateStore().recent_models()
+        recent = SavedState().recent_models()
         if catalog.has("models"):
             self.app.push_screen(ModelPicker(catalog.models, recent, self.current_model()),
                                  self._model_chosen)
@@ -315,7 +315,7 @@ class AssistedScreen(AttachmentActions):
     async def _switch_model(self, ref: ModelRef) -> None:
         current = self.current_model()
         with contextlib.suppress(OSError):
-            StateStore().push_recent_model(ref)
+            SavedState().push_recent_model(ref)
         if current is not None and current.label == ref.label:
             return
         session, sid = self.octui.session, self.session_id

@@ -5,7 +5,7 @@ No Textual. Neither server dialect lets a client give a session its own permissi
 route; ``Agent.permissions`` is read-only), so octui applies modes client-side on both: it answers
 ``once`` itself (never ``always``) the moment an ask arrives, before any dialog opens.
 
-* ``ModeBook``: the mode of each root session, persisted in the state dir (``StateStore``). A
+* ``ModeBook``: the mode of each root session, persisted in the state dir (``SavedState``). A
   subagent uses its root's mode.
 * ``AutoApprover``: looks at every batch of store changes; claims the asks its mode answers (so
   ``AskFlow`` never opens them), replies ``once``, and leaves a visible record: a notice line in
@@ -29,7 +29,7 @@ from tui.state.modes import DEFAULT_MODE, Mode, decide, parse_mode
 from tui.state.notices import insert_notice
 from tui.state.store import Store
 from tui.state.transcript import Ask, Change
-from tui.storage.saved_state import StateStore
+from tui.storage.saved_state import SavedState
 from tui.text.sanitize import one_line
 
 __all__ = ["AutoAnswer", "AutoApprover", "ModeBook", "ask_target", "notice_key"]
@@ -53,15 +53,15 @@ class ModeBook:
     MODE_KEY = "permission_mode"
     CONFIRMED_KEY = "full_access_confirmed"
 
-    def __init__(self, state: StateStore | None = None) -> None:
+    def __init__(self, state: SavedState | None = None) -> None:
         self._state = state
         self._modes: dict[str, Mode] = {}
         self._confirmed: dict[str, bool] = {}
 
     @property
-    def state(self) -> StateStore:
+    def state(self) -> SavedState:
         if self._state is None:
-            self._state = StateStore()
+            self._state = SavedState()
         return self._state
 
     @staticmethod
