@@ -32,8 +32,8 @@ from tui.client.stream import SSEParser  # noqa: E402
 from tui.protocol.dialect import Dialect, Normaliser  # noqa: E402
 from tui.protocol.frames import decode_frame  # noqa: E402
 from tui.session.service import SessionService  # noqa: E402
+from tui.state.changes import Change  # noqa: E402
 from tui.state.store import Store  # noqa: E402
-from tui.state.transcript import Change  # noqa: E402
 
 CHUNK = 64 * 1024
 ID_PREFIXES = ("ses_", "msg_", "evt_", "per_", "que_", "frm_", "prt_", "call_")

@@ -25,8 +25,9 @@ import httpx
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.session.service import SessionService
+from tui.state.changes import Change
 from tui.state.store import Store
-from tui.state.transcript import Change, SessionState, TextBlock, ToolCall
+from tui.state.transcript import SessionState, TextBlock, ToolCall
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TRACES_20 = FIXTURES / "traces-2.0"

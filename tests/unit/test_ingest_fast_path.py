@@ -34,9 +34,8 @@ from tui.protocol.events import (
 from tui.protocol.frames import plain_delta
 from tui.protocol.models import LocationRef, Wire
 from tui.session.service import SessionService
-from tui.state.deltas import change
+from tui.state.changes import AsksChanged, Change, message_changed, part_changed
 from tui.state.store import Store
-from tui.state.transcript import Change
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXAMPLES: dict[str, dict[str, Any]] = json.loads((FIXTURES / "v2_events.json").read_text("utf-8"))
@@ -188,8 +187,9 @@ def test_event_envelope_is_validated_lazily_and_tolerantly() -> None:
 
 
 def test_change_objects_are_shared_and_equal() -> None:
-    assert change("part", "s", "m", "text:0") is change("part", "s", "m", "text:0")
-    assert change("asks", "s", part_key="p", detail="asked") == Change("asks", "s", None, "p", "asked")
+    assert part_changed("s", "m", "text:0") is part_changed("s", "m", "text:0")
+    assert message_changed("s", "m") is message_changed("s", "m")
+    assert AsksChanged("s", "p", "asked") == AsksChanged("s", "p", "asked")
 
 
 # --- the delta fast path ----------------------------------------------------------------------------

@@ -20,8 +20,9 @@ from tui.client.http import OpenCodeClient
 from tui.demo import DemoServer, IdGenerator, history_fixture
 from tui.session import history_pager
 from tui.session.service import SessionService
+from tui.state.changes import Change, TranscriptChanged
 from tui.state.store import Store
-from tui.state.transcript import Change, SessionState
+from tui.state.transcript import SessionState
 from widgets.transcript.message_view import MessageView
 from widgets.transcript.transcript import LOADING, WINDOW, Transcript
 
@@ -119,7 +120,7 @@ async def test_open_returns_with_the_newest_page_and_fetches_the_rest_after(rig:
     await rig.settle()
     assert rig.store_ids(sid) == rig.server_ids(sid)
     assert not state.older
-    older = [c for c in rig.changes if c.kind == "transcript" and c.detail == "older"]
+    older = [c for c in rig.changes if isinstance(c, TranscriptChanged) and c.page == "older"]
     assert older, "each older page is reported so the transcript can update its buttons"
 
 

@@ -21,9 +21,10 @@ from tui.protocol.events import parse_event
 from tui.protocol.models import FormInfo, PermissionReply, PermissionRequest, QuestionRequest
 from tui.session.auto_approve import AutoApprover, ModeBook, notice_key
 from tui.session.service import SessionService
+from tui.state.changes import AsksChanged, Change, MessageChanged
 from tui.state.modes import DEFAULT_MODE, Mode, decide, next_mode, parse_mode
 from tui.state.store import Store
-from tui.state.transcript import Change, Message
+from tui.state.transcript import Message
 from tui.storage.saved_state import SavedState
 
 S, E, F = Mode.SUPERVISED, Mode.AUTO_EDITS, Mode.FULL
@@ -187,7 +188,7 @@ async def test_an_allowed_ask_is_claimed_answered_once_and_noted(harness: Harnes
 
     changes = harness.ask("edit", "ses_a", "per_1", message_id="msg_1", command="notes.txt")
     assert harness.approver.claims("per_1")  # before any UI saw the change
-    assert Change("message", "ses_a", notice_key("per_1")) in changes
+    assert MessageChanged("ses_a", notice_key("per_1")) in changes
     await harness.run_tasks()
     assert harness.sent == [("ses_a", "per_1", "once")]
 
@@ -209,7 +210,7 @@ async def test_an_ask_the_mode_does_not_allow_is_left_alone(harness: Harness) ->
     _session(harness.store, "ses_a")
     harness.approver.set_mode("ses_a", E)
     changes = harness.ask("bash", "ses_a", "per_1")
-    assert changes == [Change("asks", "ses_a", part_key="per_1", detail="asked")]
+    assert changes == [AsksChanged("ses_a", "per_1", "asked")]
     assert not harness.approver.claims("per_1") and not harness.tasks
     assert notice_key("per_1") not in harness.store.session("ses_a").messages
 
@@ -240,7 +241,7 @@ async def test_switching_mode_answers_what_is_already_pending(harness: Harness) 
     harness.approver.set_mode("ses_a", E)
     await harness.run_tasks()
     assert harness.sent == [("ses_a", "per_edit", "once")]
-    assert Change("message", "ses_a", notice_key("per_edit")) in harness.emitted
+    assert MessageChanged("ses_a", notice_key("per_edit")) in harness.emitted
 
     harness.approver.set_mode("ses_a", F)
     await harness.run_tasks()
@@ -249,11 +250,11 @@ async def test_switching_mode_answers_what_is_already_pending(harness: Harness) 
 
 
 async def test_resync_lists_are_reviewed(harness: Harness) -> None:
-    """After a reconnect the pending list is replaced wholesale (no ``part_key``)."""
+    """After a reconnect the pending list is replaced wholesale (no ``ask_id``)."""
     _session(harness.store, "ses_a")
     harness.approver.book.set("ses_a", F)
     changes = harness.store.set_asks([permission("bash", pid="per_9")], [], None)
-    assert changes == [Change("asks")]
+    assert changes == [AsksChanged()]
     harness.approver.review(changes)
     assert harness.approver.claims("per_9")
     await harness.run_tasks()
@@ -268,7 +269,7 @@ async def test_a_failed_reply_goes_to_the_user_and_is_not_retried(harness: Harne
     await harness.run_tasks()
 
     assert not harness.approver.claims("per_1")
-    assert Change("asks", "ses_a", part_key="per_1", detail="asked") in harness.emitted  # AskFlow opens it
+    assert AsksChanged("ses_a", "per_1", "asked") in harness.emitted  # AskFlow opens it
     text = harness.store.session("ses_a").messages[notice_key("per_1")].text
     assert text.startswith("auto-allow failed: bash `ls`") and "server said no" in text
     harness.fail = None
@@ -326,8 +327,8 @@ class Rig:
         """What the app would get: record whether each new ask was already claimed."""
         self.batches.append(changes)
         for change in changes:
-            if change.kind == "asks" and change.detail == "asked" and change.part_key:
-                self.claimed_when_seen[change.part_key] = self.controller.auto.claims(change.part_key)
+            if isinstance(change, AsksChanged) and change.how == "asked" and change.ask_id:
+                self.claimed_when_seen[change.ask_id] = self.controller.auto.claims(change.ask_id)
 
     async def settle(self) -> None:
         for _ in range(3):

@@ -8,8 +8,8 @@ from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.demo import DemoServer
 from tui.session.service import SessionService
+from tui.state.changes import Change
 from tui.state.store import Store
-from tui.state.transcript import Change
 
 
 async def until(predicate: object, timeout: float = 5.0) -> None:

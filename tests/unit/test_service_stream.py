@@ -17,8 +17,9 @@ from tui.client.stream import StreamState
 from tui.demo import SCRIPTS, DemoServer, IdGenerator, assistant, text, user
 from tui.protocol.models import PermissionRequest
 from tui.session.service import SessionService
+from tui.state.changes import Change, LogLine
 from tui.state.store import Store
-from tui.state.transcript import Change, Message, TextBlock
+from tui.state.transcript import Message, TextBlock
 
 CLOCK = 1_790_000_000.0
 
@@ -214,7 +215,7 @@ async def test_malformed_frames_are_warned_not_fatal(rig: Rig) -> None:
     rig.demo.emit("session.renamed", {"sessionID": info.id, "title": "Still listening"})
 
     await rig.wait_for(lambda: rig.store.sessions[info.id].title == "Still listening")
-    logs = [c.detail or "" for c in rig.changes if c.kind == "log"]
+    logs = [c.text for c in rig.changes if isinstance(c, LogLine)]
     assert any("not JSON" in line for line in logs), logs
     assert any("list" in line for line in logs), logs
     assert any("session.text.delta" in w for w in rig.store.warnings), list(rig.store.warnings)

@@ -4,7 +4,7 @@ framing, JSON) → ``SessionService._on_frame`` → ``Store``, with ``/api/event
 
 For every case: nothing escapes (no handler failure, no crash), every frame that is a valid event on
 its own is applied exactly as applying it directly to a fresh store would, and each bad frame gives
-exactly one concise warning in the log (``Change("log")``).
+exactly one concise warning in the log (``LogLine``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from tui.client.stream import SSEParser, StreamState
 from tui.protocol.dialect import Dialect, Normaliser
 from tui.protocol.events import ProtocolError, parse_event
 from tui.session.service import SessionService
+from tui.state.changes import Change, LogLine
 from tui.state.store import Store
-from tui.state.transcript import Change
 
 BAD = Path(__file__).resolve().parents[1] / "fixtures" / "bad"
 CASES: list[dict[str, Any]] = json.loads((BAD / "cases.json").read_text(encoding="utf-8"))["cases"]
@@ -109,7 +109,7 @@ async def test_bad_case_through_controller(case: dict[str, Any], caplog: pytest.
     controller, changes = await run_controller(body)
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert not errors, [r.getMessage() for r in errors]
-    logs = [c.detail or "" for c in changes if c.kind == "log"]
+    logs = [c.text for c in changes if isinstance(c, LogLine)]
     logs = [text for text in logs if not text.startswith(("resync failed", "could not load pending"))]
     assert not any(text.startswith("event handler failed") for text in logs), logs
     reference, bad = expected(body)
@@ -125,7 +125,7 @@ async def test_a_bad_frame_between_good_ones_loses_nothing() -> None:
         b"data: " + chunk + b"\n\n" for chunk in [good, b"{not json", good, b"[1,2]", b"\xff\xfe", good]
     )
     controller, changes = await run_controller(body)
-    logs = [c.detail for c in changes if c.kind == "log" and not (c.detail or "").startswith(
+    logs = [c.text for c in changes if isinstance(c, LogLine) and not c.text.startswith(
         ("resync failed", "could not load pending"))]
     assert len(logs) == 3
     reference, bad = expected(body)

@@ -17,8 +17,9 @@ import respx
 
 from tui.protocol.models import ModelRef, PermissionRequest, SessionInfo
 from tui.session.service import SessionService
+from tui.state.changes import Change, SessionChanged, TranscriptChanged
 from tui.state.store import Store
-from tui.state.transcript import Change, Message
+from tui.state.transcript import Message
 
 BASE = "http://127.0.0.1:4096"
 V2_HEALTH = {"healthy": True, "version": "2.0.0", "pid": 42}
@@ -124,7 +125,7 @@ async def test_create_session(v2: Rig, preview: Rig) -> None:
     assert request_line(route) == ("POST", "/api/session")
     assert sent(route) == {"agent": "build", "model": {"id": "m", "providerID": "p"},
                            "location": {"directory": DIRECTORY}}
-    assert Change("session", SID) in v2.changes
+    assert SessionChanged(SID) in v2.changes
 
     route.respond(200, json={"data": preview_session_json()})
     await preview.service.create_session()
@@ -140,7 +141,7 @@ async def test_list_sessions_pages_and_teaches_the_store(v2: Rig) -> None:
     assert params == {"limit": "2", "cursor": "cur", "search": "auth", "directory": DIRECTORY,
                       "parentID": "null"}
     assert {"ses_1", "ses_2"} <= set(v2.store.sessions)
-    assert Change("sessions") in v2.changes  # the store's reducer reported it
+    assert SessionChanged("ses_1") in v2.changes  # the store's reducer reported it
 
 
 async def test_latest_root_session(v2: Rig, preview: Rig) -> None:
@@ -161,7 +162,7 @@ async def test_rename_goes_through_the_store(v2: Rig, preview: Rig) -> None:
     assert request_line(route) == ("POST", f"/api/session/{SID}/rename")
     assert sent(route) == {"title": "New title"}
     assert v2.store.sessions[SID].title == "New title"
-    assert Change("session", SID) in v2.changes
+    assert SessionChanged(SID) in v2.changes
 
     legacy = preview.router.patch(f"/session/{SID}").respond(200, json=preview_session_json(title="New"))
     await preview.service.rename(SID, "New")
@@ -310,7 +311,7 @@ async def test_revert_stage_clear_commit(v2: Rig) -> None:
     assert sent(stage) == {"messageID": "msg_u2"} and revert.messageID == "msg_u2"
     state = v2.store.sessions[SID]
     assert [m.id for m in state.messages.values() if m.reverted] == ["msg_u2", "msg_a2"]
-    assert Change("transcript", SID) in v2.changes
+    assert TranscriptChanged(SID) in v2.changes
     await v2.service.revert_clear(SID)
     assert clear.called and not any(m.reverted for m in state.messages.values())
     await v2.service.revert_commit(SID)

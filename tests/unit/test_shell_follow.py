@@ -11,8 +11,9 @@ from tui.client.stream import StreamState
 from tui.demo import DemoServer
 from tui.session import service as service_module
 from tui.session.service import SessionService
+from tui.state.changes import Change
 from tui.state.store import Store
-from tui.state.transcript import Change, ToolCall
+from tui.state.transcript import ToolCall
 
 
 async def wait_for(predicate: object, timeout: float = 5.0) -> None:

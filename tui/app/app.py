@@ -34,8 +34,8 @@ from tui.screens.session_actions import SessionActions
 from tui.session.connect import LocalServer, StreamState
 from tui.session.errors import OctuiError
 from tui.session.service import SessionService
+from tui.state.changes import Change, PartChanged
 from tui.state.store import Store
-from tui.state.transcript import Change
 from tui.storage.config import Config, load_config
 from widgets.plain import toast
 
@@ -240,7 +240,7 @@ class OctuiApp(DiffedOutput[int]):
         # and the stream always get part of the event loop. The wait starts at the first change
         # after a frame: none waits longer than that, and a steady stream gets a little fewer
         # frames than 1 / pace.
-        parts = all(change.kind == "part" for change in changes)
+        parts = all(type(change) is PartChanged for change in changes)
         if not parts:
             self.release_paint()
         pace = STREAM_FRAME_S if parts else FRAME_S

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from tui.session.connect import StreamState
-from tui.state.transcript import Change
+from tui.state.changes import Change
 
 
 @dataclass

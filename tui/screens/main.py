@@ -24,7 +24,21 @@ from tui.screens.session_pages import SessionPages
 from tui.session.connect import StreamState
 from tui.session.errors import OctuiError
 from tui.state import tree_nav
-from tui.state.transcript import Change, SessionState
+from tui.state.changes import (
+    AsksChanged,
+    CatalogChanged,
+    Change,
+    MessageChanged,
+    PartChanged,
+    PromptAppended,
+    Resynced,
+    ServerConnected,
+    SessionChanged,
+    SessionSelected,
+    ToastShown,
+    TranscriptChanged,
+)
+from tui.state.transcript import SessionState
 from tui.storage.drafts import HOME_KEY, DraftKeeper
 from tui.text.sanitize import one_line
 from widgets.asks.ask_flow import AskFlow
@@ -147,44 +161,47 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         transcript = self.query_one(Transcript)
         sid = self.session_id
         status = False
-        seen: set[tuple[str, str | None, str | None]] = set()
+        seen: set[Change] = set()
         for change in changes:
-            key = (change.kind, change.message_id, change.part_key)
-            if change.kind in ("part", "message") and change.session_id == sid:
-                if key in seen:
+            if isinstance(change, (PartChanged, MessageChanged)) and change.session_id == sid:
+                if change in seen:
                     continue
-                seen.add(key)
-            if change.kind == "transcript" and change.session_id == sid and sid is not None:
-                state = self.octui.store.session(sid)
-                if transcript.state is state:
-                    transcript.history_changed(change.detail)  # reloaded or older pages: keep the place
-                else:
-                    transcript.show(state, "No messages yet — type a prompt below.")
-            elif change.kind == "message" and change.session_id == sid and change.message_id:
-                transcript.message_changed(change.message_id)
-            elif change.kind == "part" and change.session_id == sid and change.message_id:
-                transcript.part_changed(change.message_id, change.part_key or "")
-            elif change.kind in ("session", "asks", "resynced", "connected"):
+                seen.add(change)
+            if isinstance(change, TranscriptChanged):
+                if change.session_id == sid and sid is not None:
+                    state = self.octui.store.session(sid)
+                    if transcript.state is state:
+                        transcript.history_changed(change.page or None)  # reloaded or older: keep the place
+                    else:
+                        transcript.show(state, "No messages yet — type a prompt below.")
+            elif isinstance(change, MessageChanged):
+                if change.session_id == sid:
+                    transcript.message_changed(change.message_id)
+            elif isinstance(change, PartChanged):
+                if change.session_id == sid:
+                    transcript.part_changed(change.message_id, change.part_key)
+            elif isinstance(change, (SessionChanged, AsksChanged, Resynced, ServerConnected)):
                 status = True
-                if change.kind == "asks" and change.detail == "asked":
-                    self.flow.asked(change.part_key, sid)
-                elif change.kind == "asks" and change.part_key:
-                    self.flow.settled(change.part_key, change.detail)
-                elif change.kind in ("asks", "resynced"):
+                if isinstance(change, AsksChanged) and change.how == "asked":
+                    self.flow.asked(change.ask_id, sid)
+                elif isinstance(change, AsksChanged) and change.ask_id:
+                    self.flow.settled(change.ask_id, change.how)
+                elif isinstance(change, (AsksChanged, Resynced)):
                     self.flow.drop_stale()
                     self.flow.show_next(sid)
-                if change.kind == "session" and change.session_id == sid:
+                if isinstance(change, SessionChanged) and change.session_id == sid:
                     self._refresh_pending()
-            elif change.kind == "toast" and change.detail:
-                severity = "error" if change.part_key == "error" else (
-                    "warning" if change.part_key == "warning" else "information")
-                toast(self, change.detail, severity=severity)  # type: ignore[arg-type]
-            elif change.kind == "prompt.append" and change.detail:
-                self.query_one(Composer).insert(change.detail)
-            elif change.kind == "catalog":
-                self.catalog_changed(change.detail)
-            elif change.kind == "select" and change.session_id:
-                self.open(change.session_id)
+            elif isinstance(change, ToastShown):
+                if change.text:
+                    toast(self, change.text, severity=change.severity)
+            elif isinstance(change, PromptAppended):
+                if change.text:
+                    self.query_one(Composer).insert(change.text)
+            elif isinstance(change, CatalogChanged):
+                self.catalog_changed(change.event_type)
+            elif isinstance(change, SessionSelected):
+                if change.session_id:
+                    self.open(change.session_id)
         if status:
             self.refresh_status()
             self._refresh_tree()

@@ -18,8 +18,8 @@ from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.protocol.models import SessionInfo
 from tui.session.history_pager import HistoryPager
+from tui.state.changes import Change
 from tui.state.store import Store
-from tui.state.transcript import Change
 
 SUBTREE_DEPTH = 4  # subagent levels re-read after a reconnect
 

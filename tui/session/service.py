@@ -41,8 +41,19 @@ from tui.session.auto_approve import AutoApprover, ModeBook
 from tui.session.commands import Catalog, send_input, slash_skills
 from tui.session.fetch import SessionFetcher
 from tui.session.history_pager import HistoryPager
+from tui.state.changes import (
+    INTERNAL,
+    Change,
+    CheckActive,
+    LogLine,
+    NeedMessage,
+    PartChanged,
+    Resynced,
+    TurnFailed,
+    part_changed,
+)
 from tui.state.store import Store
-from tui.state.transcript import Change, ToolCall
+from tui.state.transcript import ToolCall
 from tui.text.failures import failure_log_line
 
 log = logging.getLogger("octui")
@@ -58,7 +69,6 @@ SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
 SHELL_KEEP_CHARS = 1_000_000
 MARKS_MAX = 1024  # event types remembered by ``_mark`` (a server has a few hundred at most)
 SESSION_PAGE = 50  # sessions per page of the session browser
-INTERNAL = frozenset({"need_message", "check_active"})  # the store asks the service, not the UI
 
 
 class SessionService:
@@ -184,7 +194,7 @@ class SessionService:
     def _warn(self, text: str) -> None:
         log.warning("%s", text)
         self.store.warn(text)
-        self.on_changes([Change("log", detail=text)])
+        self.on_changes([LogLine(text)])
 
     async def _on_stream_state(self, state: StreamState) -> None:
         previous = self.stream_state
@@ -267,33 +277,31 @@ class SessionService:
 
     def _follow_up(self, changes: list[Change]) -> None:
         for change in changes:
-            kind = change.kind
-            if kind == "part":
-                if change.part_key and change.part_key.startswith("tool:"):
+            if isinstance(change, PartChanged):
+                if change.part_key.startswith("tool:"):
                     self._maybe_follow_shell(change)
-            elif kind == "need_message":
-                if change.session_id and change.message_id:
-                    self._spawn(self._fetch_message(change.session_id, change.message_id))
-            elif kind == "check_active":
+            elif isinstance(change, NeedMessage):
+                self._spawn(self._fetch_message(change.session_id, change.message_id))
+            elif isinstance(change, CheckActive):
                 self._spawn(self._check_active_soon())
-            elif kind == "failed":
+            elif isinstance(change, TurnFailed):
                 self._log_failure(change)
 
-    def _log_failure(self, change: Change) -> None:
+    def _log_failure(self, change: TurnFailed) -> None:
         """A turn failed: octui.log says which model and why, as the server said it."""
-        state = self.store.sessions.get(change.session_id or "")
-        message = state.messages.get(change.message_id or "") if state else None
+        state = self.store.sessions.get(change.session_id)
+        message = state.messages.get(change.message_id) if state else None
         if state is None or message is None or message.error is None:
             return
         model = message.model or (state.info.model if state.info else None)
         log.warning("%s", failure_log_line(state.id, message.error, model))
 
     # ---------------------------------------------------------------- live shell output
-    def _maybe_follow_shell(self, change: Change) -> None:
+    def _maybe_follow_shell(self, change: PartChanged) -> None:
         """v2 shells report a ``shellID`` while running: poll its output until the tool ends."""
-        if not self.client.dialect.caps.shell_output or not change.session_id or not change.message_id:
+        if not self.client.dialect.caps.shell_output:
             return
-        call = self._call(change.session_id, change.message_id, (change.part_key or "")[5:])
+        call = self._call(change.session_id, change.message_id, change.part_key[5:])
         if call is None or call.finished or call.shell_id is None:
             return
         key = (change.session_id, change.message_id, call.id)
@@ -329,7 +337,7 @@ class SessionService:
                     # Keep the tail only: a runaway command must not grow memory without bound.
                     call.live_output = (call.live_output + text)[-SHELL_KEEP_CHARS:]
                     call.version += 1
-                    self.on_changes([Change("part", session_id, message_id, call.key)])
+                    self.on_changes([part_changed(session_id, message_id, call.key)])
                 await asyncio.sleep(SHELL_POLL_S)
         finally:
             self._shells.discard((session_id, message_id, call_id))
@@ -337,8 +345,8 @@ class SessionService:
     def _reviewed(self, sink: ChangeSink) -> ChangeSink:
         def emit(changes: list[Change]) -> None:
             for change in changes:
-                if change.kind in INTERNAL:
-                    changes = [c for c in changes if c.kind not in INTERNAL]
+                if isinstance(change, INTERNAL):
+                    changes = [c for c in changes if not isinstance(c, INTERNAL)]
                     break
             sink(changes + self.auto.review(changes))
         return emit
@@ -364,7 +372,7 @@ class SessionService:
             if self.current:
                 changes += await self.fetcher.load(self.current)
                 changes += await self._settle_abandoned(self.current)
-            self.on_changes(changes + [Change("resynced")])
+            self.on_changes(changes + [Resynced()])
         except OctuiError as exc:
             self._warn(f"resync failed: {exc}")
         finally:

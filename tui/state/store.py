@@ -24,9 +24,24 @@ from tui.protocol.models import (
     StructuredError,
 )
 from tui.state import interrupts, session_entries, session_events
-from tui.state.deltas import append_delta, change
+from tui.state.changes import (
+    AsksChanged,
+    CatalogChanged,
+    Change,
+    CheckActive,
+    PromptAppended,
+    ServerConnected,
+    SessionChanged,
+    SessionSelected,
+    ToastShown,
+    TranscriptChanged,
+    message_changed,
+    session_changed,
+    severity_of,
+)
+from tui.state.deltas import append_delta
 from tui.state.history import message_from_wire
-from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState, TextBlock
+from tui.state.transcript import Ask, Message, PendingInput, SessionState, TextBlock
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
 _REGISTERED = session_entries  # importing it registers the inbox/notice/shell/revert reducers
@@ -130,7 +145,7 @@ class Store:
         if info.cost and info.cost > state.cost:
             state.cost = info.cost
         state.version += 1
-        return [change("session", info.id), change("sessions")]
+        return [session_changed(info.id)]
 
     def rename(self, session_id: str, title: str) -> list[Change]:
         """The server took a new title (its ``session.updated`` event confirms it)."""
@@ -139,7 +154,7 @@ class Store:
             return []
         state.info.title = title
         state.version += 1
-        return [change("session", session_id), change("sessions")]
+        return [SessionChanged(session_id)]
 
     def set_revert(self, session_id: str, revert: SessionRevert | None) -> list[Change]:
         """A staged revert (undo) or none (redo), mirrored at once; the revert event is idempotent."""
@@ -148,7 +163,7 @@ class Store:
             return []
         state.info.revert = revert
         session_events.apply_revert_marks(state, revert.messageID if revert else "")
-        return [change("transcript", session_id), change("session", session_id)]
+        return [TranscriptChanged(session_id), SessionChanged(session_id)]
 
     def load_history(self, session_id: str, messages: Iterable[dict[str, Any]], *,
                      older: bool = False) -> list[Change]:
@@ -186,7 +201,7 @@ class Store:
         session_events.apply_revert_marks(state)
         state.loaded = True
         state.version += 1
-        return [Change("transcript", session_id), Change("session", session_id)]
+        return [TranscriptChanged(session_id), SessionChanged(session_id)]
 
     def mark_abandoned(self, session_id: str) -> list[Change]:
         """The server runs no turn in this session: its open turns are over (interrupted)."""
@@ -220,7 +235,7 @@ class Store:
             session_events.recount_usage(state)
             session_events.apply_revert_marks(state)
         state.version += 1
-        return [Change("transcript", session_id, detail="older"), Change("session", session_id)]
+        return [TranscriptChanged(session_id, "older"), SessionChanged(session_id)]
 
     def upsert_message(self, session_id: str, raw: dict[str, Any]) -> list[Change]:
         state = self.session(session_id)
@@ -230,7 +245,7 @@ class Store:
         state.messages[msg.id] = msg
         state.inbox.pop(msg.id, None)
         session_events.recount_usage(state)
-        return [Change("message", session_id, msg.id), Change("session", session_id)]
+        return [message_changed(session_id, msg.id), SessionChanged(session_id)]
 
     def set_inbox(self, session_id: str, items: Iterable[dict[str, Any]]) -> list[Change]:
         """The pending-input list (``Session.Inbox.*`` items, whatever the generation's route),
@@ -253,7 +268,7 @@ class Store:
             return []
         state.inbox = fresh
         state.version += 1
-        return [Change("session", session_id)]
+        return [SessionChanged(session_id)]
 
     def set_active(self, active: dict[str, Any], known_only: bool = False) -> list[Change]:
         """``GET /api/session/active`` is the truth for busy state (1.18 has no idle event)."""
@@ -272,7 +287,7 @@ class Store:
                     state.status_note = None
                     session_events.settle_open_parts(state, None)
                 state.version += 1
-                changes.append(Change("session", sid))
+                changes.append(SessionChanged(sid))
         return changes
 
     def set_asks(
@@ -295,7 +310,7 @@ class Store:
             self.asks = fresh
             return []
         self.asks = fresh
-        return [Change("asks")]
+        return [AsksChanged()]
 
 
 def _resume_open_blocks(before: dict[str, Message], rebuilt: dict[str, Message]) -> None:
@@ -353,7 +368,7 @@ def _on_session_deleted(store: Store, event: Event) -> list[Change]:
     store.deleted.add(payload.sessionID)
     for ask_id in [a.id for a in store.asks.values() if a.sessionID == payload.sessionID]:
         del store.asks[ask_id]
-    return [change("sessions"), change("asks"), change("session", payload.sessionID)]
+    return [AsksChanged(), SessionChanged(payload.sessionID)]
 
 
 def _on_ask(store: Store, event: Event) -> list[Change]:
@@ -373,7 +388,7 @@ def _on_ask(store: Store, event: Event) -> list[Change]:
         return []
     store.asks[ask.id] = ask
     store.session(ask.sessionID)
-    return [change("asks", ask.sessionID, part_key=ask.id, detail="asked")]
+    return [AsksChanged(ask.sessionID, ask.id, "asked")]
 
 
 def _on_ask_settled(store: Store, event: Event) -> list[Change]:
@@ -387,28 +402,28 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
     detail = getattr(payload, "reply", None) or event.type.rsplit(".", 1)[-1]
     if store.asks.pop(ask_id, None) is None:
         return []
-    changes = [change("asks", payload.sessionID, part_key=ask_id, detail=str(detail))]
+    changes: list[Change] = [AsksChanged(payload.sessionID, ask_id, str(detail))]
     if isinstance(payload, (ev.PermissionReplied, ev.QuestionRejected)):
         # 1.18 ends a turn after a reject with no event at all: ask the server.
         if isinstance(payload, ev.QuestionRejected) or payload.reply == "reject":
-            changes.append(change("check_active", payload.sessionID))
+            changes.append(CheckActive(payload.sessionID))
     return changes
 
 
 def _on_ui(store: Store, event: Event) -> list[Change]:
     payload = event.payload
     if isinstance(payload, ev.ToastShow):
-        return [change("toast", detail=payload.message, part_key=payload.variant)]
+        return [ToastShown(payload.message, severity_of(payload.variant))]
     if isinstance(payload, ev.PromptAppend):
-        return [change("prompt.append", detail=payload.text)]
+        return [PromptAppended(payload.text)]
     if isinstance(payload, ev.CommandExecute):
-        return [change("command", detail=payload.command)]
+        return []  # octui runs no command the server asks a TUI to run: nothing changes
     if isinstance(payload, ev.SessionSelect):
-        return [change("select", payload.sessionID)]
+        return [SessionSelected(payload.sessionID)]
     if isinstance(payload, ev.Refetch):
-        return [change("catalog", detail=event.type)]
+        return [CatalogChanged(event.type)]
     if isinstance(payload, ev.ServerConnected):
-        return [change("connected")]
+        return [ServerConnected()]
     return []
 
 
