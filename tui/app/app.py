@@ -25,7 +25,7 @@ import styles
 from tui.app import exit_guard
 from tui.app.frame_writer import DiffedOutput
 from tui.app.keymap import apply_keymap, keymap_classes
-from tui.app.messages import BootFailed, ConnectionChanged, StoreChanged
+from tui.app.messages import BootFailed, ConnectionChanged
 from tui.app.notify import Alert, Notifier, terminal_signal
 from tui.app.palette import ActionsProvider
 from tui.app.themes import persist_theme
@@ -225,9 +225,6 @@ class OctuiApp(DiffedOutput[int]):
 
     def _on_state(self, state: StreamState) -> None:
         self.post_message(ConnectionChanged(state))
-
-    def on_store_changed(self, message: StoreChanged) -> None:
-        self._queue_changes(message.changes)
 
     def _queue_changes(self, changes: list[Change]) -> None:
         self._pending.extend(changes)

@@ -1,4 +1,4 @@
-"""Textual messages the app posts to itself from the controller's callbacks."""
+"""Textual messages the app posts to itself from the session service's callbacks."""
 
 from __future__ import annotations
 
@@ -7,14 +7,6 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from tui.session.connect import StreamState
-from tui.state.changes import Change
-
-
-@dataclass
-class StoreChanged(Message):
-    """The store moved; ``changes`` says what (coalesced by the app before repainting)."""
-
-    changes: list[Change]
 
 
 @dataclass

@@ -50,7 +50,6 @@ from tui.state.changes import (
     PartChanged,
     Resynced,
     TurnFailed,
-    part_changed,
 )
 from tui.state.store import Store
 from tui.state.transcript import ToolCall
@@ -335,9 +334,8 @@ class SessionService:
                     cursor = next_cursor
                 if isinstance(text, str) and text:
                     # Keep the tail only: a runaway command must not grow memory without bound.
-                    call.live_output = (call.live_output + text)[-SHELL_KEEP_CHARS:]
-                    call.version += 1
-                    self.on_changes([part_changed(session_id, message_id, call.key)])
+                    self._emit(self.store.append_shell_output(session_id, message_id, call_id, text,
+                                                              SHELL_KEEP_CHARS))
                 await asyncio.sleep(SHELL_POLL_S)
         finally:
             self._shells.discard((session_id, message_id, call_id))

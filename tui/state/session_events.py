@@ -207,7 +207,7 @@ def _step_failed(state: SessionState, event: Event) -> list[Change]:
     changes += _settle_message(msg, payload.error)
     msg.version += 1
     changes.append(message_changed(state.id, msg.id))
-    changes.append(TurnFailed(state.id, msg.id))  # the controller logs it (tui/text/failures.py)
+    changes.append(TurnFailed(state.id, msg.id))  # the session service logs it (tui/text/failures.py)
     recount_usage(state)
     return changes + _step_over(state)
 

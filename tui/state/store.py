@@ -36,6 +36,7 @@ from tui.state.changes import (
     ToastShown,
     TranscriptChanged,
     message_changed,
+    part_changed,
     session_changed,
     severity_of,
 )
@@ -155,6 +156,18 @@ class Store:
         state.info.title = title
         state.version += 1
         return [SessionChanged(session_id)]
+
+    def append_shell_output(self, session_id: str, message_id: str, call_id: str, text: str,
+                            keep: int) -> list[Change]:
+        """Live output of a running shell (polled): kept to its last ``keep`` characters."""
+        state = self.sessions.get(session_id)
+        message = state.messages.get(message_id) if state else None
+        call = message.tool(call_id) if message else None
+        if call is None or not text:
+            return []
+        call.live_output = (call.live_output + text)[-keep:]
+        call.version += 1
+        return [part_changed(session_id, message_id, call.key)]
 
     def set_revert(self, session_id: str, revert: SessionRevert | None) -> list[Change]:
         """A staged revert (undo) or none (redo), mirrored at once; the revert event is idempotent."""
