@@ -16,7 +16,6 @@ generated from them); each action hands over to its component.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from textual import on, work
@@ -37,14 +36,14 @@ from tui.app.messages import (
     ToastsFrame,
     TranscriptFrame,
 )
-from tui.client.commands import Catalog, send_input, slash_skills
-from tui.client.errors import OctuiError
-from tui.client.stream import StreamState
 from tui.screens.help import HelpScreen, binding_rows, help_sections
 from tui.screens.mode_confirm import ModeCommands
-from tui.screens.session_loader import AppSessionLoader
+from tui.screens.session_pages import SessionPages
 from tui.screens.sessions import SessionsScreen
+from tui.session.connect import StreamState
+from tui.session.errors import OctuiError
 from tui.state import tree_nav
+from tui.state.changes import Resynced, SessionChanged
 from tui.state.modes import Mode
 from tui.state.transcript import SessionState
 from tui.text.sanitize import one_line
@@ -73,7 +72,6 @@ from widgets.transcript.transcript_panel import EMPTY_SESSION, TranscriptPanel
 
 HOME_TEXT = ("No session open.\n\nType a prompt below to start a new session in this directory,\n"
              "or press Ctrl+S to browse sessions.")
-READY_WAIT_S = 30.0  # a prompt typed during start-up waits this long for the connection
 
 
 class MainScreen(Screen[None]):
@@ -265,10 +263,11 @@ class MainScreen(Screen[None]):
     @on(SessionsFrame)
     def _sessions_changed(self, message: SessionsFrame) -> None:
         sid = self.session_id
-        if any(c.kind == "resynced" for c in message.changes):
+        if any(isinstance(c, Resynced) for c in message.changes):
             self.flow.drop_stale()
             self.flow.show_next(sid)
-        if sid is not None and any(c.kind == "session" and c.session_id == sid for c in message.changes):
+        if sid is not None and any(isinstance(c, SessionChanged) and c.session_id == sid
+                                   for c in message.changes):
             self.composer.show_pending(self.state)
         self.refresh_status()
         self._refresh_tree()
@@ -282,21 +281,19 @@ class MainScreen(Screen[None]):
     @on(ToastsFrame)
     def _notices(self, message: ToastsFrame) -> None:
         for change in message.changes:
-            if change.detail:
-                severity = "error" if change.part_key == "error" else (
-                    "warning" if change.part_key == "warning" else "information")
-                toast(self, change.detail, severity=severity)  # type: ignore[arg-type]
+            if change.text:
+                toast(self, change.text, severity=change.severity)
 
     @on(PromptFrame)
     def _prompt_appended(self, message: PromptFrame) -> None:
         for change in message.changes:
-            if change.detail:
-                self.composer.insert(change.detail)
+            if change.text:
+                self.composer.insert(change.text)
 
     @on(CatalogFrame)
     def _catalog_changed(self, message: CatalogFrame) -> None:
         for change in message.changes:
-            self.choice.catalog_changed(change.detail)
+            self.choice.catalog_changed(change.event_type)
 
     @on(SelectFrame)
     def _session_selected(self, message: SelectFrame) -> None:
@@ -326,31 +323,26 @@ class MainScreen(Screen[None]):
     @work(group="send", exit_on_error=False)
     async def _send(self, prompt: ComposerPanel.PromptSubmitted) -> None:
         app = octui_app(self)
-        for _ in range(int(READY_WAIT_S * 10)):  # wait (bounded) for start-up instead of refusing
-            if app.controller is not None:
-                break
-            await asyncio.sleep(0.1)
-        controller, client, catalog = app.controller, app.client, app.catalog
-        if controller is None or client is None or catalog is None:
+        session = app.session
+        if not await session.ready():  # wait (bounded, 30 s) for start-up instead of refusing the prompt
             toast(self, "Not connected yet — your prompt is still in the box.", severity="warning")
             return
-        text = prompt.text
+        choice = self.choice
         try:
             if self.session_id is None:
-                info = await controller.create_session(directory=app.spec.directory)
+                info = await session.create_session(directory=app.spec.directory)
                 self.composer.adopt_home_draft(info.id)
                 self.show_session(info.id)
             assert self.session_id is not None
-            await self.choice.apply_pending(self.session_id)
-            commands, skills = await _server_slashes(catalog) if text.startswith("/") else ([], {})
-            await send_input(client, self.session_id, text, directory=app.spec.directory,
-                             delivery="queue" if prompt.delivery == "queue" else "steer",
-                             commands=commands, skills=skills, mentioned=prompt.mentioned,
-                             attachments=[a.file_part() for a in prompt.attachments])
+            await session.send(self.session_id, prompt.text, prompt.delivery,
+                               model=choice.pending_model, agent=choice.pending_agent,
+                               mentioned=prompt.mentioned,
+                               attachments=[a.file_part() for a in prompt.attachments])
         except OctuiError as exc:
             toast(self, f"Not sent: {exc}. Your prompt is still in the box.", severity="error")
             return
-        self.composer.sent(text, prompt.attachments)
+        choice.pending_sent()
+        self.composer.sent(prompt.text, prompt.attachments)
 
     @on(ComposerPanel.LocalCommand)
     def _local_command(self, event: ComposerPanel.LocalCommand) -> None:
@@ -385,14 +377,14 @@ class MainScreen(Screen[None]):
 
     @work(group="pending", exit_on_error=False)
     async def _pending_action(self, session_id: str, inbox_id: str, delivery: str | None) -> None:
-        controller = octui_app(self).controller
-        if controller is None:
+        session = octui_app(self).session
+        if not session.is_ready:
             return
         try:
             if delivery is None:
-                await controller.cancel_pending(session_id, inbox_id)
+                await session.cancel_pending(session_id, inbox_id)
             else:
-                await controller.set_pending_delivery(session_id, inbox_id, delivery)
+                await session.set_pending_delivery(session_id, inbox_id, delivery)
         except OctuiError as exc:
             toast(self, f"Could not change the pending prompt: {exc}", severity="warning")
 
@@ -480,13 +472,13 @@ class MainScreen(Screen[None]):
     async def _interrupt(self, session_id: str) -> None:
         """Stop a session and every subagent below it (each rejects its pending asks first)."""
         app = octui_app(self)
-        controller = app.controller
-        if controller is None:
+        session = app.session
+        if not session.is_ready:
             return
         targets = [session_id, *tree_nav.descendants(app.store, session_id)]
         try:
             for sid in reversed(targets):  # children first, so none outlives its parent
-                await controller.interrupt(sid)
+                await session.interrupt(sid)
             toast(self, "Interrupted." if len(targets) == 1 else
                         f"Interrupted {len(targets)} sessions.", timeout=2)
         except OctuiError as exc:
@@ -499,7 +491,7 @@ class MainScreen(Screen[None]):
 
     def action_sessions(self) -> None:
         app = octui_app(self)
-        if app.client is None:
+        if not app.session.is_ready:
             toast(self, "Not connected yet.", severity="warning")
             return
 
@@ -507,7 +499,7 @@ class MainScreen(Screen[None]):
             if session_id:
                 self.open(session_id)
 
-        app.push_screen(SessionsScreen(AppSessionLoader(app), manager=app.actions), chosen)
+        app.push_screen(SessionsScreen(SessionPages(app), manager=app.actions), chosen)
 
     def action_inbox(self) -> None:
         self.flow.open_inbox(self.open)
@@ -586,9 +578,3 @@ class MainScreen(Screen[None]):
     def action_revert_panel(self) -> None:
         self.session_actions.revert_panel(self.state)
 
-
-async def _server_slashes(catalog: Catalog) -> tuple[list[str], dict[str, str]]:
-    """Server command names and ``{skill name: skill id}`` (a command hides a same-named skill)."""
-    commands = [c.name for c in await catalog.get("commands")]
-    skills = {k.name: k.key for k in slash_skills(await catalog.get("skills")) if k.name not in commands}
-    return commands, skills

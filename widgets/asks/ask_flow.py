@@ -14,10 +14,10 @@ from textual import work
 from textual.widget import Widget
 
 from tui.app.host import octui_app
-from tui.client.errors import OctuiError
 from tui.protocol.models import FormInfo, PermissionRequest, QuestionRequest
 from tui.screens.ask_router import screen_for_ask
 from tui.screens.inbox import InboxChoice, InboxScreen
+from tui.session.errors import OctuiError
 from tui.state.asks import (
     FormAnswer,
     FormDismissed,
@@ -26,7 +26,8 @@ from tui.state.asks import (
     QuestionDismissed,
     answer_for,
 )
-from tui.state.transcript import Ask, Change, ToolCall
+from tui.state.changes import AsksChanged
+from tui.state.transcript import Ask, ToolCall
 from tui.text.sanitize import one_line
 from widgets.plain import toast
 
@@ -61,13 +62,13 @@ class AskFlow(Widget):
         self.dismissed: set[str] = set()  # Esc'd by the user: wait in the inbox, don't re-open
         self.answered: set[str] = set()  # reply sent; its *.replied event may not have arrived yet
 
-    def apply(self, changes: list[Change], current: str | None) -> None:
-        """One frame's ``asks`` changes, ``current`` the session on view."""
+    def apply(self, changes: list[AsksChanged], current: str | None) -> None:
+        """One frame's ask changes, ``current`` the session on view."""
         for change in changes:
-            if change.detail == "asked":
-                self.asked(change.part_key, current)
-            elif change.part_key:
-                self.settled(change.part_key, change.detail)
+            if change.how == "asked":
+                self.asked(change.ask_id, current)
+            elif change.ask_id:
+                self.settled(change.ask_id, change.how)
             else:
                 self.drop_stale()
                 self.show_next(current)
@@ -110,8 +111,8 @@ class AskFlow(Widget):
 
     def auto_answered(self, ask_id: str) -> bool:
         """The session's permission mode answers this ask itself (``tui.session.auto_approve``): no dialog."""
-        controller = octui_app(self).controller
-        return controller is not None and controller.auto.claims(ask_id)
+        session = octui_app(self).session
+        return session.is_ready and session.auto.claims(ask_id)
 
     def drop_stale(self) -> None:
         """After a resync: a dialog whose ask the server no longer has was answered elsewhere."""
@@ -150,26 +151,26 @@ class AskFlow(Widget):
 
     @work(group="answers", exit_on_error=False)
     async def _answer(self, ask: Ask, result: Any) -> None:
-        controller = octui_app(self).controller
+        session = octui_app(self).session
         if result is None:
             self.dismissed.add(ask.id)
             toast(self, "Left in the inbox (Ctrl+B).", timeout=3)
             return
-        if controller is None:
+        if not session.is_ready:
             return
         sid = ask.sessionID
         result = answer_for(ask, result)
         try:
             if isinstance(result, PermissionAnswer):
-                await controller.reply_permission(sid, ask.id, result.reply, result.message)
+                await session.reply_permission(sid, ask.id, result.reply, result.message)
             elif isinstance(result, QuestionAnswer):
-                await controller.reply_question(sid, ask.id, result.answers)
+                await session.reply_question(sid, ask.id, result.answers)
             elif isinstance(result, QuestionDismissed) and not result.elsewhere:
-                await controller.reject_question(sid, ask.id)
+                await session.reject_question(sid, ask.id)
             elif isinstance(result, FormAnswer):
-                await controller.reply_form(sid, ask.id, result.answer)
+                await session.reply_form(sid, ask.id, result.answer)
             elif isinstance(result, FormDismissed) and not result.elsewhere:
-                await controller.cancel_form(sid, ask.id)
+                await session.cancel_form(sid, ask.id)
         except OctuiError as exc:
             toast(self, f"Answer not sent: {exc}. The request is still in the inbox.", severity="error")
             self.dismissed.add(ask.id)
@@ -185,8 +186,8 @@ class AskFlow(Widget):
         rows = [(ask, store.sessions[ask.sessionID].title if ask.sessionID in store.sessions
                  else ask.sessionID, tool_for_ask(octui_app(self), ask)) for ask in store.asks.values()
                 if not self.auto_answered(ask.id)]
-        controller = octui_app(self).controller
-        history = [a.text for a in controller.auto.history_for()] if controller is not None else []
+        session = octui_app(self).session
+        history = [a.text for a in session.auto.history_for()] if session.is_ready else []
         if not rows and not history:
             toast(self, "Nothing is waiting for you.", timeout=3)
             return

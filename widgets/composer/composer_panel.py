@@ -22,8 +22,6 @@ from textual.message import Message
 from textual.widget import Widget
 
 from tui.app.host import octui_app
-from tui.client.commands import slash_skills
-from tui.client.errors import OctuiError
 from tui.session.attachments import (
     AttachmentError,
     LocalAttachment,
@@ -32,6 +30,8 @@ from tui.session.attachments import (
     path_completions,
     read_attachment,
 )
+from tui.session.commands import Catalog, slash_skills
+from tui.session.errors import OctuiError
 from tui.session.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.state.transcript import SessionState
 from tui.storage.drafts import HOME_KEY, DraftKeeper
@@ -110,6 +110,12 @@ class ComposerPanel(Widget):
         return self.screen.query_one(Composer)
 
     @property
+    def catalog(self) -> Catalog | None:
+        """The server's commands and skills (the session service's cache); None before connecting."""
+        session = octui_app(self).session
+        return session.catalog if session.is_ready else None
+
+    @property
     def text(self) -> str:
         return self.composer.text
 
@@ -136,7 +142,7 @@ class ComposerPanel(Widget):
     def local_command(self, text: str) -> bool:
         """Run an octui ``/command`` (``/model``, ``/help`` …); ``True`` when ``text`` was one."""
         slash = parse_slash(text, set(LOCAL_COMMANDS))
-        catalog = octui_app(self).catalog
+        catalog = self.catalog
         if slash is None or (catalog is not None and slash.name in {
                 *(c.name for c in catalog.commands), *(k.name for k in catalog.skills)}):
             return False
@@ -186,7 +192,7 @@ class ComposerPanel(Widget):
 
     @work(exclusive=True, group="complete", exit_on_error=False)
     async def _complete_slash(self, composer: Composer, context: CompletionContext) -> None:
-        catalog = octui_app(self).catalog
+        catalog = self.catalog
         commands = await catalog.get("commands") if catalog is not None else []
         skills = await catalog.get("skills") if catalog is not None else []
         items = [Completion("slash", c.name, c.name, c.description or one_line_template(c.template))
@@ -208,13 +214,12 @@ class ComposerPanel(Widget):
 
     @work(exclusive=True, group="complete", exit_on_error=False)
     async def _complete_mention(self, composer: Composer, context: CompletionContext) -> None:
-        app = octui_app(self)
-        client = app.client
-        if client is None:
+        session = octui_app(self).session
+        if not session.is_ready:
             return
         await asyncio.sleep(MENTION_DEBOUNCE_S)  # a newer keystroke cancels this worker
         try:
-            found = await client.fs_find(context.query, limit=MENTION_LIMIT, directory=app.spec.directory)
+            found = await session.find_files(context.query, MENTION_LIMIT)
         except OctuiError:
             found = []
         items = [Completion("mention", str(f["path"]), str(f["path"]),
@@ -296,8 +301,7 @@ class ComposerPanel(Widget):
 
     # ------------------------------------------------------------------ pending prompts
     def show_pending(self, state: SessionState | None) -> None:
-        client = octui_app(self).client
-        caps = client.dialect.caps if client is not None else None
+        caps = octui_app(self).session.caps
         self.screen.query_one(PendingInputs).show_items(
             list(state.inbox.values()) if state else [],
             can_cancel=caps.pending_cancel if caps else True,

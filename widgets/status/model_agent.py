@@ -14,13 +14,13 @@ from textual.message import Message
 from textual.widget import Widget
 
 from tui.app.host import octui_app
-from tui.client.commands import find_agent, find_model
-from tui.client.errors import OctuiError
 from tui.protocol.models import ModelRef
 from tui.screens.agent_picker import AgentPicker
 from tui.screens.model_picker import ModelPicker
+from tui.session.commands import Catalog, find_agent, find_model
+from tui.session.errors import OctuiError
 from tui.state.transcript import SessionState
-from tui.storage.saved_state import StateStore
+from tui.storage.saved_state import SavedState
 from tui.text.sanitize import one_line
 from widgets.plain import toast
 
@@ -73,28 +73,27 @@ class ModelAgentChoice(Widget):
         last = next((m for m in reversed(state.messages.values()) if m.role == "assistant"), None)
         return last.agent if last is not None and last.agent else None
 
-    async def apply_pending(self, session_id: str) -> None:
-        """A prompt goes to ``session_id``: first the model and agent picked before it existed."""
-        client = octui_app(self).client
-        assert client is not None
-        if self.pending_model is not None:
-            await client.set_model(session_id, self.pending_model)
-            self.pending_model = None
-        if self.pending_agent is not None:
-            await client.set_agent(session_id, self.pending_agent)
-            self.pending_agent = None
+    @property
+    def catalog(self) -> Catalog | None:
+        """The session service's catalog (models, agents, commands, skills); None before connecting."""
+        session = octui_app(self).session
+        return session.catalog if session.is_ready else None
+
+    def pending_sent(self) -> None:
+        """The model and agent picked before a session existed went with its first prompt."""
+        self.pending_model = self.pending_agent = None
 
     # ------------------------------------------------------------------ catalog
     def catalog_changed(self, event_type: str | None) -> None:
         """A ``catalog.updated``/``agent.updated``/… event: drop the cache, reload the models."""
-        catalog = octui_app(self).catalog
+        catalog = self.catalog
         if catalog is not None and "models" in catalog.changed(event_type):
             self._reload_models()
 
     @work(exclusive=True, group="catalog-models", exit_on_error=False)
     async def _reload_models(self) -> None:
         app = octui_app(self)
-        catalog = app.catalog
+        catalog = self.catalog
         if catalog is not None:
             app.models = await catalog.load("models")
             self.post_message(self.ModelsLoaded())
@@ -106,7 +105,7 @@ class ModelAgentChoice(Widget):
 
         Neither server checks a switch (TRACES.md §6: both answer 204; a bad model fails the next
         turn, and 1.18.33 then does nothing at all), so a name the catalog lacks is refused here."""
-        catalog = octui_app(self).catalog
+        catalog = self.catalog
         if catalog is None:
             toast(self, "Not connected yet — your draft is still in the box.", severity="warning")
             return
@@ -136,11 +135,11 @@ class ModelAgentChoice(Widget):
     @work(exclusive=True, group="picker", exit_on_error=False)
     async def _open_model_picker(self) -> None:
         app = octui_app(self)
-        catalog = app.catalog
+        catalog = self.catalog
         if catalog is None:
             toast(self, "Not connected yet.", severity="warning")
             return
-        recent = StateStore().recent_models()
+        recent = SavedState().recent_models()
         if catalog.has("models"):
             app.push_screen(ModelPicker(catalog.models, recent, self.current_model()), self._model_chosen)
             return
@@ -158,18 +157,18 @@ class ModelAgentChoice(Widget):
     async def _switch_model(self, ref: ModelRef) -> None:
         current = self.current_model()
         with contextlib.suppress(OSError):
-            StateStore().push_recent_model(ref)
+            SavedState().push_recent_model(ref)
         if current is not None and current.label == ref.label:
             return
-        client, sid = octui_app(self).client, self.session_id
-        if client is None:
+        session, sid = octui_app(self).session, self.session_id
+        if not session.is_ready:
             return
         if sid is None:
             self.pending_model = ref
             toast(self, f"The next session will use {ref.label}.", timeout=3)
             return
         try:
-            await client.set_model(sid, ref)
+            await session.set_model(sid, ref)
         except OctuiError as exc:
             toast(self, f"Model not switched: {exc}", severity="error")
 
@@ -179,7 +178,7 @@ class ModelAgentChoice(Widget):
     @work(exclusive=True, group="picker", exit_on_error=False)
     async def _open_agent_picker(self) -> None:
         app = octui_app(self)
-        catalog = app.catalog
+        catalog = self.catalog
         if catalog is None:
             toast(self, "Not connected yet.", severity="warning")
             return
@@ -196,14 +195,14 @@ class ModelAgentChoice(Widget):
 
     @work(group="switch", exit_on_error=False)
     async def _switch_agent(self, agent: str) -> None:
-        client, sid = octui_app(self).client, self.session_id
-        if client is None:
+        session, sid = octui_app(self).session, self.session_id
+        if not session.is_ready:
             return
         if sid is None:
             self.pending_agent = agent
             toast(self, f"The next session will use the {agent} agent.", timeout=3)
             return
         try:
-            await client.set_agent(sid, agent)
+            await session.set_agent(sid, agent)
         except OctuiError as exc:
             toast(self, f"Agent not switched: {exc}", severity="error")

@@ -23,29 +23,29 @@ class PermissionModes(Widget):
 
     def text(self, session_id: str | None) -> str:
         """The status bar's indicator for ``session_id`` (empty for the default, supervised)."""
-        controller = octui_app(self).controller
-        if controller is None or session_id is None:
+        session = octui_app(self).session
+        if not session.is_ready or session_id is None:
             return ""
-        mode = controller.auto.mode_of(session_id)
+        mode = session.auto.mode_of(session_id)
         return "" if mode is Mode.SUPERVISED else mode.short  # the default shows no indicator
 
     def cycle(self, session_id: str | None) -> None:
         """supervised → auto-accept edits → full access → supervised, for the session's tree."""
-        controller = octui_app(self).controller
-        if controller is not None and session_id is not None:
-            self.set_mode(session_id, next_mode(controller.auto.mode_of(session_id)))
+        session = octui_app(self).session
+        if session.is_ready and session_id is not None:
+            self.set_mode(session_id, next_mode(session.auto.mode_of(session_id)))
         else:
             self.set_mode(session_id, Mode.SUPERVISED)
 
     def set_mode(self, session_id: str | None, mode: Mode) -> None:
         """Set the mode of the session's root (subagents follow it); full access asks once."""
         app = octui_app(self)
-        controller = app.controller
-        if controller is None or session_id is None:
+        session = app.session
+        if not session.is_ready or session_id is None:
             toast(self, "Open a session first: the permission mode belongs to a session.",
                   severity="warning", timeout=3)
             return
-        auto = controller.auto
+        auto = session.auto
         root = auto.book.root(app.store, session_id)
 
         def apply(confirmed: bool | None = True) -> None:

@@ -12,7 +12,7 @@ import os
 from textual.widget import Widget
 
 from tui.app.host import octui_app
-from tui.client.stream import StreamState
+from tui.session.connect import StreamState
 from tui.state.transcript import SessionState
 from widgets.status.connection_banner import ConnectionBanner
 from widgets.status.session_header import SessionHeader
@@ -31,8 +31,8 @@ class StatusArea(Widget):
         app = octui_app(self)
         health = app.health
         server = ""
-        if app.client is not None:
-            server = app.client.dialect.label
+        if app.session.is_ready:
+            server = app.session.server_label
             if health is not None and health.version:
                 server += f" {health.version}"
             if app.spec.origin:  # the user's background service, or a private server of ours
@@ -68,8 +68,8 @@ class StatusArea(Widget):
         if home not in ("", "/", "~") and (directory == home or directory.startswith(home + os.sep)):
             directory = "~" + directory[len(home):]
         server = ""
-        if app.client is not None:
-            server = app.client.display_url.split("://", 1)[-1].rstrip("/")
+        if app.session.is_ready:
+            server = app.session.display_url.split("://", 1)[-1].rstrip("/")
             if app.local is not None:
                 server = f"local {server}"
         self.screen.query_one(SessionHeader).show(title, directory, server)

@@ -13,7 +13,8 @@ from textual.widget import Widget
 from textual.widgets import Button
 
 from tui.app.host import octui_app
-from tui.state.transcript import Change, SessionState
+from tui.state.changes import MessageChanged, PartChanged, TranscriptChanged
+from tui.state.transcript import SessionState
 from widgets.transcript.transcript import Transcript, TranscriptPosition
 
 __all__ = ["EMPTY_SESSION", "TranscriptPanel"]
@@ -58,30 +59,30 @@ class TranscriptPanel(Widget):
     def place_of(self, session_id: str) -> TranscriptPosition | None:
         return self.places.get(session_id)
 
-    def apply(self, changes: list[Change], session_id: str | None) -> None:
+    def apply(self, changes: list[TranscriptChanged | MessageChanged | PartChanged],
+              session_id: str | None) -> None:
         """The store's transcript, message and part changes of ``session_id`` (one frame's)."""
         if session_id is None:
             return
         transcript = self.transcript
-        seen: set[tuple[str, str | None, str | None]] = set()
+        seen: set[MessageChanged | PartChanged] = set()
         for change in changes:
             if change.session_id != session_id:
                 continue
-            key = (change.kind, change.message_id, change.part_key)
-            if change.kind in ("part", "message"):
-                if key in seen:
-                    continue
-                seen.add(key)
-            if change.kind == "transcript":
+            if isinstance(change, TranscriptChanged):
                 state = octui_app(self).store.session(session_id)
                 if transcript.state is state:
-                    transcript.history_changed(change.detail)  # reloaded or older pages: keep the place
+                    transcript.history_changed(change.page or None)  # reloaded or older: keep the place
                 else:
                     transcript.show(state, EMPTY_SESSION)
-            elif change.kind == "message" and change.message_id:
+                continue
+            if change in seen:  # every delta of one block reports the same change
+                continue
+            seen.add(change)
+            if isinstance(change, MessageChanged):
                 transcript.message_changed(change.message_id)
-            elif change.kind == "part" and change.message_id:
-                transcript.part_changed(change.message_id, change.part_key or "")
+            else:
+                transcript.part_changed(change.message_id, change.part_key)
 
     def set_child_states(self, states: dict[str, str]) -> None:
         self.transcript.set_child_states(states)
@@ -111,6 +112,6 @@ class TranscriptPanel(Widget):
 
     def load_older(self, session_id: str | None, everything: bool) -> None:
         """``Transcript.LoadOlder``: page older history of ``session_id`` in."""
-        controller = octui_app(self).controller
-        if controller is not None and session_id is not None:
-            controller.load_older(session_id, everything)
+        session = octui_app(self).session
+        if session.is_ready and session_id is not None:
+            session.load_older(session_id, everything)
