@@ -4,7 +4,7 @@ The recorded 1.18 traces (``tests/fixtures/traces/*.jsonl``, the ``/api/event`` 
 replicated until there are at least ``--events`` frames, each copy with fresh session and message
 ids (so durable ``seq`` de-duplication never short-cuts the work). The v2 stream is the same
 traces normalised to v2 plus the events the demo server emits while running its scripts.
-Frames go through the real ``Controller._ingest`` (with a stub client), in 64 KiB SSE chunks,
+Frames go through the real ``SessionService._ingest`` (with a stub client), in 64 KiB SSE chunks,
 decoded with ``decode_frame`` like ``EventStream`` does; the event loop gets one turn per chunk.
 
     python -m bench.ingest [--events 200000]
@@ -31,16 +31,16 @@ from tui.client.errors import OctuiError  # noqa: E402
 from tui.client.stream import SSEParser  # noqa: E402
 from tui.protocol.dialect import Dialect, Normaliser  # noqa: E402
 from tui.protocol.frames import decode_frame  # noqa: E402
-from tui.session.controller import Controller  # noqa: E402
+from tui.session.service import SessionService  # noqa: E402
+from tui.state.changes import Change  # noqa: E402
 from tui.state.store import Store  # noqa: E402
-from tui.state.transcript import Change  # noqa: E402
 
 CHUNK = 64 * 1024
 ID_PREFIXES = ("ses_", "msg_", "evt_", "per_", "que_", "frm_", "prt_", "call_")
 
 
 class StubClient:
-    """Just enough of ``OpenCodeClient`` for ``Controller._ingest`` and its follow-ups."""
+    """Just enough of ``OpenCodeClient`` for ``SessionService._ingest`` and its follow-ups."""
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
@@ -103,7 +103,7 @@ async def run_one(dialect: Dialect, stream: bytes) -> dict[str, Any]:
     def on_changes(batch: list[Change]) -> None:
         changes[0] += len(batch)
 
-    controller = Controller(StubClient(dialect), store, on_changes, lambda _state: None)  # type: ignore[arg-type]
+    controller = SessionService(StubClient(dialect), store, on_changes, lambda _state: None)  # type: ignore[arg-type]
     controller.normaliser = Normaliser()
     parser = SSEParser()
     rss_before = rss_mb()

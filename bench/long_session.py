@@ -78,8 +78,8 @@ async def run(count: int) -> dict[str, Any]:
             widgets = sum(1 for _ in app.screen.walk_children(with_self=True))
             rss_at_paint = rss_mb()
             view = transcript()
-            assert view is not None and view.state is not None and app.controller is not None
-            state, pager = view.state, app.controller.history
+            assert view is not None and view.state is not None and app.session.is_ready
+            state, pager = view.state, app.session.history
 
             await wait_for(lambda: not pager.loading(info["id"]), poll_s=0.02)
             history_s = time.perf_counter() - start

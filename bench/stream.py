@@ -105,7 +105,7 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             for _ in range(500):  # bounded: wait for the session to be open and the stream up
-                if app.controller is not None and app.controller.current == sid and \
+                if app.session.is_ready and app.session.current == sid and \
                         app.stream_state.phase == "connected":
                     break
                 await asyncio.sleep(0.01)

@@ -36,8 +36,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui.client.http import OpenCodeClient
 from tui.protocol.models import ModelRef, StructuredError, TokenUsage
+from tui.session.connect import OpenCodeClient
 from tui.state.store import Store
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 from tui.text.sanitize import clean_text, one_line

@@ -23,8 +23,8 @@ from jsonschema import Draft202012Validator
 
 from tests.specs import V2_OPENAPI, Spec, load_json
 from tui.client import OpenCodeClient
-from tui.client.commands import run_skill, send_input
 from tui.protocol.models import ModelRef
+from tui.session.commands import run_skill, send_input
 
 BASE = "http://127.0.0.1:4096"
 SID = "ses_abc123"

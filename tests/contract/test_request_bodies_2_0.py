@@ -29,8 +29,8 @@ from tests.contract.test_request_bodies import (
     run_and_check,
 )
 from tui.client import NotSupported, OpenCodeClient
-from tui.client.commands import run_skill
 from tui.protocol.dialects import Dialect
+from tui.session.commands import run_skill
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "traces-2.0" / "samples"
 SERVED = SAMPLES / "more_server_openapi.json"

@@ -215,7 +215,7 @@ async def running_app(
     async with app.run_test(size=size) as pilot:
         driver = AppDriver(app, pilot)
         await driver.wait_until(
-            lambda: app.controller is not None and app.stream_state.phase == "connected",
+            lambda: app.session.is_ready and app.stream_state.phase == "connected",
             "the event stream to connect",
             connect_timeout,
         )

@@ -381,9 +381,9 @@ async def test_ask_raised_while_stream_is_cut_is_shown_after_resync(
     tag = fake_llm.add_scenario(_unique("asks_cut_before"), [_bash(command), {"text": "Back again."}])
     transport = CuttableTransport()
     async with running_app(live_server, sid, transport=transport) as (app, pilot):
-        assert app.controller is not None
+        assert app.session.is_ready
         # A public knob of EventStream: retry at least every second, so the test stays short.
-        app.controller.stream.backoff_max = 1.0
+        app.session.stream.backoff_max = 1.0
         assert transport.cut() == 1
         await wait_until(pilot, lambda: app.stream_state.phase == "reconnecting", "the app to notice the cut")
         generation = app.stream_state.generation
@@ -441,7 +441,7 @@ async def test_open_dialog_survives_stream_cut_and_still_answers(
             lambda: app.stream_state.phase == "connected" and app.stream_state.generation > generation,
             "the stream to reconnect",
         )
-        await wait_until(pilot, lambda: not app.controller or not app.controller._resyncing, "the resync")
+        await wait_until(pilot, lambda: not app.session.is_ready or not app.session._resyncing, "the resync")
         await pilot.pause(0.2)
         # Still pending after the resync, the same dialog still up for it.
         assert ask_id in app.store.asks

@@ -185,7 +185,7 @@ async def test_an_attached_image_reaches_the_model_inline(
     sid = live_server.create_session()["id"]
 
     async with running_app(live_server, session_id=sid) as driver:
-        driver.main.attach_base = str(tmp_path)
+        driver.main.composer.attach_base = str(tmp_path)
         await _attach(driver, "dot.png")
         composer = driver.main.query_one(Composer)
         composer.text = f"What is in the picture? {tag}"
@@ -222,7 +222,7 @@ async def test_an_attached_text_file_is_refused_by_the_provider_and_octui_says_s
     sid = live_server.create_session()["id"]
 
     async with running_app(live_server, session_id=sid) as driver:
-        driver.main.attach_base = str(tmp_path)
+        driver.main.composer.attach_base = str(tmp_path)
         await _attach(driver, "notes.md")
         driver.main.query_one(Composer).text = f"Summarise the notes {tag}"
         await driver.pilot.press("enter")

@@ -27,14 +27,14 @@ from textual.widgets import Input
 from tests.e2e.app_driver import AppDriver, running_app
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import EventRecorder, RealServer
-from tui.client.commands import switchable_agents
 from tui.protocol.models import AgentInfo
 from tui.screens.agent_picker import AgentPicker
-from tui.screens.assists import LOCAL_COMMANDS
 from tui.screens.main import HOME_TEXT, MainScreen
 from tui.screens.model_picker import ModelPicker
+from tui.session.commands import switchable_agents
 from widgets.composer.completion import CompletionMenu
 from widgets.composer.composer import Composer
+from widgets.composer.local_commands import LOCAL_COMMANDS
 
 pytestmark = pytest.mark.e2e
 

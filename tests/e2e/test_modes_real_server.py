@@ -89,18 +89,18 @@ def opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, replies: Replies) ->
 
 async def _choose_mode(pilot: Pilot[Any], app: OctuiApp, sid: str, mode: Mode) -> None:
     """Press F2 until ``mode`` is on (confirming full access), as a user would."""
-    assert app.controller is not None
+    assert app.session.is_ready
     for _ in range(3):
-        if app.controller.auto.mode_of(sid) is mode:
+        if app.session.auto.mode_of(sid) is mode:
             break
         await pilot.press("f2")
         await pilot.pause()
-        if mode is Mode.FULL and app.controller.auto.mode_of(sid) is Mode.AUTO_EDITS:
+        if mode is Mode.FULL and app.session.auto.mode_of(sid) is Mode.AUTO_EDITS:
             await pilot.press("f2")
             await wait_for_screen(pilot, ModeConfirmScreen)
             await pilot.press("y")
             await wait_until(pilot, lambda: not isinstance(app.screen, ModeConfirmScreen), "confirm closed")
-    assert app.controller.auto.mode_of(sid) is mode
+    assert app.session.auto.mode_of(sid) is mode
     shown = app.screen_main().query_one(StatusBar).info.mode
     assert shown == ("" if mode is Mode.SUPERVISED else mode.short)
 
@@ -164,8 +164,8 @@ async def test_mode_answers_or_shows_the_ask(
 
         state = app.store.sessions[sid]
         notices = [m for m in state.messages.values() if m.role == "notice" and m.id.startswith("auto:")]
-        assert app.controller is not None
-        history = app.controller.auto.history_for([sid])
+        assert app.session.is_ready
+        history = app.session.auto.history_for([sid])
         if auto:
             line = f"auto-allowed: {tool} `{target}`"
             assert [n.text for n in notices] == [line]

@@ -24,6 +24,7 @@ from tui.client.errors import NotFound, Unavailable
 from tui.client.http import OpenCodeClient
 from tui.screens.revert import RevertScreen
 from tui.screens.session_actions import SessionActions, error_text
+from tui.session.service import SessionService
 from tui.state.store import Store
 
 pytestmark = pytest.mark.e2e
@@ -58,11 +59,13 @@ def client_for(server: RealServer) -> OpenCodeClient:
 
 
 class GlueApp:
-    """Just enough app for ``SessionActions``: the real client, a store, recorded toasts."""
+    """Just enough app for ``SessionActions``: the session service over the real client, a store,
+    recorded toasts."""
 
     def __init__(self, client: OpenCodeClient) -> None:
         self.client = client
         self.store = Store()
+        self.session = SessionService(client, self.store, lambda _changes: None, lambda _state: None)
         self.toasts: list[tuple[str, str]] = []
 
     def notify(self, text: str, *, severity: str = "information", **_: Any) -> None:

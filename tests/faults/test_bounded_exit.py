@@ -19,7 +19,7 @@ QUIT_BUDGET_S = 8.0  # the exit guard fires after 3 s; the rest is start-up nois
 # octui with the attachment reader replaced by one that never returns (a hung network mount, say):
 # a worker thread stuck where no cancellation reaches it.
 # ``import octui`` first, as the console script does: octui is installed under that one name.
-STUCK = ("import sys, threading, octui; import tui.screens.main_attach as m; "
+STUCK = ("import sys, threading, octui; import widgets.composer.composer_panel as m; "
          "m.read_attachment = lambda *a, **k: threading.Event().wait(); "
          "from tui.app.entry import main; sys.argv[0] = 'octui'; raise SystemExit(main())")
 

@@ -181,8 +181,8 @@ async def test_hanging_prompt_times_out_and_the_ui_stays_live() -> None:
     server = FakeServer()
     server.fail(f"POST /api/session/{SID}/prompt", "hang")
     async with running(server, SID) as app:
-        assert app.client is not None
-        app.client.timeout = 0.8  # every call is bounded; short here to keep the test fast
+        assert app.session.is_ready
+        app.session.client.timeout = 0.8  # every call is bounded; short here to keep the test fast
         composer(app).insert("slow one")
         composer(app).action_submit("steer")
         await until(lambda: f"POST /api/session/{SID}/prompt" in server.calls, "the prompt call")

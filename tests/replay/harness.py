@@ -4,7 +4,7 @@ A ``ReplayServer`` is an httpx transport that plays one recorded ``GET /api/even
 after another (the raw SSE lines as bytes, cut into uneven chunks) and answers REST calls from
 recorded samples; unknown routes get what the real server gives them, a 404 with an empty body.
 ``replay`` runs the real ``OpenCodeClient`` (generation detection included), ``EventStream``
-(the SSE parser), ``Controller`` (dialect normalisation, resync) and ``Store`` against it.
+(the SSE parser), ``SessionService`` (dialect normalisation, resync) and ``Store`` against it.
 
 ``history_transcript`` and ``store_transcript`` turn the server's own history
 (``GET …/message``) and the store into the same plain structure, each on its own, so a test can
@@ -24,9 +24,10 @@ import httpx
 
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
-from tui.session.controller import Controller
+from tui.session.service import SessionService
+from tui.state.changes import Change
 from tui.state.store import Store
-from tui.state.transcript import Change, SessionState, TextBlock, ToolCall
+from tui.state.transcript import SessionState, TextBlock, ToolCall
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TRACES_20 = FIXTURES / "traces-2.0"
@@ -199,7 +200,7 @@ class Replay:
     server: ReplayServer
     client: OpenCodeClient
     store: Store
-    controller: Controller
+    controller: SessionService
     changes: list[Change]
     states: list[StreamState]
     task: asyncio.Task[None]
@@ -249,7 +250,7 @@ async def replay(server: ReplayServer, *, before: Callable[[Replay], Awaitable[N
     store = Store()
     changes: list[Change] = []
     states: list[StreamState] = []
-    controller = Controller(client, store, changes.extend, states.append, heartbeat_timeout=30.0)
+    controller = SessionService(client, store, changes.extend, states.append, heartbeat_timeout=30.0)
     controller.stream.backoff_initial = controller.stream.backoff_max = 0.02
     task = asyncio.create_task(controller.run())
     run = Replay(server, client, store, controller, changes, states, task)

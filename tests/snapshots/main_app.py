@@ -89,7 +89,7 @@ def main_screen(app: App[Any]) -> MainScreen:
 
 
 def _quiet(app: MainApp) -> bool:
-    controller = app.controller
+    controller = app.session
     tasks_done = controller is None or all(t.done() for t in controller._tasks)
     busy_workers = [w for w in app.workers if w.group != "stream" and not w.is_finished]
     # On a loaded machine each hop below can outlast the calm checks of ``settle``: frames the demo
@@ -108,7 +108,7 @@ async def wait_connected(pilot: Pilot[Any], timeout: float = 30.0) -> None:
     assert isinstance(app, MainApp)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while app.controller is None or app.stream_state.phase != "connected":
+    while not app.session.is_ready or app.stream_state.phase != "connected":
         if loop.time() > deadline:
             raise TimeoutError(f"app did not connect (phase {app.stream_state.phase})")
         await pilot.pause(0.01)

@@ -67,7 +67,7 @@ async def play(pilot: Pilot[Any], timeout: float = 30.0) -> None:
         state = app.store.sessions.get(app.session_id)
         return state is not None and state.loaded
 
-    while app.controller is None or app.stream_state.phase != "connected" or not state_loaded():
+    while not app.session.is_ready or app.stream_state.phase != "connected" or not state_loaded():
         assert loop.time() < deadline, "the replay app did not open its session"
         await pilot.pause(0.02)
     app.screen.query_one(Composer).cursor_blink = False
@@ -75,7 +75,7 @@ async def play(pilot: Pilot[Any], timeout: float = 30.0) -> None:
     await asyncio.wait_for(app.replay.done.wait(), timeout)
     calm = 0
     while calm < 3:
-        controller = app.controller
+        controller = app.session
         quiet = (not controller._resyncing and all(t.done() for t in controller._tasks)
                  and not app._pending and not app._flush_scheduled)
         calm = calm + 1 if quiet else 0

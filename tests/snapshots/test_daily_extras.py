@@ -59,7 +59,7 @@ class AttachApp(MainApp):
 async def ready(pilot: Pilot[Any]) -> Composer:
     await wait_connected(pilot)
     main = pilot.app.screen_main()
-    main.attach_base = str(pilot.app.files)
+    main.composer.attach_base = str(pilot.app.files)
     return main.query_one(Composer)
 
 

@@ -122,8 +122,8 @@ async def reconnecting(pilot: Pilot[Any]) -> None:
     """The server drops the stream; the next attempt is held far in the future."""
     await wait_connected(pilot)
     app = pilot.app
-    assert isinstance(app, MainApp) and app.controller is not None
-    stream = app.controller.stream
+    assert isinstance(app, MainApp) and app.session.is_ready
+    stream = app.session.stream
     stream.backoff_initial = stream.backoff_max = 600.0
     app.server.drop_connections()
     for _ in range(200):

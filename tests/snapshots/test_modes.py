@@ -71,10 +71,10 @@ def _status_mode(pilot: Pilot[Any]) -> str:
 
 def _mode(pilot: Pilot[Any]) -> Mode:
     app = pilot.app
-    assert isinstance(app, MainApp) and app.controller is not None
+    assert isinstance(app, MainApp) and app.session.is_ready
     sid = app.screen_main().session_id
     assert sid is not None
-    return app.controller.auto.mode_of(sid)
+    return app.session.auto.mode_of(sid)
 
 
 async def _quiet_toasts(pilot: Pilot[Any]) -> None:
@@ -167,8 +167,8 @@ async def test_full_access_is_confirmed_once_per_session_and_survives_a_restart(
     again = MainApp(make_demo(), session_id=app.spec.session_id)  # a new octui, same state dir
     async with again.run_test(size=SIZE) as pilot:
         await wait_connected(pilot)
-        assert again.controller is not None and app.spec.session_id is not None
-        assert again.controller.auto.mode_of(app.spec.session_id) is Mode.FULL
+        assert again.session.is_ready and app.spec.session_id is not None
+        assert again.session.auto.mode_of(app.spec.session_id) is Mode.FULL
 
 
 async def test_the_mode_is_in_the_command_palette() -> None:

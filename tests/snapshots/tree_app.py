@@ -14,8 +14,8 @@ from textual.app import App, ComposeResult
 
 from tui.protocol.events import parse_event
 from tui.state import tree, tree_nav
+from tui.state.changes import Change
 from tui.state.store import Store
-from tui.state.transcript import Change
 from widgets.subagents.breadcrumb import Breadcrumb
 from widgets.subagents.subagent_tree import SubagentTree
 

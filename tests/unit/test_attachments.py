@@ -191,7 +191,7 @@ async def test_attach_with_path_completion_then_send_carries_the_file(files: Pat
         app, recorder = recorded_app(demo, sid)
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_connected(pilot)
-            app.screen_main().attach_base = str(files)
+            app.screen_main().composer.attach_base = str(files)
             await type_text(pilot, "/att")
             assert menu_labels(app)[0] == "attach"
             await pilot.press("tab")  # accepts /attach and opens the path menu at once
@@ -229,7 +229,7 @@ async def test_attach_keeps_the_rest_of_the_draft_and_refuses_clearly(files: Pat
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_connected(pilot)
             main = app.screen_main()
-            main.attach_base = str(files)
+            main.composer.attach_base = str(files)
             composer(app).text = "/attach missing.png\nmy long question"
             await pilot.press("enter")
             await settle(pilot)
@@ -259,7 +259,7 @@ async def test_chips_are_removed_with_a_key_or_a_click_and_detach_clears(files: 
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_connected(pilot)
             main = app.screen_main()
-            main.attach_base = str(files)
+            main.composer.attach_base = str(files)
             for name in ("notes.md", "doc.pdf", "logo.svg"):
                 composer(app).text = f"/attach {name}"
                 await pilot.press("enter")
@@ -286,7 +286,7 @@ async def test_pasting_an_image_path_attaches_it_and_a_bad_one_stays_text(files:
         app, recorder = recorded_app(demo, sid)
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_connected(pilot)
-            app.screen_main().attach_base = "/"
+            app.screen_main().composer.attach_base = "/"
             box = composer(app)
             box.focus()
             box.post_message(events.Paste(f"'{files}/with space.png'"))
@@ -310,7 +310,7 @@ async def test_a_failed_send_keeps_the_attachments(files: Path) -> None:
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_connected(pilot)
             main = app.screen_main()
-            main.attach_base = str(files)
+            main.composer.attach_base = str(files)
             composer(app).text = "/attach notes.md"
             await pilot.press("enter")
             await settle(pilot)

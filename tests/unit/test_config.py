@@ -22,7 +22,7 @@ from tui.storage.config import (
     save_config,
     state_dir,
 )
-from tui.storage.saved_state import StateStore
+from tui.storage.saved_state import SavedState
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -206,13 +206,13 @@ class TestResolveConnection:
         assert "inline" not in repr(PROFILES)
 
 
-class TestStateStore:
+class TestSavedState:
     def test_drafts(self, tmp_path: Path) -> None:
-        store = StateStore(tmp_path / "state")
+        store = SavedState(tmp_path / "state")
         assert store.load_draft("ses_1") == ""
         store.save_draft("ses_1", "half a thought")
         store.save_draft("ses_2", "other")
-        assert StateStore(tmp_path / "state").load_draft("ses_1") == "half a thought"
+        assert SavedState(tmp_path / "state").load_draft("ses_1") == "half a thought"
         store.save_draft("ses_1", "   ")
         assert store.load_draft("ses_1") == "" and store.load_draft("ses_2") == "other"
         assert sorted(p.name for p in (tmp_path / "state" / "drafts").iterdir()) == ["ses_2.txt"]
@@ -222,19 +222,19 @@ class TestStateStore:
     def test_a_draft_of_any_size_survives_whole(self, tmp_path: Path) -> None:
         big = "".join(f"line {i} with ünïcödé and a tab\t\n" for i in range(40_000))  # ≈1.3 MB
         assert len(big) > 1_000_000
-        StateStore(tmp_path).save_draft("ses_big", big)
-        assert StateStore(tmp_path).load_draft("ses_big") == big
+        SavedState(tmp_path).save_draft("ses_big", big)
+        assert SavedState(tmp_path).load_draft("ses_big") == big
 
     def test_drafts_of_older_versions_are_still_loaded_then_moved(self, tmp_path: Path) -> None:
         (tmp_path / "state.json").write_text('{"drafts": {"ses_1": "old draft"}, "x": 1}', "utf-8")
-        store = StateStore(tmp_path)
+        store = SavedState(tmp_path)
         assert store.load_draft("ses_1") == "old draft"
         store.save_draft("ses_1", "new draft")
         assert store.load_draft("ses_1") == "new draft"
         assert "ses_1" not in json.loads((tmp_path / "state.json").read_text("utf-8"))["drafts"]
 
     def test_keys_that_are_no_file_name_get_their_own_file(self, tmp_path: Path) -> None:
-        store = StateStore(tmp_path)
+        store = SavedState(tmp_path)
         for key in ("../escape", "a/b", ".hidden", "x" * 300, "new"):
             store.save_draft(key, f"draft of {key}")
         for key in ("../escape", "a/b", ".hidden", "x" * 300):
@@ -246,7 +246,7 @@ class TestStateStore:
         from tui.storage import saved_state as state_file
         from tui.storage.drafts import DraftKeeper
 
-        store = StateStore(tmp_path)
+        store = SavedState(tmp_path)
         store.save_draft("ses_1", "y" * 5000)
         monkeypatch.setattr(state_file, "DRAFT_MAX_BYTES", 1024)
         keeper = DraftKeeper(store)
@@ -257,7 +257,7 @@ class TestStateStore:
         assert store.draft_path("ses_1").read_text() == "y" * 5000  # nothing lost
 
     def test_values(self, tmp_path: Path) -> None:
-        store = StateStore(tmp_path)
+        store = SavedState(tmp_path)
         assert store.get("ses_1", "permission_mode", "ask") == "ask"
         store.set("ses_1", "permission_mode", "auto")
         assert store.get("ses_1", "permission_mode") == "auto"
@@ -265,7 +265,7 @@ class TestStateStore:
         assert store.get("ses_1", "permission_mode") is None
 
     def test_recent_models(self, tmp_path: Path) -> None:
-        store = StateStore(tmp_path)
+        store = SavedState(tmp_path)
         a = ModelRef(providerID="anthropic", id="sonnet")
         b = ModelRef(providerID="openai", id="gpt-5", variant="high")
         for model in (a, b, a):
@@ -273,15 +273,15 @@ class TestStateStore:
         assert [m.label for m in store.recent_models()] == ["anthropic/sonnet", "openai/gpt-5#high"]
         for i in range(20):
             store.push_recent_model(ModelRef(providerID="p", id=f"m{i}"))
-        assert len(store.recent_models()) == StateStore.RECENT_MODELS
+        assert len(store.recent_models()) == SavedState.RECENT_MODELS
 
     def test_corrupt_file_is_treated_as_empty(self, tmp_path: Path) -> None:
         (tmp_path / "state.json").write_text("{not json", "utf-8")
-        store = StateStore(tmp_path)
+        store = SavedState(tmp_path)
         assert store.load_draft("ses_1") == "" and store.recent_models() == []
         store.save_draft("ses_1", "x")
         assert store.load_draft("ses_1") == "x"
 
     def test_default_root_follows_env(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("OCTUI_STATE_DIR", str(tmp_path / "st"))
-        assert StateStore().path == tmp_path / "st" / "state.json"
+        assert SavedState().path == tmp_path / "st" / "state.json"

@@ -16,9 +16,10 @@ import pytest
 from tui.client.http import OpenCodeClient
 from tui.protocol.dialect import Dialect
 from tui.protocol.models import ModelRef, StructuredError
-from tui.session.controller import Controller
+from tui.session.service import SessionService
+from tui.state.changes import Change, TurnFailed
 from tui.state.store import Store
-from tui.state.transcript import Change, Message
+from tui.state.transcript import Message
 from tui.text.failures import FIX, failure_fix, failure_headline
 from tui.text.sanitize import decode_tokens
 from widgets.plain import content_runs
@@ -62,11 +63,11 @@ def v2_no_route_frames() -> list[dict[str, Any]]:
     ]
 
 
-def controller(dialect: Dialect) -> tuple[Controller, list[Change]]:
+def controller(dialect: Dialect) -> tuple[SessionService, list[Change]]:
     client = OpenCodeClient("http://127.0.0.1:9")  # never contacted: frames are fed by hand
     client.dialect = dialect
     changes: list[Change] = []
-    return Controller(client, Store(), changes.extend, lambda state: None), changes
+    return SessionService(client, Store(), changes.extend, lambda state: None), changes
 
 
 def failed_message(store: Store, session_id: str) -> Message:
@@ -85,7 +86,7 @@ def test_preview_provider_unreachable_names_model_cause_and_fix(caplog: pytest.L
     assert shown.splitlines() == [
         "✗ model fake-model (provider mock) failed: HTTP transport failed", FIX]
     assert "Ctrl+K" in shown and "opencode auth login" in shown
-    assert Change("failed", SID, AMID) in changes
+    assert TurnFailed(SID, AMID) in changes
     logged = [r.getMessage() for r in caplog.records if r.name == "octui"]
     assert logged == [f"turn failed in {SID}: model fake-model (provider mock): "
                       "HTTP transport failed [type unknown]"]

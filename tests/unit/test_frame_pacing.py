@@ -20,20 +20,20 @@ def frozen_clock() -> Iterator[None]:
 
 
 class FrameCounter:
-    """Counts the app's flushes (store changes applied to the screen) and the deltas behind them."""
+    """Counts the app's flushes (store changes handed to the screen) and the deltas behind them."""
 
     def __init__(self, app: MainApp) -> None:
         self.flushes = 0
         self.changes = 0
-        main = main_screen(app)
-        original = main.apply_changes
+        original = app._flush_changes
 
-        def apply_changes(changes: list[Any]) -> None:
-            self.flushes += 1
-            self.changes += len(changes)
-            original(changes)
+        def flush_changes() -> None:
+            if app._pending:
+                self.flushes += 1
+                self.changes += len(app._pending)
+            original()
 
-        main.apply_changes = apply_changes  # type: ignore[method-assign]
+        app._flush_changes = flush_changes  # type: ignore[method-assign]
 
 
 async def started_answer(app: MainApp, pilot: Any) -> dict[str, Any]:

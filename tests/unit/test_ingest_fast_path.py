@@ -33,10 +33,9 @@ from tui.protocol.events import (
 )
 from tui.protocol.frames import plain_delta
 from tui.protocol.models import LocationRef, Wire
-from tui.session.controller import Controller
-from tui.state.deltas import change
+from tui.session.service import SessionService
+from tui.state.changes import AsksChanged, Change, message_changed, part_changed
 from tui.state.store import Store
-from tui.state.transcript import Change
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXAMPLES: dict[str, dict[str, Any]] = json.loads((FIXTURES / "v2_events.json").read_text("utf-8"))
@@ -188,8 +187,9 @@ def test_event_envelope_is_validated_lazily_and_tolerantly() -> None:
 
 
 def test_change_objects_are_shared_and_equal() -> None:
-    assert change("part", "s", "m", "text:0") is change("part", "s", "m", "text:0")
-    assert change("asks", "s", part_key="p", detail="asked") == Change("asks", "s", None, "p", "asked")
+    assert part_changed("s", "m", "text:0") is part_changed("s", "m", "text:0")
+    assert message_changed("s", "m") is message_changed("s", "m")
+    assert AsksChanged("s", "p", "asked") == AsksChanged("s", "p", "asked")
 
 
 # --- the delta fast path ----------------------------------------------------------------------------
@@ -225,7 +225,7 @@ def snapshot(store: Store) -> str:
 
 
 def apply_fast(store: Store, frame: dict[str, Any]) -> tuple[list[Change], bool]:
-    """What ``Controller._ingest`` does for a v2 frame; also says whether the fast path served it."""
+    """What ``SessionService._ingest`` does for a v2 frame; also says whether the fast path served it."""
     fast = plain_delta(frame)
     changes = None if fast is None else store.apply_delta(*fast)
     if changes is not None:
@@ -334,12 +334,12 @@ def test_preview_fast_path_equals_normalising(frame: dict[str, Any]) -> None:
 
 
 async def test_controller_ingest_equals_reference_store() -> None:
-    """Through ``Controller._ingest`` (both dialects' fast paths) against parse + apply."""
+    """Through ``SessionService._ingest`` (both dialects' fast paths) against parse + apply."""
 
     class Client:
         dialect = Dialect.V2
 
-    controller = Controller(Client(), Store(), lambda _c: None, lambda _s: None)  # type: ignore[arg-type]
+    controller = SessionService(Client(), Store(), lambda _c: None, lambda _s: None)  # type: ignore[arg-type]
     reference = Store()
     frames = [copy.deepcopy(f) for f in SETUP] + [
         {"type": "session.text.delta", "data": {"sessionID": SID, "assistantMessageID": MID,

@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.app.app import keymap_classes
 from tui.app.keymap import (
     PREFIX,
     action_name,
@@ -16,7 +17,6 @@ from tui.app.keymap import (
     assign_ids,
     build_keymap,
     configurable_actions,
-    keymap_classes,
 )
 
 

@@ -10,12 +10,12 @@ import pytest
 from textual.widgets import OptionList, Static
 
 from tests.snapshots.main_app import MainApp, frozen, settle, wait_connected
-from tui.client.commands import Catalog
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.demo import assistant, text, user
 from tui.screens.agent_picker import AgentPicker
 from tui.screens.model_picker import ModelPicker
+from tui.session.commands import Catalog
 from widgets.status.connection_banner import ConnectionBanner
 from widgets.status.session_header import SessionHeader
 from widgets.transcript.transcript import Transcript
@@ -52,15 +52,15 @@ async def test_opening_a_session_shows_a_loading_cue_until_its_history_arrives()
         app, sid = seeded()
         async with app.run_test(size=SIZE) as pilot:
             await wait_connected(pilot)
-            assert app.controller is not None
+            assert app.session.is_ready
             gate = asyncio.Event()
-            real_open = app.controller.open_session
+            real_open = app.session.open_session
 
             async def slow_open(session_id: str) -> None:
                 await gate.wait()
                 await real_open(session_id)
 
-            app.controller.open_session = slow_open  # type: ignore[method-assign]
+            app.session.open_session = slow_open  # type: ignore[method-assign]
             app.screen_main().open(sid)
             await wait_for(pilot, lambda: "◌ Loading session" in transcript_text(app), "the cue")
             gate.set()
@@ -75,12 +75,12 @@ async def test_a_failed_open_puts_back_what_was_there() -> None:
         app, sid = seeded()
         async with app.run_test(size=SIZE) as pilot:
             await wait_connected(pilot)
-            assert app.controller is not None
+            assert app.session.is_ready
 
             async def failing_open(session_id: str) -> None:
                 raise OctuiError("server said no")
 
-            app.controller.open_session = failing_open  # type: ignore[method-assign]
+            app.session.open_session = failing_open  # type: ignore[method-assign]
             app.screen_main().open(sid)
             await settle(pilot)
             assert "Loading" not in transcript_text(app)

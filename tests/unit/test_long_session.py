@@ -1,6 +1,6 @@
 """Long sessions load lazily: the newest page is shown first, older pages follow.
 
-Controller-level tests run the real client and controller against the in-process demo server;
+SessionService-level tests run the real client and controller against the in-process demo server;
 app-level tests drive ``OctuiApp`` headless (``run_test``). A ``GatedTransport`` holds back the
 requests for older pages (those with a ``cursor``) until the test opens the gate, so the state
 "painted, older history not fetched yet" can be observed.
@@ -19,9 +19,10 @@ from tests.snapshots.main_app import NOW, SIZE, MainApp, ManualClock, frozen, ma
 from tui.client.http import OpenCodeClient
 from tui.demo import DemoServer, IdGenerator, history_fixture
 from tui.session import history_pager
-from tui.session.controller import Controller
+from tui.session.service import SessionService
+from tui.state.changes import Change, TranscriptChanged
 from tui.state.store import Store
-from tui.state.transcript import Change, SessionState
+from tui.state.transcript import SessionState
 from widgets.transcript.message_view import MessageView
 from widgets.transcript.transcript import LOADING, WINDOW, Transcript
 
@@ -70,7 +71,7 @@ class Rig:
         self.client = OpenCodeClient(self.demo.base_url, transport=self.transport)
         self.store = Store()
         self.changes: list[Change] = []
-        self.controller = Controller(self.client, self.store, self.changes.extend, lambda state: None)
+        self.controller = SessionService(self.client, self.store, self.changes.extend, lambda state: None)
         self.task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -119,7 +120,7 @@ async def test_open_returns_with_the_newest_page_and_fetches_the_rest_after(rig:
     await rig.settle()
     assert rig.store_ids(sid) == rig.server_ids(sid)
     assert not state.older
-    older = [c for c in rig.changes if c.kind == "transcript" and c.detail == "older"]
+    older = [c for c in rig.changes if isinstance(c, TranscriptChanged) and c.page == "older"]
     assert older, "each older page is reported so the transcript can update its buttons"
 
 
@@ -224,7 +225,7 @@ async def test_home_loads_the_rest_with_a_visible_loading_state(monkeypatch: pyt
     sid = demo.seed_session("Long", history_fixture(600))["id"]
     app, transport = gated_app(demo, sid, clock)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.controller is not None and app.stream_state.phase == "connected")
+        await until(lambda: app.session.is_ready and app.stream_state.phase == "connected")
         await settle(pilot)
         screen = main_screen(app)
         transcript = screen.query_one(Transcript)
@@ -262,7 +263,7 @@ async def test_paging_older_past_the_store_asks_the_server(monkeypatch: pytest.M
     sid = demo.seed_session("Long", history_fixture(300))["id"]
     app = MainApp(demo, session_id=sid, demo_clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.controller is not None and app.stream_state.phase == "connected")
+        await until(lambda: app.session.is_ready and app.stream_state.phase == "connected")
         await settle(pilot)
         transcript = main_screen(app).query_one(Transcript)
         state = app.store.sessions[sid]
@@ -283,7 +284,7 @@ async def test_quick_switching_in_the_app_loads_each_session_once() -> None:
     b = demo.seed_session("B", history_fixture(20))["id"]
     app, transport = gated_app(demo, a, clock)
     async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: app.controller is not None and app.stream_state.phase == "connected")
+        await until(lambda: app.session.is_ready and app.stream_state.phase == "connected")
         await settle(pilot)
         screen = main_screen(app)
         screen.open(b)

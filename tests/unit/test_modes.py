@@ -1,6 +1,6 @@
 """Permission modes: the decision table (action × mode), the mode book and the auto-approver.
 
-The last tests run the Controller over the in-process demo server: an ask the mode answers is
+The last tests run the SessionService over the in-process demo server: an ask the mode answers is
 claimed before the UI sees it (so no dialog opens), is answered ``once`` and leaves a notice.
 """
 
@@ -20,11 +20,12 @@ from tui.demo import SCRIPTS, DemoServer, IdGenerator
 from tui.protocol.events import parse_event
 from tui.protocol.models import FormInfo, PermissionReply, PermissionRequest, QuestionRequest
 from tui.session.auto_approve import AutoApprover, ModeBook, notice_key
-from tui.session.controller import Controller
+from tui.session.service import SessionService
+from tui.state.changes import AsksChanged, Change, MessageChanged
 from tui.state.modes import DEFAULT_MODE, Mode, decide, next_mode, parse_mode
 from tui.state.store import Store
-from tui.state.transcript import Change, Message
-from tui.storage.saved_state import StateStore
+from tui.state.transcript import Message
+from tui.storage.saved_state import SavedState
 
 S, E, F = Mode.SUPERVISED, Mode.AUTO_EDITS, Mode.FULL
 ONCE = "once"
@@ -108,25 +109,25 @@ def test_cycle_and_parse() -> None:
 
 # ------------------------------------------------------------------ the mode book
 def test_mode_book_persists_in_the_state_dir(tmp_path: Path) -> None:
-    book = ModeBook(StateStore(tmp_path))
+    book = ModeBook(SavedState(tmp_path))
     assert book.get("ses_root") is S
     assert book.set("ses_root", F)
     assert not book.full_confirmed("ses_root")
     book.confirm_full("ses_root")
 
-    again = ModeBook(StateStore(tmp_path))  # a restart
+    again = ModeBook(SavedState(tmp_path))  # a restart
     assert again.get("ses_root") is F
     assert again.full_confirmed("ses_root")
     assert again.get("ses_other") is S and not again.full_confirmed("ses_other")
 
     again.set("ses_root", S)  # the default is stored as "nothing"
-    assert StateStore(tmp_path).get("ses_root", ModeBook.MODE_KEY) is None
+    assert SavedState(tmp_path).get("ses_root", ModeBook.MODE_KEY) is None
 
 
 def test_mode_book_keeps_the_mode_when_the_state_dir_is_not_writable(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    book = ModeBook(StateStore(blocker / "state"))
+    book = ModeBook(SavedState(blocker / "state"))
     assert book.set("ses_root", E) is False
     assert book.get("ses_root") is E
 
@@ -152,7 +153,7 @@ class Harness:
         self.fail: OctuiError | None = None
         self.tasks: list[Coroutine[Any, Any, None]] = []
         self.approver = AutoApprover(self.store, self._reply, self.tasks.append, self.emitted.extend,
-                                     ModeBook(StateStore(tmp_path)), clock=lambda: 1_790_000_000.0)
+                                     ModeBook(SavedState(tmp_path)), clock=lambda: 1_790_000_000.0)
 
     async def _reply(self, sid: str, ask_id: str, reply: PermissionReply) -> None:
         if self.fail is not None:
@@ -187,7 +188,7 @@ async def test_an_allowed_ask_is_claimed_answered_once_and_noted(harness: Harnes
 
     changes = harness.ask("edit", "ses_a", "per_1", message_id="msg_1", command="notes.txt")
     assert harness.approver.claims("per_1")  # before any UI saw the change
-    assert Change("message", "ses_a", notice_key("per_1")) in changes
+    assert MessageChanged("ses_a", notice_key("per_1")) in changes
     await harness.run_tasks()
     assert harness.sent == [("ses_a", "per_1", "once")]
 
@@ -209,7 +210,7 @@ async def test_an_ask_the_mode_does_not_allow_is_left_alone(harness: Harness) ->
     _session(harness.store, "ses_a")
     harness.approver.set_mode("ses_a", E)
     changes = harness.ask("bash", "ses_a", "per_1")
-    assert changes == [Change("asks", "ses_a", part_key="per_1", detail="asked")]
+    assert changes == [AsksChanged("ses_a", "per_1", "asked")]
     assert not harness.approver.claims("per_1") and not harness.tasks
     assert notice_key("per_1") not in harness.store.session("ses_a").messages
 
@@ -218,7 +219,7 @@ async def test_a_subagent_follows_its_roots_mode(harness: Harness, tmp_path: Pat
     _session(harness.store, "ses_root")
     _session(harness.store, "ses_child", parent="ses_root")
     _session(harness.store, "ses_grandchild", parent="ses_child")
-    StateStore(tmp_path).set("ses_grandchild", ModeBook.MODE_KEY, "supervised")  # its own: ignored
+    SavedState(tmp_path).set("ses_grandchild", ModeBook.MODE_KEY, "supervised")  # its own: ignored
     harness.approver.set_mode("ses_grandchild", F)  # set from a subagent's view: goes to the root
     assert harness.approver.book.get("ses_root") is F
     assert harness.approver.mode_of("ses_child") is F
@@ -240,7 +241,7 @@ async def test_switching_mode_answers_what_is_already_pending(harness: Harness) 
     harness.approver.set_mode("ses_a", E)
     await harness.run_tasks()
     assert harness.sent == [("ses_a", "per_edit", "once")]
-    assert Change("message", "ses_a", notice_key("per_edit")) in harness.emitted
+    assert MessageChanged("ses_a", notice_key("per_edit")) in harness.emitted
 
     harness.approver.set_mode("ses_a", F)
     await harness.run_tasks()
@@ -249,11 +250,11 @@ async def test_switching_mode_answers_what_is_already_pending(harness: Harness) 
 
 
 async def test_resync_lists_are_reviewed(harness: Harness) -> None:
-    """After a reconnect the pending list is replaced wholesale (no ``part_key``)."""
+    """After a reconnect the pending list is replaced wholesale (no ``ask_id``)."""
     _session(harness.store, "ses_a")
     harness.approver.book.set("ses_a", F)
     changes = harness.store.set_asks([permission("bash", pid="per_9")], [], None)
-    assert changes == [Change("asks")]
+    assert changes == [AsksChanged()]
     harness.approver.review(changes)
     assert harness.approver.claims("per_9")
     await harness.run_tasks()
@@ -268,7 +269,7 @@ async def test_a_failed_reply_goes_to_the_user_and_is_not_retried(harness: Harne
     await harness.run_tasks()
 
     assert not harness.approver.claims("per_1")
-    assert Change("asks", "ses_a", part_key="per_1", detail="asked") in harness.emitted  # AskFlow opens it
+    assert AsksChanged("ses_a", "per_1", "asked") in harness.emitted  # AskFlow opens it
     text = harness.store.session("ses_a").messages[notice_key("per_1")].text
     assert text.startswith("auto-allow failed: bash `ls`") and "server said no" in text
     harness.fail = None
@@ -318,16 +319,16 @@ class Rig:
         self.batches: list[list[Change]] = []
         self.claimed_when_seen: dict[str, bool] = {}
         self.states: list[StreamState] = []
-        self.controller = Controller(self.client, self.store, self._sink, self.states.append,
-                                     modes=ModeBook(StateStore(tmp_path)))
+        self.controller = SessionService(self.client, self.store, self._sink, self.states.append,
+                                     modes=ModeBook(SavedState(tmp_path)))
         self.task: asyncio.Task[None] | None = None
 
     def _sink(self, changes: list[Change]) -> None:
         """What the app would get: record whether each new ask was already claimed."""
         self.batches.append(changes)
         for change in changes:
-            if change.kind == "asks" and change.detail == "asked" and change.part_key:
-                self.claimed_when_seen[change.part_key] = self.controller.auto.claims(change.part_key)
+            if isinstance(change, AsksChanged) and change.how == "asked" and change.ask_id:
+                self.claimed_when_seen[change.ask_id] = self.controller.auto.claims(change.ask_id)
 
     async def settle(self) -> None:
         for _ in range(3):

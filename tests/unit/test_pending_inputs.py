@@ -7,9 +7,9 @@ import asyncio
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.demo import DemoServer
-from tui.session.controller import Controller
+from tui.session.service import SessionService
+from tui.state.changes import Change
 from tui.state.store import Store
-from tui.state.transcript import Change
 
 
 async def until(predicate: object, timeout: float = 5.0) -> None:
@@ -33,7 +33,7 @@ async def test_inbox_is_reread_cancelled_and_redirected() -> None:
     store = Store()
     states: list[StreamState] = []
     seen: list[Change] = []
-    ctl = Controller(client, store, seen.extend, states.append)
+    ctl = SessionService(client, store, seen.extend, states.append)
     runner = asyncio.create_task(ctl.run())
     try:
         await ctl.open_session(sid)  # enqueued before we connected: only GET …/inbox knows

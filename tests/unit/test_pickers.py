@@ -21,18 +21,18 @@ from textual.pilot import Pilot
 from tests.snapshots.main_app import MainApp, make_demo, settle, wait_connected
 from tests.unit.test_bounded_read import within
 from tui.app.palette import palette_actions
-from tui.client.commands import Catalog, run_command, switchable_agents
 from tui.client.http import OpenCodeClient
 from tui.demo import DemoServer, assistant, text, user
 from tui.protocol.models import AgentInfo, ModelInfo, ModelRef
 from tui.screens.agent_picker import AgentPicker
-from tui.screens.assists import edit_text, editor_command
 from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker, model_entries
+from tui.session.commands import Catalog, run_command, switchable_agents
 from tui.storage.config import load_config
-from tui.storage.saved_state import StateStore
+from tui.storage.saved_state import SavedState
 from widgets.composer.completion import CompletionMenu
 from widgets.composer.composer import Composer
+from widgets.composer.external_editor import edit_text, editor_command
 
 
 @pytest.fixture(autouse=True)
@@ -240,7 +240,7 @@ async def test_model_picker_switches_only_when_changed_and_remembers_recent() ->
             info = app.store.session(sid).info
             assert info is not None and info.model is not None and info.model.id == "scripted-mini"
     assert recorder.posts("/model") == [{"model": {"id": "scripted-mini", "providerID": "demo"}}]
-    assert [m.id for m in StateStore().recent_models()] == ["scripted-mini", "scripted"]
+    assert [m.id for m in SavedState().recent_models()] == ["scripted-mini", "scripted"]
 
 
 async def test_agent_picker_offers_primary_agents_and_switches() -> None:
@@ -552,8 +552,8 @@ async def test_known_names_switch_without_a_prompt(command: str, route: str, bod
 
 
 def test_find_model_needs_one_match() -> None:
-    from tui.client.commands import find_model
     from tui.protocol.models import ModelInfo
+    from tui.session.commands import find_model
 
     models = [ModelInfo(id="gpt", providerID="openai", name="GPT", variants=[{"id": "high"}]),
               ModelInfo(id="gpt", providerID="azure", name="GPT (Azure)"),

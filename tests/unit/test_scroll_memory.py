@@ -98,7 +98,7 @@ def top_message(transcript: Transcript) -> tuple[str, int]:
 async def two_sessions(pilot: Pilot[Any], demo: DemoServer) -> tuple[str, str]:
     a = demo.seed_session("Reading", history_fixture(80))["id"]
     b = demo.seed_session("Elsewhere", history_fixture(6))["id"]
-    await wait_until(pilot, lambda: pilot.app.controller is not None  # type: ignore[attr-defined]
+    await wait_until(pilot, lambda: pilot.app.session.is_ready  # type: ignore[attr-defined]
                      and pilot.app.stream_state.phase == "connected")  # type: ignore[attr-defined]
     await settle(pilot)
     await open_session(pilot, a)

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from tui.app.notify import Notifier, alerts_for
-from tui.client.errors import Conflict, Unavailable
 from tui.protocol.models import FileDiff, QuestionRequest, SessionInfo, SessionRevert, StructuredError
 from tui.screens.session_actions import (
     CLIPBOARD_FILE,
@@ -24,8 +23,11 @@ from tui.screens.session_actions import (
     undo_target,
     write_export,
 )
+from tui.session.errors import Conflict, Unavailable
+from tui.session.service import SessionService
+from tui.state.changes import AsksChanged, Change, SessionChanged
 from tui.state.store import Store
-from tui.state.transcript import Change, Message, SessionState, TextBlock, ToolCall
+from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 
 ANSWER_1 = "Here is the plan.\n\n```python\nprint('one')\n```\n"
 ANSWER_2 = "Done. Run:\n\n~~~sh\nmake test\n~~~\n\nand then\n\n```\nmake lint\n```"
@@ -154,6 +156,9 @@ class FakeApp:
         self.client = FakeClient()
         self.store = Store()
         self.store.sessions["ses_1"] = state()
+        self.changes: list[Change] = []
+        self.session = SessionService(self.client, self.store, self.changes.extend,  # type: ignore[arg-type]
+                                      lambda _state: None)
 
     def notify(self, text: str, *, severity: str = "information", **_: Any) -> None:
         self.toasts.append((severity, text))
@@ -222,7 +227,7 @@ def test_alerts_turn_end_and_ask_once() -> None:
     store = _store()
     store.asks["que_1"] = QuestionRequest(id="que_1", sessionID="ses_1", questions=[])
     seen: set[str] = set()
-    changes = [Change("asks", "ses_1", part_key="que_1", detail="asked")]
+    changes = [AsksChanged("ses_1", "que_1", "asked")]
     alerts = alerts_for(changes, store, {"ses_1", "ses_c"}, set(), None, seen)
     assert [(a.kind, a.session_id) for a in alerts] == [("ask", "ses_1"), ("turn", "ses_1")]
     assert alerts[1].text.startswith("Turn finished: Fix")
@@ -247,5 +252,5 @@ def test_notifier_only_in_background(focused: bool, enabled: bool, sent: int) ->
     store.sessions["ses_1"].busy = True
     assert notifier.observe([]) == []  # turn starts
     store.sessions["ses_1"].busy = False
-    notifier.observe([Change("session", "ses_1")])
+    notifier.observe([SessionChanged("ses_1")])
     assert len(delivered) == sent

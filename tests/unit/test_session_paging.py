@@ -17,12 +17,13 @@ from textual.widgets import Static
 
 from tests.snapshots.sessions_app import SessionsApp
 from tui.client.http import OpenCodeClient
-from tui.screens.session_loader import AppSessionLoader
+from tui.screens.session_pages import SessionPages
+from tui.session.service import SessionService
 from tui.state.store import Store
 from widgets.sessions.session_list import SessionList
 
 EDGE = {"previous": "cHJldg", "next": "bmV4dA"}  # present on every page, as the servers send them
-PAGE = 50  # what AppSessionLoader asks for
+PAGE = 50  # what SessionPages asks for
 
 
 def session_json(n: int) -> dict[str, Any]:
@@ -37,14 +38,13 @@ class Spec:
 
 @dataclass
 class FakeApp:
-    """What ``AppSessionLoader`` reads from the app: a client, the store, the directory."""
+    """What ``SessionPages`` reads from the app: the session service, the store."""
 
-    client: OpenCodeClient
+    session: SessionService
     store: Store = field(default_factory=Store)
-    spec: Spec = field(default_factory=Spec)
 
 
-def loader_over(pages: list[list[dict[str, Any]]]) -> tuple[AppSessionLoader, list[httpx.Request]]:
+def loader_over(pages: list[list[dict[str, Any]]]) -> tuple[SessionPages, list[httpx.Request]]:
     requests: list[httpx.Request] = []
 
     def handle(request: httpx.Request) -> httpx.Response:
@@ -54,7 +54,10 @@ def loader_over(pages: list[list[dict[str, Any]]]) -> tuple[AppSessionLoader, li
                               headers={"content-type": "application/json"})
 
     client = OpenCodeClient("http://127.0.0.1:9", transport=httpx.MockTransport(handle))
-    return AppSessionLoader(FakeApp(client)), requests  # type: ignore[arg-type]
+    store = Store()
+    service = SessionService(client, store, lambda _changes: None, lambda _state: None,
+                             directory=Spec().directory)
+    return SessionPages(FakeApp(service, store)), requests  # type: ignore[arg-type]
 
 
 async def settle(pilot: Pilot[Any]) -> None:

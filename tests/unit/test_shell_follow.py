@@ -9,10 +9,11 @@ import pytest
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.demo import DemoServer
-from tui.session import controller as controller_module
-from tui.session.controller import Controller
+from tui.session import service as service_module
+from tui.session.service import SessionService
+from tui.state.changes import Change
 from tui.state.store import Store
-from tui.state.transcript import Change, ToolCall
+from tui.state.transcript import ToolCall
 
 
 async def wait_for(predicate: object, timeout: float = 5.0) -> None:
@@ -25,7 +26,7 @@ async def wait_for(predicate: object, timeout: float = 5.0) -> None:
 
 @pytest.fixture
 def fast_poll(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(controller_module, "SHELL_POLL_S", 0.01)
+    monkeypatch.setattr(service_module, "SHELL_POLL_S", 0.01)
 
 
 async def test_running_shell_output_is_followed_then_polling_stops(fast_poll: None) -> None:
@@ -35,7 +36,7 @@ async def test_running_shell_output_is_followed_then_polling_stops(fast_poll: No
     store = Store()
     seen: list[Change] = []
     states: list[StreamState] = []
-    ctl = Controller(client, store, seen.extend, states.append)
+    ctl = SessionService(client, store, seen.extend, states.append)
     runner = asyncio.create_task(ctl.run())
     try:
         await wait_for(lambda: any(s.phase == "connected" for s in states))

@@ -12,9 +12,9 @@ import respx
 
 from tests.snapshots.main_app import settle, wait_connected
 from tests.unit.test_pickers import composer, recorded_app, seeded, type_text
-from tui.client.commands import Catalog, run_skill, send_input, slash_skills
 from tui.client.http import OpenCodeClient
 from tui.protocol.models import SkillInfo
+from tui.session.commands import Catalog, run_skill, send_input, slash_skills
 from widgets.composer.completion import CompletionMenu
 
 BASE = "http://127.0.0.1:4096"

@@ -1,6 +1,6 @@
 """Opening a session on a 2.0-preview server, with its recorded answers: ``--session ID``, Enter in
 the session browser, Alt+Down into a subagent and every resync take the same path
-(``Controller.open_session`` / ``resync``). It used to fail on ``GET …/inbox`` (404 there).
+(``SessionService.open_session`` / ``resync``). It used to fail on ``GET …/inbox`` (404 there).
 Also: its 401 and 404 answers (empty bodies) read as what they are."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from tests.replay.harness import BASE, TRACES_20, Connection, ReplayServer, messages_answer, records, sample
 from tui.client import NotFound, OpenCodeClient, RouteMissing, Unauthorized
 from tui.protocol.dialects import Dialect
-from tui.session.controller import Controller
+from tui.session.service import SessionService
 from tui.state.store import Store
 
 REQUESTS: list[dict[str, Any]] = sample("m01_queue.requests.json")
@@ -42,10 +42,10 @@ def server(*, spec: bool, pending: tuple[int, Any] = (200, PENDING)) -> ReplaySe
     return replay
 
 
-async def open_session(replay: ReplayServer, *, identify: bool) -> tuple[Controller, list[str]]:
+async def open_session(replay: ReplayServer, *, identify: bool) -> tuple[SessionService, list[str]]:
     client = OpenCodeClient(BASE, password=SECRET, transport=replay.transport)
     await (client.identify() if identify else client.connect())
-    controller = Controller(client, Store(), lambda _c: None, lambda _s: None)
+    controller = SessionService(client, Store(), lambda _c: None, lambda _s: None)
     warnings: list[str] = []
     controller._warn = warnings.append  # type: ignore[method-assign]
     await controller.open_session(SID)
@@ -80,7 +80,7 @@ async def test_event_names_tell_the_generation_when_nothing_else_did() -> None:
     class Client:
         dialect = Dialect.V2
 
-    controller = Controller(Client(), Store(), lambda _c: None, lambda _s: None)  # type: ignore[arg-type]
+    controller = SessionService(Client(), Store(), lambda _c: None, lambda _s: None)  # type: ignore[arg-type]
     frames = [r["data"] for r in records(TRACES_20 / "traces" / "m01_queue.jsonl") if "data" in r]
     admitted = next(f for f in frames if f["type"] == "session.input.admitted")
     controller._ingest(copy.deepcopy(admitted))

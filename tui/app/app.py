@@ -1,4 +1,4 @@
-"""OctuiApp: owns the client, the store and the controller; the stream runs in one worker."""
+"""OctuiApp: owns the store and the session service (``app.session``); the stream runs in one worker."""
 
 from __future__ import annotations
 
@@ -18,28 +18,32 @@ import httpx
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 import styles
 from tui.app import exit_guard
 from tui.app.frame_writer import DiffedOutput
-from tui.app.keymap import apply_keymap, keymap_classes
-from tui.app.messages import BootFailed, ConnectionChanged, StoreChanged
+from tui.app.keymap import apply_keymap
+from tui.app.messages import BootFailed, ConnectionChanged, change_messages
 from tui.app.notify import Alert, Notifier, terminal_signal
 from tui.app.palette import ActionsProvider
 from tui.app.themes import persist_theme
-from tui.client.errors import OctuiError
-from tui.client.http import OpenCodeClient
-from tui.client.local import LocalServer
-from tui.client.stream import StreamState
 from tui.protocol.models import Health, ModelInfo
+from tui.screens.main import MainScreen
 from tui.screens.session_actions import SessionActions
-from tui.session.controller import Controller
+from tui.screens.sessions import SessionsScreen
+from tui.session.connect import LocalServer, StreamState
+from tui.session.errors import OctuiError
+from tui.session.service import SessionService
+from tui.state.changes import Change, PartChanged
 from tui.state.store import Store
-from tui.state.transcript import Change
 from tui.storage.config import Config, load_config
+from widgets.composer.composer import Composer
 from widgets.plain import toast
+from widgets.tools.tool_row import ToolRow
+from widgets.transcript.message_view import MessageView
 
 log = logging.getLogger("octui")
 STYLES = Path(styles.__file__).resolve().parent
@@ -96,8 +100,9 @@ class OctuiApp(DiffedOutput[int]):
         self.spec = spec
         self.demo = demo  # a tui.demo server kept alive for --demo
         self.store = Store()
-        self.client: OpenCodeClient | None = None
-        self.controller: Controller | None = None
+        # THE command path: every server call of the UI goes through it (ready once connected).
+        self.session = SessionService(None, self.store, self._on_changes, self._on_state,
+                                      heartbeat_timeout=spec.heartbeat_timeout, directory=spec.directory)
         self.local: LocalServer | None = None
         self.health: Health | None = None
         self.models: list[ModelInfo] = []
@@ -119,8 +124,6 @@ class OctuiApp(DiffedOutput[int]):
                                  enabled=self.config.notify)
 
     async def on_mount(self) -> None:
-        from tui.screens.main import MainScreen
-
         for warning in apply_keymap(self, self.config.keys, keymap_classes()):
             toast(self, f"config: {warning}", severity="warning", timeout=10)
         persist_theme(self, self.config)
@@ -157,18 +160,12 @@ class OctuiApp(DiffedOutput[int]):
                 started = await self.local.start(cwd=spec.directory)
                 url, password = started.url, started.password
             assert url is not None
-            self.client = OpenCodeClient(url, username=spec.username, password=password,
-                                         transport=spec.transport)
-            if self.local is not None and self.local.startup_line:
-                self.client.hint_startup_line(self.local.startup_line)  # the family, before any request
-            self.health = await self.client.identify()  # family from health, generation from its spec
-            if self.health.version is None and self.client.dialect.family == "1.18":
-                self.health.version = await self.client.legacy_version()
+            self.health = await self.session.connect(
+                url, username=spec.username, password=password, transport=spec.transport,
+                startup_line=self.local.startup_line if self.local is not None else None)
         except OctuiError as exc:
             self.post_message(BootFailed(str(exc), 3))
             return
-        self.controller = Controller(self.client, self.store, self._on_changes, self._on_state,
-                                     heartbeat_timeout=spec.heartbeat_timeout)
         self._run_stream()
         self._load_models()
         session_id = spec.session_id
@@ -177,11 +174,9 @@ class OctuiApp(DiffedOutput[int]):
         if session_id is None and spec.continue_last:
             main.show_loading(None, "◌ Opening the latest session…")
             with contextlib.suppress(OctuiError):
-                # 1.18 filters roots client-side: one row could be a child, so ask for a few.
-                sessions, _ = await self.client.list_sessions(
-                    limit=1 if self.client.is_v2 else 20, roots_only=True)
-                session_id = sessions[0].id if sessions else None
-                title = sessions[0].title if sessions else None
+                latest = await self.session.latest_root_session()
+                session_id = latest.id if latest else None
+                title = latest.title if latest else None
         if session_id:
             main.show_loading(session_id, title=title)
             if await self.open_session(session_id):
@@ -190,18 +185,17 @@ class OctuiApp(DiffedOutput[int]):
 
     @work(exclusive=True, group="stream", exit_on_error=False)
     async def _run_stream(self) -> None:
-        assert self.controller is not None
-        await self.controller.run()
+        await self.session.run()
 
     @work(exclusive=True, group="catalog", exit_on_error=False)
     async def _load_models(self) -> None:
-        if self.client is None:
+        if not self.session.is_ready:
             return
         # The catalog fills lazily after start (503, or [] for a second or two on 2.x): a GET is
         # safe to retry, bounded. An empty list that stays empty is kept: the server has no models.
         for delay in (*CATALOG_RETRY_S, None):
             try:
-                models = await self.client.models()
+                models = await self.session.models()
             except OctuiError as exc:
                 if delay is None:
                     toast(self, f"Model list unavailable: {exc}", severity="warning", timeout=8)
@@ -229,15 +223,12 @@ class OctuiApp(DiffedOutput[int]):
 
     # ------------------------------------------------------------------ changes
     def _on_changes(self, changes: list[Change]) -> None:
-        # Called on the event loop by the controller for every frame of the stream: queued at
+        # Called on the event loop by the session service for every frame of the stream: queued at
         # once (a message per delta would cost a dispatch each; a frame handles them all).
         self._queue_changes(changes)
 
     def _on_state(self, state: StreamState) -> None:
         self.post_message(ConnectionChanged(state))
-
-    def on_store_changed(self, message: StoreChanged) -> None:
-        self._queue_changes(message.changes)
 
     def _queue_changes(self, changes: list[Change]) -> None:
         self._pending.extend(changes)
@@ -250,7 +241,7 @@ class OctuiApp(DiffedOutput[int]):
         # and the stream always get part of the event loop. The wait starts at the first change
         # after a frame: none waits longer than that, and a steady stream gets a little fewer
         # frames than 1 / pace.
-        parts = all(change.kind == "part" for change in changes)
+        parts = all(type(change) is PartChanged for change in changes)
         if not parts:
             self.release_paint()
         pace = STREAM_FRAME_S if parts else FRAME_S
@@ -297,14 +288,23 @@ class OctuiApp(DiffedOutput[int]):
         main = self._main_or_none()  # None while the app is closing: late changes are dropped
         if changes and main is not None:
             started = thread_time()  # CPU, not wall: a loaded machine must not slow frames down more
-            with self.batch_update():
-                main.apply_changes(changes)
-            self.call_after_refresh(self._frame_done, started)
-            self.notifier.observe(changes)
-            if self._flooding:
-                self._hold_paint(FLOOD_FRAME_S)
-            elif main.rendering_behind():
-                self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
+            # One message per family of changes, to the screen; painting waits until it handled them.
+            batch = self.batch_update()
+            batch.__enter__()
+            for message in change_messages(changes):
+                main.post_message(message)
+            main.call_next(self._frame_applied, main, batch, started, changes)
+
+    def _frame_applied(self, main: MainScreen, batch: contextlib.AbstractContextManager[None],
+                       started: float, changes: list[Change]) -> None:
+        """The screen handled a frame's messages (``call_next`` runs after them): paint it."""
+        batch.__exit__(None, None, None)
+        self.call_after_refresh(self._frame_done, started)
+        self.notifier.observe(changes)
+        if self._flooding:
+            self._hold_paint(FLOOD_FRAME_S)
+        elif main.rendering_behind():
+            self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
 
     def _frame_done(self, started: float) -> None:
         self._flush_cost = thread_time() - started
@@ -349,14 +349,12 @@ class OctuiApp(DiffedOutput[int]):
         if main is not None:
             main.connection_changed(message.state)
 
-    def _main_or_none(self) -> Any:
-        from tui.screens.main import MainScreen
-
+    def _main_or_none(self) -> MainScreen | None:
         if not self.is_running:  # shutting down: the screen may still be stacked with its children gone
             return None
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
-    def screen_main(self) -> Any:
+    def screen_main(self) -> MainScreen:
         main = self._main_or_none()
         if main is None:
             raise RuntimeError("main screen missing")
@@ -365,11 +363,11 @@ class OctuiApp(DiffedOutput[int]):
     # ------------------------------------------------------------------ actions
     async def open_session(self, session_id: str) -> bool:
         """Load a session's history and show it; False (and a toast saying why) when it failed."""
-        if self.controller is None:
+        if not self.session.is_ready:
             return False
         main = self.screen_main()
         try:
-            await self.controller.open_session(session_id)
+            await self.session.open_session(session_id)
         except OctuiError as exc:
             toast(self, f"Could not open session: {exc}", severity="error")
             return False
@@ -396,12 +394,7 @@ class OctuiApp(DiffedOutput[int]):
         """Stop the stream, close HTTP and stop the local server we started (by PID)."""
         self._bound_exit()
         self.release_paint()
-        if self.controller is not None:
-            with contextlib.suppress(Exception):
-                self.controller.stop()
-        if self.client is not None:
-            with contextlib.suppress(Exception):
-                await self.client.aclose()
+        await self.session.close()
         if self.local is not None:
             with contextlib.suppress(Exception):
                 await self.local.stop()
@@ -409,3 +402,8 @@ class OctuiApp(DiffedOutput[int]):
 
     async def on_unmount(self) -> None:
         await self.shutdown()
+
+
+def keymap_classes() -> list[type[DOMNode]]:
+    """octui's classes whose bindings the config may rebind."""
+    return [OctuiApp, MainScreen, SessionsScreen, Composer, MessageView, ToolRow]

@@ -19,11 +19,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui.app import exit_guard
-from tui.client.errors import NotFound, OctuiError, Unauthorized
-from tui.client.http import OpenCodeClient
-from tui.client.local import BinaryNotFound, LocalServer, find_binary
-from tui.client.service import Discovery, discover
 from tui.demo.generation import GENERATIONS, DemoGeneration
+from tui.session.connect import BinaryNotFound, Discovery, LocalServer, OpenCodeClient, discover, find_binary
+from tui.session.errors import NotFound, OctuiError, Unauthorized
 from tui.storage.bounded_read import FileRefused, human_bytes, read_bounded
 from tui.storage.config import Config, ConfigError, Connection, load_config, resolve_connection, state_dir
 from tui.storage.log_file import PrivateRotatingLog

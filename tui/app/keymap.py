@@ -27,7 +27,6 @@ from textual.dom import DOMNode
 
 __all__ = [
     "PREFIX", "action_name", "apply_keymap", "assign_ids", "build_keymap", "configurable_actions",
-    "keymap_classes",
 ]
 
 PREFIX = "octui."
@@ -112,15 +111,3 @@ def apply_keymap(app: App[Any], keys: Mapping[str, str], classes: Iterable[type[
     keymap, warnings = build_keymap(keys, configurable_actions(classes))
     app.set_keymap(keymap)
     return warnings
-
-
-def keymap_classes() -> list[type[DOMNode]]:
-    """octui's classes whose bindings the config may rebind (imported late: no import cycles)."""
-    from tui.app.app import OctuiApp
-    from tui.screens.main import MainScreen
-    from tui.screens.sessions import SessionsScreen
-    from widgets.composer.composer import Composer
-    from widgets.tools.tool_row import ToolRow
-    from widgets.transcript.message_view import MessageView
-
-    return [OctuiApp, MainScreen, SessionsScreen, Composer, MessageView, ToolRow]

@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from tui.state.changes import AsksChanged, Change
 from tui.state.store import Store
-from tui.state.transcript import Change
 from tui.text.sanitize import one_line
 
 __all__ = [
@@ -135,12 +135,12 @@ def alerts_for(
     """The alerts a batch of store changes calls for (pure; ``seen_asks`` is updated)."""
     alerts: list[Alert] = []
     for change in changes:
-        if change.kind != "asks" or change.detail != "asked" or not change.part_key:
+        if not isinstance(change, AsksChanged) or change.how != "asked" or not change.ask_id:
             continue
-        if change.part_key in seen_asks or change.part_key not in store.asks:
+        if change.ask_id in seen_asks or change.ask_id not in store.asks:
             continue
-        seen_asks.add(change.part_key)
-        sid = change.session_id or store.asks[change.part_key].sessionID
+        seen_asks.add(change.ask_id)
+        sid = change.session_id or store.asks[change.ask_id].sessionID
         alerts.append(Alert("ask", sid, f"Needs your answer: {_title(store, sid)}"))
     for sid in sorted(was_busy - now_busy):
         state = store.sessions.get(sid)

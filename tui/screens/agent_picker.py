@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tui.client.commands import switchable_agents
 from tui.protocol.models import AgentInfo
 from tui.screens.model_picker import PickerEntry, PickerScreen
+from tui.session.commands import switchable_agents
 
 __all__ = ["AgentPicker", "agent_entries"]
 

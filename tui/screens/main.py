@@ -1,10 +1,22 @@
-"""The session view: transcript, pending prompts, composer, status bar."""
+"""The session view: ``MainScreen`` composes the components and routes their messages.
+
+Each component owns a part of the screen and its state (``widgets/<group>/``): the composer panel
+(composer, completion, attachments, drafts, pending prompts), the transcript panel (transcript,
+reading places, the "new below" chip, older pages), the subagent panel (tree, breadcrumb), the ask
+flow, the status area (status bar, header, banner), the permission modes, the model and agent
+choice, and the transcript actions (copy, export, undo). Widgets keep their place in the layout;
+the components are non-visual helpers that find them by type.
+
+The screen keeps which session is on view, opens sessions, sends prompts and stops sessions, and
+routes: the widgets' messages to the component that owns them, the components' messages to the
+session layer, and the store's changes (``tui/app/messages.py``, posted once a frame by the app)
+to the component that shows them. Every key binding is declared here (help, palette and keymap are
+generated from them); each action hands over to its component.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,45 +26,63 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, TextArea
 
-from tui.client.errors import OctuiError
-from tui.client.stream import StreamState
-from tui.screens.assists import AssistedScreen
-from tui.screens.main_actions import SessionActionKeys
-from tui.screens.main_modes import PermissionModeActions
-from tui.screens.main_reading import ReadingPlaces
-from tui.screens.main_tree import SubagentNavigation
+from tui.app.host import octui_app
+from tui.app.messages import (
+    AsksFrame,
+    CatalogFrame,
+    PromptFrame,
+    SelectFrame,
+    SessionsFrame,
+    ToastsFrame,
+    TranscriptFrame,
+)
+from tui.screens.help import HelpScreen, binding_rows, help_sections
 from tui.screens.mode_confirm import ModeCommands
-from tui.screens.session_loader import AppSessionLoader
+from tui.screens.session_pages import SessionPages
+from tui.screens.sessions import SessionsScreen
+from tui.session.connect import StreamState
+from tui.session.errors import OctuiError
 from tui.state import tree_nav
-from tui.state.transcript import Change, SessionState
-from tui.storage.drafts import HOME_KEY, DraftKeeper
+from tui.state.changes import Resynced, SessionChanged
+from tui.state.modes import Mode
+from tui.state.transcript import SessionState
 from tui.text.sanitize import one_line
 from widgets.asks.ask_flow import AskFlow
 from widgets.composer.attachment_bar import AttachmentBar
+from widgets.composer.attachment_chip import AttachmentChip
 from widgets.composer.completion import CompletionMenu
 from widgets.composer.composer import Composer
+from widgets.composer.composer_panel import ComposerPanel
 from widgets.composer.pending_inputs import PendingInputs
 from widgets.plain import plain_line, toast
 from widgets.status.connection_banner import ConnectionBanner
+from widgets.status.model_agent import ModelAgentChoice
+from widgets.status.permission_modes import PermissionModes
 from widgets.status.session_header import SessionHeader
-from widgets.status.status_bar import StatusBar, StatusInfo
+from widgets.status.status_area import StatusArea
+from widgets.status.status_bar import StatusBar
 from widgets.subagents.breadcrumb import Breadcrumb
+from widgets.subagents.subagent_panel import SubagentPanel
 from widgets.subagents.subagent_tree import SubagentTree
+from widgets.tools.tool_row import ToolRow
+from widgets.transcript.message_view import MessageView
 from widgets.transcript.transcript import Transcript
-
-if TYPE_CHECKING:
-    from tui.app.app import OctuiApp
+from widgets.transcript.transcript_actions import TranscriptActions
+from widgets.transcript.transcript_panel import EMPTY_SESSION, TranscriptPanel
 
 HOME_TEXT = ("No session open.\n\nType a prompt below to start a new session in this directory,\n"
              "or press Ctrl+S to browse sessions.")
 
 
-class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, SubagentNavigation,
-                 ReadingPlaces, Screen[None]):
+class MainScreen(Screen[None]):
     """Shows one session at a time; everything else is a key away."""
 
     COMMANDS = {ModeCommands}  # command palette (ctrl+p): the permission modes
     BINDINGS = [
+        Binding("ctrl+k", "pick_model", "Switch model", priority=True),  # over the composer's kill-line
+        Binding("ctrl+l", "pick_agent", "Switch agent"),
+        Binding("f1", "help", "Help: every key"),
+        Binding("ctrl+e", "edit_in_editor", "Edit in $EDITOR", priority=True),
         Binding("escape", "interrupt", "Interrupt", show=True),
         Binding("ctrl+n", "new_session", "New session", show=True),
         Binding("ctrl+s", "sessions", "Sessions", show=True),
@@ -78,16 +108,6 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
     def __init__(self) -> None:
         super().__init__()
         self.session_id: str | None = None
-        self.reasoning_collapsed = True
-        self.drafts = DraftKeeper()  # composer drafts, per session, kept in the state dir
-        self._draft_key: str | None = None  # the view the composer text belongs to
-        self._draft_timer = False
-        self._composer_widget: Composer | None = None
-        self.places = {}  # scroll place per session id (ReadingPlaces)
-
-    @property
-    def octui(self) -> OctuiApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -104,189 +124,95 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
                 yield Composer(id="composer")
             yield SubagentTree(id="tree")
         yield AskFlow()
+        # The components: non-visual, after the layout (they find their widgets by type).
+        yield ComposerPanel()
+        yield TranscriptPanel()
+        yield SubagentPanel()
+        yield StatusArea()
+        yield PermissionModes()
+        yield ModelAgentChoice()
+        yield TranscriptActions()
 
     def on_mount(self) -> None:
-        self.query_one(ConnectionBanner).show_state("connecting")
-        self.query_one(PendingInputs).display = False
+        self.status_area.show_connecting()
         self.query_one("#new-activity", Button).display = False
-        self.query_one(SubagentTree).display = False
-        self.query_one(Breadcrumb).display = False
-        self._composer_widget = self.query_one(Composer)
-        self.query_one(Composer).focus()
+        self.subagents.show(None)
+        self.composer.start()
+
+    # ------------------------------------------------------------------ the components
+    @property
+    def composer(self) -> ComposerPanel:
+        return self.query_one(ComposerPanel)
+
+    @property
+    def reading(self) -> TranscriptPanel:
+        return self.query_one(TranscriptPanel)
+
+    @property
+    def subagents(self) -> SubagentPanel:
+        return self.query_one(SubagentPanel)
+
+    @property
+    def flow(self) -> AskFlow:
+        return self.query_one(AskFlow)
+
+    @property
+    def status_area(self) -> StatusArea:
+        return self.query_one(StatusArea)
+
+    @property
+    def modes(self) -> PermissionModes:
+        return self.query_one(PermissionModes)
+
+    @property
+    def choice(self) -> ModelAgentChoice:
+        return self.query_one(ModelAgentChoice)
+
+    @property
+    def session_actions(self) -> TranscriptActions:
+        return self.query_one(TranscriptActions)
 
     # ------------------------------------------------------------------ views
     @property
     def state(self) -> SessionState | None:
         if self.session_id is None:
             return None
-        return self.octui.store.sessions.get(self.session_id)
+        return octui_app(self).store.sessions.get(self.session_id)
+
+    def _view(self, session_id: str | None) -> None:
+        """``session_id`` is on view now (``None``: home); the components that follow it are told."""
+        self.reading.remember_place(self.session_id)
+        self.session_id = session_id
+        self.choice.session_id = session_id
+        self.composer.view_changed(session_id)
 
     def show_home(self) -> None:
-        self.remember_place()
-        self.session_id = None
-        self._swap_draft(HOME_KEY)
-        self.query_one(Transcript).show(None, HOME_TEXT)
+        self._view(None)
+        self.reading.show(None, HOME_TEXT)
         self.refresh_status()
 
     def show_session(self, session_id: str) -> None:
         """Show a session where the reader left it (at the bottom the first time)."""
-        self.remember_place()
-        self.session_id = session_id
-        self._swap_draft(session_id)
-        state = self.octui.store.session(session_id)
-        self.query_one(Transcript).show(state, "No messages yet — type a prompt below.",
-                                        self.place_of(session_id))
+        self._view(session_id)
+        state = octui_app(self).store.session(session_id)
+        self.reading.show(state, EMPTY_SESSION, session_id)
         self.sub_title = one_line(state.title, 200)
         self.refresh_status()
-        self._refresh_pending()
+        self.composer.show_pending(self.state)
         self._refresh_tree()
         self.flow.show_next(session_id)
-
-    def apply_changes(self, changes: list[Change]) -> None:
-        """Repaint what moved. Called at most ~30 times a second with coalesced changes."""
-        transcript = self.query_one(Transcript)
-        sid = self.session_id
-        status = False
-        seen: set[tuple[str, str | None, str | None]] = set()
-        for change in changes:
-            key = (change.kind, change.message_id, change.part_key)
-            if change.kind in ("part", "message") and change.session_id == sid:
-                if key in seen:
-                    continue
-                seen.add(key)
-            if change.kind == "transcript" and change.session_id == sid and sid is not None:
-                state = self.octui.store.session(sid)
-                if transcript.state is state:
-                    transcript.history_changed(change.detail)  # reloaded or older pages: keep the place
-                else:
-                    transcript.show(state, "No messages yet — type a prompt below.")
-            elif change.kind == "message" and change.session_id == sid and change.message_id:
-                transcript.message_changed(change.message_id)
-            elif change.kind == "part" and change.session_id == sid and change.message_id:
-                transcript.part_changed(change.message_id, change.part_key or "")
-            elif change.kind in ("session", "asks", "resynced", "connected"):
-                status = True
-                if change.kind == "asks" and change.detail == "asked":
-                    self.flow.asked(change.part_key, sid)
-                elif change.kind == "asks" and change.part_key:
-                    self.flow.settled(change.part_key, change.detail)
-                elif change.kind in ("asks", "resynced"):
-                    self.flow.drop_stale()
-                    self.flow.show_next(sid)
-                if change.kind == "session" and change.session_id == sid:
-                    self._refresh_pending()
-            elif change.kind == "toast" and change.detail:
-                severity = "error" if change.part_key == "error" else (
-                    "warning" if change.part_key == "warning" else "information")
-                toast(self, change.detail, severity=severity)  # type: ignore[arg-type]
-            elif change.kind == "prompt.append" and change.detail:
-                self.query_one(Composer).insert(change.detail)
-            elif change.kind == "catalog":
-                self.catalog_changed(change.detail)
-            elif change.kind == "select" and change.session_id:
-                self.open(change.session_id)
-        if status:
-            self.refresh_status()
-            self._refresh_tree()
-
-    def rendering_behind(self) -> bool:
-        """Whether a streaming block shows placeholders that are being rendered."""
-        return self.query_one(Transcript).rendering_behind()
-
-    def content_rows(self) -> int:
-        """How tall the transcript's content is (the app paces frames by how fast it grows)."""
-        return self.query_one(Transcript).virtual_size.height
-
-    def _refresh_pending(self) -> None:
-        state = self.state
-        client = self.octui.client
-        caps = client.dialect.caps if client is not None else None
-        self.query_one(PendingInputs).show_items(
-            list(state.inbox.values()) if state else [],
-            can_cancel=caps.pending_cancel if caps else True,
-            can_redeliver=caps.pending_redeliver if caps else True)
-
-    def refresh_status(self) -> None:
-        app = self.octui
-        state = self.state
-        health = app.health
-        server = ""
-        if app.client is not None:
-            server = app.client.dialect.label
-            if health is not None and health.version:
-                server += f" {health.version}"
-            if app.spec.origin:  # the user's background service, or a private server of ours
-                server = f"{app.spec.origin} · {server}"
-        info = state.info if state else None
-        model = info.model if info and info.model else None
-        last = next((m for m in reversed(state.messages.values()) if m.role == "assistant"), None) \
-            if state else None
-        if model is None and last is not None:
-            model = last.model
-        agent = (info.agent if info and info.agent else None) or (last.agent if last else None) or ""
-        limit = 0.0
-        if model is not None:
-            limit = next((m.limit.context for m in app.models
-                          if m.id == model.id and m.providerID == model.providerID), 0.0)
-        self.query_one(StatusBar).info = StatusInfo(
-            connection=app.stream_state.phase, server=server, agent=agent,
-            model=model.label if model else "", busy=bool(state and state.busy),
-            note=(state.status_note or "") if state else "",
-            tokens=state.tokens.total if state else 0, cost=state.cost if state else 0,
-            context_limit=limit, context_used=state.context_tokens if state else 0,
-            asks=len(app.store.asks), mode=self._mode_text())
-        self._refresh_header()
-
-    def _refresh_header(self) -> None:
-        """Which session, where, on which server (a no-op unless one of them changed)."""
-        app = self.octui
-        state = self.state
-        title = state.title if state is not None else "No session"
-        info = state.info if state is not None else None
-        directory = info.location.directory if info and info.location and info.location.directory \
-            else app.spec.directory
-        home = os.path.expanduser("~")
-        if home not in ("", "/", "~") and (directory == home or directory.startswith(home + os.sep)):
-            directory = "~" + directory[len(home):]
-        server = ""
-        if app.client is not None:
-            server = app.client.display_url.split("://", 1)[-1].rstrip("/")
-            if app.local is not None:
-                server = f"local {server}"
-        self.query_one(SessionHeader).show(title, directory, server)
-
-    def show_starting_server(self) -> None:
-        """Boot is starting ``opencode serve`` (a second or two): the banner says so."""
-        self.query_one(ConnectionBanner).show_state("starting")
-
-    def connection_changed(self, state: StreamState) -> None:
-        self.query_one(ConnectionBanner).show_state(state.phase, state.attempt, state.error)
-        self.refresh_status()
-
-    # ------------------------------------------------------------------ actions
-    def open(self, session_id: str) -> None:
-        self._open_worker(session_id)
-
-    @work(exclusive=True, group="open-session", exit_on_error=False)
-    async def _open_worker(self, session_id: str) -> None:
-        known = self.octui.store.sessions.get(session_id)
-        if known is None or not known.loaded:
-            self.show_loading(session_id)
-        if not await self.octui.open_session(session_id):
-            self.restore_view()
 
     def show_loading(self, session_id: str | None, text: str | Content | None = None,
                      title: str | None = None) -> None:
         """The screen waits for a session's history: say so instead of showing a blank page."""
-        known = self.octui.store.sessions.get(session_id) if session_id else None
+        known = octui_app(self).store.sessions.get(session_id) if session_id else None
         if not title:
             title = known.title if known is not None and known.info is not None else (session_id or "")
         if not text:  # the title is the server's: through widgets.plain, its hidden characters as tokens
             text = Content.assemble("◌ Loading session “", plain_line(title, 80), "”…")
-        self.remember_place()  # where the reader was in the session being left
-        self.query_one(Transcript).show(None, text)
-        self.query_one(SessionHeader).show(title or "…", self.octui.spec.directory,
-                                           self.query_one(SessionHeader).values[2])
+        self.reading.remember_place(self.session_id)  # where the reader was in the session being left
+        self.reading.show(None, text)
+        self.status_area.show_loading(title)
 
     def restore_view(self) -> None:
         """Loading another session failed (the app said why): show what was there before."""
@@ -295,44 +221,248 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
         else:
             self.show_home()
 
-    @on(Composer.Submitted)
-    def _submitted(self, event: Composer.Submitted) -> None:
-        if self.local_command(event.text):
-            return
-        self._send(event.text, event.delivery)
+    def refresh_status(self) -> None:
+        self.status_area.show(self.state, self.modes.text(self.session_id))
+
+    def _refresh_tree(self) -> None:
+        self.reading.set_child_states(self.subagents.show(self.session_id))
+
+    def show_starting_server(self) -> None:
+        """Boot is starting ``opencode serve`` (a second or two): the banner says so."""
+        self.status_area.show_starting_server()
+
+    def connection_changed(self, state: StreamState) -> None:
+        self.status_area.show_connection(state)
+        self.refresh_status()
+
+    def rendering_behind(self) -> bool:
+        """Whether a streaming block shows placeholders that are being rendered."""
+        return self.reading.rendering_behind()
+
+    def content_rows(self) -> int:
+        """How tall the transcript's content is (the app paces frames by how fast it grows)."""
+        return self.reading.content_rows()
+
+    @property
+    def reasoning_collapsed(self) -> bool:
+        """Whether thinking blocks show folded (Ctrl+T)."""
+        return self.reading.reasoning_collapsed
+
+    def composer_text(self) -> Any:
+        return self.composer.text
+
+    def save_draft(self) -> None:
+        """Write the composer's text now (quitting: before anything that may be cut short)."""
+        self.composer.save_draft()
+
+    # ------------------------------------------------------------------ the store's changes
+    @on(TranscriptFrame)
+    def _transcript_changed(self, message: TranscriptFrame) -> None:
+        self.reading.apply(message.changes, self.session_id)
+
+    @on(SessionsFrame)
+    def _sessions_changed(self, message: SessionsFrame) -> None:
+        sid = self.session_id
+        if any(isinstance(c, Resynced) for c in message.changes):
+            self.flow.drop_stale()
+            self.flow.show_next(sid)
+        if sid is not None and any(isinstance(c, SessionChanged) and c.session_id == sid
+                                   for c in message.changes):
+            self.composer.show_pending(self.state)
+        self.refresh_status()
+        self._refresh_tree()
+
+    @on(AsksFrame)
+    def _asks_changed(self, message: AsksFrame) -> None:
+        self.flow.apply(message.changes, self.session_id)
+        self.refresh_status()
+        self._refresh_tree()
+
+    @on(ToastsFrame)
+    def _notices(self, message: ToastsFrame) -> None:
+        for change in message.changes:
+            if change.text:
+                toast(self, change.text, severity=change.severity)
+
+    @on(PromptFrame)
+    def _prompt_appended(self, message: PromptFrame) -> None:
+        for change in message.changes:
+            if change.text:
+                self.composer.insert(change.text)
+
+    @on(CatalogFrame)
+    def _catalog_changed(self, message: CatalogFrame) -> None:
+        for change in message.changes:
+            self.choice.catalog_changed(change.event_type)
+
+    @on(SelectFrame)
+    def _session_selected(self, message: SelectFrame) -> None:
+        for change in message.changes:
+            if change.session_id:
+                self.open(change.session_id)
+
+    # ------------------------------------------------------------------ opening sessions
+    def open(self, session_id: str) -> None:
+        self._open_worker(session_id)
+
+    @work(exclusive=True, group="open-session", exit_on_error=False)
+    async def _open_worker(self, session_id: str) -> None:
+        app = octui_app(self)
+        known = app.store.sessions.get(session_id)
+        if known is None or not known.loaded:
+            self.show_loading(session_id)
+        if not await app.open_session(session_id):
+            self.restore_view()
+
+    # ------------------------------------------------------------------ sending: composer -> session
+    @on(ComposerPanel.PromptSubmitted)
+    def _prompt_submitted(self, event: ComposerPanel.PromptSubmitted) -> None:
+        event.stop()
+        self._send(event)
 
     @work(group="send", exit_on_error=False)
-    async def _send(self, text: str, delivery: str) -> None:
-        composer = self.query_one(Composer)
-        for _ in range(300):  # wait (bounded, 30 s) for start-up instead of refusing the prompt
-            if self.octui.controller is not None:
-                break
-            await asyncio.sleep(0.1)
-        controller = self.octui.controller
-        if controller is None:
+    async def _send(self, prompt: ComposerPanel.PromptSubmitted) -> None:
+        app = octui_app(self)
+        session = app.session
+        if not await session.ready():  # wait (bounded, 30 s) for start-up instead of refusing the prompt
             toast(self, "Not connected yet — your prompt is still in the box.", severity="warning")
             return
+        choice = self.choice
         try:
             if self.session_id is None:
-                info = await controller.create_session(directory=self.octui.spec.directory)
-                self._adopt_home_draft(info.id)
+                info = await session.create_session(directory=app.spec.directory)
+                self.composer.adopt_home_draft(info.id)
                 self.show_session(info.id)
             assert self.session_id is not None
-            state = self.state
-            if state is not None and not state.busy:
-                delivery = "steer" if delivery == "steer" else delivery
-            await self.deliver(self.session_id, text, delivery)
+            await session.send(self.session_id, prompt.text, prompt.delivery,
+                               model=choice.pending_model, agent=choice.pending_agent,
+                               mentioned=prompt.mentioned,
+                               attachments=[a.file_part() for a in prompt.attachments])
         except OctuiError as exc:
             toast(self, f"Not sent: {exc}. Your prompt is still in the box.", severity="error")
             return
-        if composer.text.strip() == text:
-            composer.text = ""
+        choice.pending_sent()
+        self.composer.sent(prompt.text, prompt.attachments)
 
+    @on(ComposerPanel.LocalCommand)
+    def _local_command(self, event: ComposerPanel.LocalCommand) -> None:
+        event.stop()
+        self.call_later(self.run_action, event.action)
+
+    @on(ComposerPanel.SwitchRequested)
+    def _switch_requested(self, event: ComposerPanel.SwitchRequested) -> None:
+        event.stop()
+        self.choice.switch_by_name(event.kind, event.name, event.draft)
+
+    @on(ModelAgentChoice.DraftUsed)
+    def _draft_used(self, event: ModelAgentChoice.DraftUsed) -> None:
+        event.stop()
+        self.composer.clear_draft(event.draft)
+
+    @on(ModelAgentChoice.ModelsLoaded)
+    @on(PermissionModes.Changed)
+    def _status_moved(self, event: ModelAgentChoice.ModelsLoaded | PermissionModes.Changed) -> None:
+        event.stop()
+        self.refresh_status()
+
+    @on(TranscriptActions.PromptUndone)
+    def _prompt_undone(self, event: TranscriptActions.PromptUndone) -> None:
+        event.stop()
+        self.composer.restore_prompt(event.prompt)
+
+    @on(ComposerPanel.PendingChanged)
+    def _pending_changed(self, event: ComposerPanel.PendingChanged) -> None:
+        event.stop()
+        self._pending_action(event.session_id, event.inbox_id, event.delivery)
+
+    @work(group="pending", exit_on_error=False)
+    async def _pending_action(self, session_id: str, inbox_id: str, delivery: str | None) -> None:
+        session = octui_app(self).session
+        if not session.is_ready:
+            return
+        try:
+            if delivery is None:
+                await session.cancel_pending(session_id, inbox_id)
+            else:
+                await session.set_pending_delivery(session_id, inbox_id, delivery)
+        except OctuiError as exc:
+            toast(self, f"Could not change the pending prompt: {exc}", severity="warning")
+
+    # ------------------------------------------------------------------ widgets' messages, to their owners
+    @on(Composer.Submitted)
+    def _submitted(self, event: Composer.Submitted) -> None:
+        self.composer.submitted(event)
+
+    @on(Composer.CompletionRequested)
+    def _completion_requested(self, event: Composer.CompletionRequested) -> None:
+        self.composer.complete(event)
+
+    @on(Composer.AttachRequested)
+    def _attach_pasted(self, event: Composer.AttachRequested) -> None:
+        event.stop()
+        self.composer.attach_pasted(event)
+
+    @on(AttachmentChip.Remove)
+    def _remove_chip(self, event: AttachmentChip.Remove) -> None:
+        event.stop()
+        self.composer.remove_attachment(event.key)
+
+    @on(TextArea.Changed, "#composer")
+    def _composer_changed(self, event: TextArea.Changed) -> None:
+        self.composer.text_changed()
+
+    @on(PendingInputs.Cancel)
+    def _cancel_pending(self, event: PendingInputs.Cancel) -> None:
+        self.composer.pending_action(event.inbox_id, None)
+
+    @on(PendingInputs.ChangeDelivery)
+    def _pending_delivery(self, event: PendingInputs.ChangeDelivery) -> None:
+        self.composer.pending_action(event.inbox_id, event.delivery)
+
+    @on(Transcript.Unseen)
+    def _unseen(self, event: Transcript.Unseen) -> None:
+        self.reading.unseen(event.count)
+
+    @on(Button.Pressed, "#new-activity")
+    def _follow(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.reading.follow()
+
+    @on(Transcript.LoadOlder)
+    def _load_older(self, event: Transcript.LoadOlder) -> None:
+        self.reading.load_older(self.session_id, event.everything)
+
+    @on(MessageView.ActionRequested)
+    def _message_action(self, event: MessageView.ActionRequested) -> None:
+        event.stop()
+        self.session_actions.message_action(event, self.state)
+
+    @on(SubagentTree.OpenSession)
+    def _tree_open(self, event: SubagentTree.OpenSession) -> None:
+        if event.session_id != self.session_id:
+            self.open(event.session_id)
+
+    @on(SubagentTree.StopSession)
+    def _tree_stop(self, event: SubagentTree.StopSession) -> None:
+        self._interrupt(event.session_id)
+
+    @on(Breadcrumb.Navigate)
+    def _crumb(self, event: Breadcrumb.Navigate) -> None:
+        self.open(event.session_id)
+
+    @on(ToolRow.OpenChild)
+    def _open_child(self, event: ToolRow.OpenChild) -> None:
+        self.open(event.session_id)
+
+    def on_sessions_screen_new_session(self, event: Any) -> None:
+        self.action_new_session()
+
+    # ------------------------------------------------------------------ stopping
     def action_interrupt(self) -> None:
         state = self.state
         if state is None:
             return
-        store = self.octui.store
+        store = octui_app(self).store
         tree = [state.id, *tree_nav.descendants(store, state.id)]
         if not any(store.session(sid).busy or store.asks_for(sid) for sid in tree):
             return
@@ -341,51 +471,27 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
     @work(group="interrupt", exit_on_error=False)
     async def _interrupt(self, session_id: str) -> None:
         """Stop a session and every subagent below it (each rejects its pending asks first)."""
-        controller = self.octui.controller
-        if controller is None:
+        app = octui_app(self)
+        session = app.session
+        if not session.is_ready:
             return
-        targets = [session_id, *tree_nav.descendants(self.octui.store, session_id)]
+        targets = [session_id, *tree_nav.descendants(app.store, session_id)]
         try:
             for sid in reversed(targets):  # children first, so none outlives its parent
-                await controller.interrupt(sid)
+                await session.interrupt(sid)
             toast(self, "Interrupted." if len(targets) == 1 else
                         f"Interrupted {len(targets)} sessions.", timeout=2)
         except OctuiError as exc:
             toast(self, f"Interrupt failed: {exc}", severity="error")
 
-    @on(PendingInputs.Cancel)
-    def _cancel_pending(self, event: PendingInputs.Cancel) -> None:
-        self._pending_action(event.inbox_id, None)
-
-    @on(PendingInputs.ChangeDelivery)
-    def _pending_delivery(self, event: PendingInputs.ChangeDelivery) -> None:
-        self._pending_action(event.inbox_id, event.delivery)
-
-    @work(group="pending", exit_on_error=False)
-    async def _pending_action(self, inbox_id: str, delivery: str | None) -> None:
-        controller = self.octui.controller
-        if controller is None or self.session_id is None:
-            return
-        try:
-            if delivery is None:
-                await controller.cancel_pending(self.session_id, inbox_id)
-            else:
-                await controller.set_pending_delivery(self.session_id, inbox_id, delivery)
-        except OctuiError as exc:
-            toast(self, f"Could not change the pending prompt: {exc}", severity="warning")
-
+    # ------------------------------------------------------------------ actions (keys, palette, /commands)
     def action_new_session(self) -> None:
         self.show_home()
-        self.query_one(Composer).focus()
-
-    def action_toggle_reasoning(self) -> None:
-        self.reasoning_collapsed = not self.reasoning_collapsed
-        self.query_one(Transcript).set_reasoning_collapsed(self.reasoning_collapsed)
+        self.composer.focus_composer()
 
     def action_sessions(self) -> None:
-        from tui.screens.sessions import SessionsScreen
-
-        if self.octui.client is None:
+        app = octui_app(self)
+        if not app.session.is_ready:
             toast(self, "Not connected yet.", severity="warning")
             return
 
@@ -393,75 +499,82 @@ class MainScreen(AssistedScreen, PermissionModeActions, SessionActionKeys, Subag
             if session_id:
                 self.open(session_id)
 
-        self.app.push_screen(SessionsScreen(AppSessionLoader(self.octui), manager=self.octui.actions), chosen)
-
-    def on_sessions_screen_new_session(self, event: Any) -> None:
-        self.action_new_session()
+        app.push_screen(SessionsScreen(SessionPages(app), manager=app.actions), chosen)
 
     def action_inbox(self) -> None:
         self.flow.open_inbox(self.open)
 
-    @property
-    def flow(self) -> AskFlow:
-        return self.query_one(AskFlow)
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(binding_rows(help_sections(self), self.app)))
 
-    def composer_text(self) -> Any:
-        return self.query_one(Composer).text
+    def action_toggle_reasoning(self) -> None:
+        self.reading.toggle_reasoning()
 
-    # ------------------------------------------------------------------ drafts
-    @on(TextArea.Changed, "#composer")
-    def _composer_changed(self, event: TextArea.Changed) -> None:
-        self.drafts.note(self._draft_key or HOME_KEY, event.text_area.text)
-        self._schedule_draft_flush()
+    def action_toggle_tree(self) -> None:
+        self.subagents.toggle()
+        self._refresh_tree()
 
-    def _swap_draft(self, key: str) -> None:
-        """Keep the composer text of the view being left; show the draft of ``key``."""
-        composer = self.query_one(Composer)
-        old = self._draft_key
-        if old == key:
-            return
-        if old is not None:
-            self.drafts.note(old, composer.text)
-        self._draft_key = key
-        saved = self.drafts.load(key)
-        self._say_draft_problem()
-        if old is None and composer.text.strip() and not saved.strip():
-            self.drafts.note(key, composer.text)  # typed during start-up: keep it
-        elif composer.text != saved:
-            composer.text = saved
-            composer.move_cursor(composer.document.end)
-        self._schedule_draft_flush()
+    def action_go(self, where: str) -> None:
+        target = self.subagents.target(self.session_id, where)
+        if target:
+            self.open(target)
 
-    def _adopt_home_draft(self, session_id: str) -> None:
-        """A prompt typed on the home screen created ``session_id``: its draft moves there."""
-        self.drafts.note(HOME_KEY, "")
-        self.drafts.note(session_id, self.query_one(Composer).text)
-        self._draft_key = session_id
-        self._schedule_draft_flush()
+    def action_cycle_mode(self) -> None:
+        self.cycle_permission_mode()
 
-    def _schedule_draft_flush(self) -> None:
-        if not self._draft_timer and self.drafts.dirty:
-            self._draft_timer = True
-            self.set_timer(self.drafts.delay, self._flush_drafts)
+    def cycle_permission_mode(self) -> None:
+        """supervised → auto-accept edits → full access → supervised (the palette calls it too)."""
+        self.modes.cycle(self.session_id)
 
-    @work(group="drafts", exit_on_error=False)
-    async def _flush_drafts(self) -> None:
-        self._draft_timer = False
-        await asyncio.to_thread(self.drafts.flush)  # fsync off the event loop
-        self._say_draft_problem()
+    def set_permission_mode(self, mode: Mode) -> None:
+        """Set the mode of the open session's tree (the palette calls it)."""
+        self.modes.set_mode(self.session_id, mode)
 
-    def _say_draft_problem(self) -> None:
-        problem = self.drafts.take_problem()
-        if problem is not None:
-            toast(self, f"Draft: {problem}", severity="warning", timeout=10)
+    def action_pick_model(self) -> None:
+        self.choice.pick_model()
 
-    def on_unmount(self) -> None:
-        """Exit: write the draft now (the debounce timer will not fire any more)."""
-        self.save_draft()
+    def action_pick_agent(self) -> None:
+        self.choice.pick_agent()
 
-    def save_draft(self) -> None:
-        """Write the composer's text now (quitting: before anything that may be cut short)."""
-        composer = self._composer_widget  # out of the DOM on unmount, but it still holds the text
-        if composer is not None:
-            self.drafts.note(self._draft_key or HOME_KEY, composer.text)
-        self.drafts.flush()
+    def current_agent(self) -> str | None:
+        return self.choice.current_agent()
+
+    def action_edit_in_editor(self) -> None:
+        self.composer.edit_in_editor()
+
+    def action_slash_commands(self) -> None:
+        self.composer.slash_commands()
+
+    def action_mention_file(self) -> None:
+        self.composer.mention_file()
+
+    def action_attach_file(self) -> None:
+        self.composer.attach_file()
+
+    def action_detach_all(self) -> None:
+        self.composer.detach_all()
+
+    def action_copy_last_answer(self) -> None:
+        self.session_actions.copy_last_answer(self.state)
+
+    def action_copy_transcript(self) -> None:
+        self.session_actions.copy_transcript(self.state)
+
+    def action_copy_code(self) -> None:
+        self.session_actions.copy_code(self.state)
+
+    def action_export(self) -> None:
+        self.session_actions.export(self.state)
+
+    def action_compact(self) -> None:
+        self.session_actions.compact(self.session_id)
+
+    def action_undo(self, message_id: str | None = None) -> None:
+        self.session_actions.undo(self.state, message_id)
+
+    def action_redo(self) -> None:
+        self.session_actions.redo(self.state)
+
+    def action_revert_panel(self) -> None:
+        self.session_actions.revert_panel(self.state)
+

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from tui.client.errors import Conflict, NotSupported, OctuiError, Unavailable
 from tui.export import export_markdown
 from tui.protocol.models import FileDiff, ModelRef, SessionInfo, SessionRevert
+from tui.session.errors import Conflict, NotSupported, OctuiError, Unavailable
 from tui.state.transcript import Message, SessionState, TextBlock
 from tui.storage.config import atomic_write, state_dir
 from tui.text.sanitize import clean_text, one_line
@@ -31,6 +31,7 @@ from widgets.plain import toast
 
 if TYPE_CHECKING:
     from tui.app.app import OctuiApp
+    from tui.session.service import SessionService
 
 __all__ = [
     "CLIPBOARD_FILE", "RevertChoice", "SessionActions", "clipboard_toast", "code_blocks",
@@ -227,69 +228,54 @@ class SessionActions:
         return path
 
     # -------------------------------------------------------------------------- server
-    def _client(self) -> Any:
-        client = self.app.client
-        if client is None:
+    def _session(self) -> SessionService | None:
+        """The command path, once connected (else a toast says so)."""
+        session = self.app.session
+        if not session.is_ready:
             toast(self.app, "Not connected yet.", severity="warning")
-        return client
+            return None
+        return session
 
     async def revert_stage(self, session_id: str, message_id: str) -> SessionRevert | None:
-        client = self._client()
-        if client is None:
+        session = self._session()
+        if session is None:
             return None
         try:
-            raw = await client.revert_stage(session_id, message_id)
+            return await session.revert_stage(session_id, message_id)
         except OctuiError as exc:
             toast(self.app, error_text(exc, "Undo"), severity="error")
             return None
-        revert = SessionRevert.model_validate(raw) if raw else SessionRevert(messageID=message_id)
-        self._set_revert(session_id, revert)
-        return revert
 
     async def revert_clear(self, session_id: str) -> bool:
-        client = self._client()
-        if client is None:
+        session = self._session()
+        if session is None:
             return False
         try:
-            await client.revert_clear(session_id)
+            await session.revert_clear(session_id)
         except OctuiError as exc:
             toast(self.app, error_text(exc, "Redo"), severity="error")
             return False
-        self._set_revert(session_id, None)
         toast(self.app, "Redo: the reverted messages and files are back.", timeout=4)
         return True
 
     async def revert_commit(self, session_id: str) -> bool:
-        client = self._client()
-        if client is None:
+        session = self._session()
+        if session is None:
             return False
         try:
-            await client.revert_commit(session_id)
+            await session.revert_commit(session_id)
         except OctuiError as exc:
             toast(self.app, error_text(exc, "Commit revert"), severity="error")
             return False
         toast(self.app, "Revert committed: the messages after the boundary are gone.", timeout=4)
         return True
 
-    def _set_revert(self, session_id: str, revert: SessionRevert | None) -> None:
-        """Mirror the answer at once; the revert event confirms it (and is idempotent)."""
-        from tui.state.session_events import apply_revert_marks
-        from tui.state.transcript import Change
-
-        state = self.app.store.sessions.get(session_id)
-        if state is None or state.info is None:
-            return
-        state.info.revert = revert
-        apply_revert_marks(state, revert.messageID if revert else "")
-        changes = [Change("transcript", session_id), Change("session", session_id)]
-        self.app.post_message(_store_changed(changes))
-
     async def compact(self, session_id: str) -> bool:
-        client = self._client()
-        if client is None:
+        session = self._session()
+        if session is None:
             return False
         try:
-            await client.compact(session_id)
+            await session.compact(session_id)
         except OctuiError as exc:
             toast(self.app, error_text(exc, "Compaction"), severity="warning" if isinstance(exc, Unavailable)
                             else "error", timeout=8)
@@ -298,26 +284,23 @@ class SessionActions:
         return True
 
     async def rename(self, session_id: str, title: str) -> bool:
-        client = self._client()
-        if client is None:
+        session = self._session()
+        if session is None:
             return False
         try:
-            await client.rename_session(session_id, title)
+            await session.rename(session_id, title)
         except OctuiError as exc:
             toast(self.app, error_text(exc, "Rename"), severity="error")
             return False
-        state = self.app.store.sessions.get(session_id)
-        if state is not None and state.info is not None:
-            state.info.title = title
         toast(self.app, f"Renamed to “{one_line(title, 60)}”.", timeout=3)
         return True
 
     async def delete(self, session_id: str) -> bool:
-        client = self._client()
-        if client is None:
+        session = self._session()
+        if session is None:
             return False
         try:
-            await client.delete_session(session_id)
+            await session.delete(session_id)
         except OctuiError as exc:
             toast(self.app, error_text(exc, "Delete"), severity="error")
             return False
@@ -333,37 +316,31 @@ class SessionActions:
 
     async def choices(self) -> tuple[list[str], list[ModelRef]]:
         """Agent names and models for the new-session form (empty lists when unreachable)."""
-        client = self.app.client
-        if client is None:
+        session = self.app.session
+        if not session.is_ready:
             return [], []
         agents: list[str] = []
         try:
-            agents = [a.name or a.id for a in await client.agents() if a.mode != "subagent" and not a.hidden]
+            agents = [a.name or a.id for a in await session.agents() if a.mode != "subagent" and not a.hidden]
         except OctuiError:
             pass
         models = self.app.models
         if not models:
             try:
-                models = await client.models()
+                models = await session.models()
             except OctuiError:
                 models = []
         refs = [ModelRef(providerID=m.providerID, id=m.id) for m in models if m.enabled]
         return agents, refs
 
     async def create(self, request: NewSessionRequest) -> SessionInfo | None:
-        controller = self.app.controller
-        if controller is None:
-            toast(self.app, "Not connected yet.", severity="warning")
+        session = self._session()
+        if session is None:
             return None
         try:
-            return await controller.create_session(directory=request.directory, agent=request.agent,
+            return await session.create_session(directory=request.directory, agent=request.agent,
                                                    model=request.model)
         except OctuiError as exc:
             toast(self.app, error_text(exc, "New session"), severity="error")
             return None
 
-
-def _store_changed(changes: list[Any]) -> Any:
-    from tui.app.messages import StoreChanged
-
-    return StoreChanged(changes)

@@ -5,7 +5,7 @@ No Textual. Neither server dialect lets a client give a session its own permissi
 route; ``Agent.permissions`` is read-only), so octui applies modes client-side on both: it answers
 ``once`` itself (never ``always``) the moment an ask arrives, before any dialog opens.
 
-* ``ModeBook``: the mode of each root session, persisted in the state dir (``StateStore``). A
+* ``ModeBook``: the mode of each root session, persisted in the state dir (``SavedState``). A
   subagent uses its root's mode.
 * ``AutoApprover``: looks at every batch of store changes; claims the asks its mode answers (so
   ``AskFlow`` never opens them), replies ``once``, and leaves a visible record: a notice line in
@@ -25,11 +25,12 @@ from typing import Any
 from tui.client.errors import OctuiError
 from tui.protocol.models import PermissionReply, PermissionRequest
 from tui.state import tree_nav
+from tui.state.changes import AsksChanged, Change, TranscriptChanged
 from tui.state.modes import DEFAULT_MODE, Mode, decide, parse_mode
 from tui.state.notices import insert_notice
 from tui.state.store import Store
-from tui.state.transcript import Ask, Change
-from tui.storage.saved_state import StateStore
+from tui.state.transcript import Ask
+from tui.storage.saved_state import SavedState
 from tui.text.sanitize import one_line
 
 __all__ = ["AutoAnswer", "AutoApprover", "ModeBook", "ask_target", "notice_key"]
@@ -53,15 +54,15 @@ class ModeBook:
     MODE_KEY = "permission_mode"
     CONFIRMED_KEY = "full_access_confirmed"
 
-    def __init__(self, state: StateStore | None = None) -> None:
+    def __init__(self, state: SavedState | None = None) -> None:
         self._state = state
         self._modes: dict[str, Mode] = {}
         self._confirmed: dict[str, bool] = {}
 
     @property
-    def state(self) -> StateStore:
+    def state(self) -> SavedState:
         if self._state is None:
-            self._state = StateStore()
+            self._state = SavedState()
         return self._state
 
     @staticmethod
@@ -199,17 +200,17 @@ class AutoApprover:
         extra: list[Change] = []
         rescan = False
         for change in changes:
-            if change.kind == "asks" and change.part_key:
-                if change.detail == "asked":
-                    ask = self.store.asks.get(change.part_key)
+            if isinstance(change, AsksChanged) and change.ask_id:
+                if change.how == "asked":
+                    ask = self.store.asks.get(change.ask_id)
                     if ask is not None:
                         extra += self._consider(ask)
                 else:  # settled
-                    self.claimed.discard(change.part_key)
-                    self._failed.discard(change.part_key)
-            elif change.kind == "asks":
+                    self.claimed.discard(change.ask_id)
+                    self._failed.discard(change.ask_id)
+            elif isinstance(change, AsksChanged):
                 rescan = True  # the pending list was replaced (resync)
-            elif change.kind == "transcript" and change.session_id:
+            elif isinstance(change, TranscriptChanged):
                 extra += self.restore_notices(change.session_id)
         if rescan:
             self.claimed &= set(self.store.asks)
@@ -284,5 +285,5 @@ class AutoApprover:
             self._failed.add(ask.id)
             changes = self._notice(answer)
             # Hand it to the user: AskFlow opens it like a fresh ask.
-            changes.append(Change("asks", ask.sessionID, part_key=ask.id, detail="asked"))
+            changes.append(AsksChanged(ask.sessionID, ask.id, "asked"))
             self.on_changes(changes)

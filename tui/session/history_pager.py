@@ -19,8 +19,8 @@ from typing import Any
 
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
+from tui.state.changes import Change, TranscriptChanged
 from tui.state.store import Store
-from tui.state.transcript import Change
 
 log = logging.getLogger("octui")
 
@@ -68,10 +68,10 @@ class HistoryPager:
         """The reader waits for older messages: one more page, or (Home) all of them."""
         state = self.store.sessions.get(session_id)
         if state is None or not state.older:
-            self.emit([Change("transcript", session_id, detail="older")])
+            self.emit([TranscriptChanged(session_id, "older")])
             return
         if not self._cursor.get(session_id):
-            self.emit([Change("transcript", session_id, detail="older-failed")])
+            self.emit([TranscriptChanged(session_id, "older-failed")])
             return
         have = len(state.messages)
         self._want[session_id] = math.inf if everything else max(self._want.get(session_id, 0),
@@ -111,7 +111,7 @@ class HistoryPager:
                     session_id, limit=DEMAND_PAGE if demand else OLDER_PAGE, cursor=cursor)
             except OctuiError as exc:
                 log.warning("older history of %s: %s", session_id, exc)
-                self.emit([Change("transcript", session_id, detail="older-failed")])
+                self.emit([TranscriptChanged(session_id, "older-failed")])
                 return
             if self._cursor.get(session_id) != cursor:
                 continue  # the history was replaced meanwhile: follow the new cursor

@@ -1,4 +1,4 @@
-"""The stream's hot path in the store: shared ``Change`` objects and the delta fast path.
+"""The stream's hot path in the store: the delta fast path (its changes are shared objects).
 
 Most frames of a stream are text, reasoning or tool-input deltas for a part the store already
 has. ``append_delta`` applies those straight from the frame's fields (``frames.plain_delta``),
@@ -8,25 +8,11 @@ with no event or payload object; whatever it cannot settle that simply goes the 
 
 from __future__ import annotations
 
-from tui.state.transcript import Change, SessionState, TextBlock, ToolCall
+from tui.state.changes import Change, part_changed
+from tui.state.transcript import SessionState, TextBlock, ToolCall
 
 GAP = "…"
 """Stands in a streaming block for the deltas that never arrived."""
-
-_CHANGES: dict[tuple[str, str | None, str | None, str | None, str | None], Change] = {}
-
-
-def change(kind: str, session_id: str | None = None, message_id: str | None = None,
-           part_key: str | None = None, detail: str | None = None) -> Change:
-    """``Change(...)``, shared: building the frozen dataclass costs more than applying a whole
-    text delta; equal changes (every delta of one block) reuse one immutable object."""
-    key = (kind, session_id, message_id, part_key, detail)
-    found = _CHANGES.get(key)
-    if found is None:
-        if len(_CHANGES) >= 4096:  # bounded: a long run must not keep every change ever made
-            _CHANGES.clear()
-        found = _CHANGES[key] = Change(kind, session_id, message_id, part_key, detail)
-    return found
 
 
 def append_delta(state: SessionState, kind: str, message_id: str, ref: int | str,
@@ -54,5 +40,5 @@ def append_delta(state: SessionState, kind: str, message_id: str, ref: int | str
                 part.gap = False
             part.text += delta
         part.version += 1
-        return [change("part", state.id, msg.id, part.key)]
+        return [part_changed(state.id, msg.id, part.key)]
     return None

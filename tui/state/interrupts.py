@@ -23,8 +23,8 @@ from __future__ import annotations
 import time
 
 from tui.protocol.models import StructuredError
-from tui.state.deltas import change
-from tui.state.transcript import Change, Message, SessionState, TextBlock, ToolCall
+from tui.state.changes import Change, message_changed
+from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 
 __all__ = ["INTERRUPTED", "TOOL_INTERRUPTED", "carry_streamed", "mark_abandoned"]
 
@@ -79,7 +79,7 @@ def mark_abandoned(state: SessionState, now_ms: float | None = None) -> list[Cha
         if msg.role != "assistant" or not msg.streaming:
             continue
         _mark(msg, now)
-        changes.append(change("message", state.id, msg.id))
+        changes.append(message_changed(state.id, msg.id))
     if changes:
         state.version += 1
     return changes

@@ -6,8 +6,9 @@ are lost when ``Store.load_history`` rebuilds a transcript, so their owner re-in
 
 from __future__ import annotations
 
+from tui.state.changes import Change, message_changed
 from tui.state.store import Store
-from tui.state.transcript import Change, Message
+from tui.state.transcript import Message
 
 
 def insert_notice(store: Store, session_id: str, key: str, text: str, *, after: str | None = None,
@@ -23,7 +24,7 @@ def insert_notice(store: Store, session_id: str, key: str, text: str, *, after: 
             return []
         existing.text = text
         existing.version += 1
-        return [Change("message", session_id, key)]
+        return [message_changed(session_id, key)]
     notice = Message(id=key, role="notice", session_id=session_id, text=text, time_created=time_created)
     ids = list(state.messages)
     if after is None or after not in state.messages:
@@ -38,4 +39,4 @@ def insert_notice(store: Store, session_id: str, key: str, text: str, *, after: 
         messages = {**state.messages, key: notice}
         state.messages = {mid: messages[mid] for mid in ids}
     state.version += 1
-    return [Change("message", session_id, key)]
+    return [message_changed(session_id, key)]

@@ -8,9 +8,9 @@ from typing import Any
 
 from tui.protocol import events as ev
 from tui.protocol.events import Event
-from tui.state.deltas import change
+from tui.state.changes import Change, NeedMessage, TranscriptChanged, message_changed
 from tui.state.session_events import _notice, _touch, apply_revert_marks, handles
-from tui.state.transcript import Change, Message, MessageRole, PendingInput, SessionState
+from tui.state.transcript import Message, MessageRole, PendingInput, SessionState
 
 
 # ------------------------------------------------------------------ inbox
@@ -57,9 +57,9 @@ def _inbox_delivered(state: SessionState, event: Event) -> list[Change]:
             id=payload.inboxID, role=role, session_id=state.id, text=pending.text,
             time_created=event.created, description=pending.description,
             metadata=dict(pending.metadata))
-        changes.append(change("message", state.id, payload.inboxID))
+        changes.append(message_changed(state.id, payload.inboxID))
     elif pending is None:
-        changes.append(change("need_message", state.id, payload.inboxID))
+        changes.append(NeedMessage(state.id, payload.inboxID))
     return changes
 
 
@@ -125,7 +125,7 @@ def _renamed(state: SessionState, event: Event) -> list[Change]:
     assert isinstance(payload, ev.SessionRenamed)
     if state.info is not None:
         state.info.title = payload.title
-    return [_touch(state), Change("sessions")]
+    return [_touch(state)]
 
 
 @handles(ev.SessionMoved)
@@ -154,7 +154,7 @@ def _shell(state: SessionState, event: Event) -> list[Change]:
                         "truncated": payload.output.truncated}
         msg.time_completed = event.created or 0.0
     msg.version += 1
-    return [Change("message", state.id, mid)]
+    return [message_changed(state.id, mid)]
 
 
 @handles(ev.CompactionStarted, ev.CompactionDelta, ev.CompactionEnded, ev.CompactionFailed)
@@ -183,7 +183,7 @@ def _compaction(state: SessionState, event: Event) -> list[Change]:
         msg.error = payload.error
         msg.time_completed = event.created or 0.0
     msg.version += 1
-    return changes + [Change("message", state.id, msg.id)]
+    return changes + [message_changed(state.id, msg.id)]
 
 
 @handles(ev.RevertStaged, ev.RevertCleared, ev.RevertCommitted)
@@ -206,4 +206,4 @@ def _revert(state: SessionState, event: Event) -> list[Change]:
         if state.info is not None:
             state.info.revert = None
         apply_revert_marks(state, "")
-    return [Change("transcript", state.id), _touch(state)]
+    return [TranscriptChanged(state.id), _touch(state)]

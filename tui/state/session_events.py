@@ -11,11 +11,20 @@ from collections.abc import Callable
 from tui.protocol import events as ev
 from tui.protocol.events import Event
 from tui.protocol.models import CacheTokens, StructuredError, TokenUsage
-from tui.state.deltas import GAP, change
+from tui.state.changes import (
+    Change,
+    CheckActive,
+    MessageChanged,
+    NeedMessage,
+    TurnFailed,
+    message_changed,
+    part_changed,
+    session_changed,
+)
+from tui.state.deltas import GAP
 from tui.state.history import contents
 from tui.state.transcript import (
     BlockKind,
-    Change,
     Message,
     MessageRole,
     SessionState,
@@ -38,7 +47,7 @@ def handles(*kinds: type) -> Callable[[Handler], Handler]:
 
 def _touch(state: SessionState) -> Change:
     state.version += 1
-    return change("session", state.id)
+    return session_changed(state.id)
 
 
 def _assistant(state: SessionState, message_id: str, event: Event) -> tuple[Message, list[Change]]:
@@ -47,10 +56,10 @@ def _assistant(state: SessionState, message_id: str, event: Event) -> tuple[Mess
         return msg, []
     msg = Message(id=message_id, role="assistant", session_id=state.id, time_created=event.created)
     state.messages[message_id] = msg
-    changes = [change("message", state.id, message_id)]
+    changes: list[Change] = [message_changed(state.id, message_id)]
     if not isinstance(event.payload, ev.StepStarted):
         # We missed the step start (joined mid-turn): ask the app to fetch the real message.
-        changes.append(change("need_message", state.id, message_id))
+        changes.append(NeedMessage(state.id, message_id))
     return msg, changes
 
 
@@ -114,9 +123,10 @@ def _execution_failed(state: SessionState, event: Event) -> list[Change]:
         # the notice names the session's selected one.
         notice = _notice(state, event, payload.error.message or "execution failed", error=payload.error)
         for item in notice:
-            failed = state.messages[item.message_id or ""]
+            assert isinstance(item, MessageChanged)  # a notice is one new message
+            failed = state.messages[item.message_id]
             failed.model = state.info.model if state.info is not None else None
-            changes += [item, Change("failed", state.id, failed.id)]
+            changes += [item, TurnFailed(state.id, failed.id)]
     return changes
 
 
@@ -130,7 +140,7 @@ def _retry(state: SessionState, event: Event) -> list[Change]:
     if failed is not None and failed.error is not None and not failed.metadata.get("retried"):
         failed.metadata = {**failed.metadata, "retried": True}  # its error is not the turn's end
         failed.version += 1
-        changes.append(change("message", state.id, failed.id))
+        changes.append(message_changed(state.id, failed.id))
     return changes
 
 
@@ -161,7 +171,7 @@ def _step_started(state: SessionState, event: Event) -> list[Change]:
     if state.status_note and state.status_note.startswith("retrying"):
         state.status_note = None  # the retry has begun
         changes.append(_touch(state))
-    return changes + [change("message", state.id, msg.id)] + _set_busy(state, True)
+    return changes + [message_changed(state.id, msg.id)] + _set_busy(state, True)
 
 
 @handles(ev.StepEnded)
@@ -174,7 +184,7 @@ def _step_ended(state: SessionState, event: Event) -> list[Change]:
     msg.tokens = payload.tokens
     msg.time_completed = event.created or msg.time_completed or 0.0
     msg.version += 1
-    changes.append(change("message", state.id, msg.id))
+    changes.append(message_changed(state.id, msg.id))
     recount_usage(state)
     changes.append(_touch(state))
     if payload.finish != "tool-calls":
@@ -196,8 +206,8 @@ def _step_failed(state: SessionState, event: Event) -> list[Change]:
         msg.tokens = payload.tokens
     changes += _settle_message(msg, payload.error)
     msg.version += 1
-    changes.append(change("message", state.id, msg.id))
-    changes.append(Change("failed", state.id, msg.id))  # the controller logs it (tui/text/failures.py)
+    changes.append(message_changed(state.id, msg.id))
+    changes.append(TurnFailed(state.id, msg.id))  # the session service logs it (tui/text/failures.py)
     recount_usage(state)
     return changes + _step_over(state)
 
@@ -217,7 +227,7 @@ def _block(state: SessionState, event: Event, kind: BlockKind) -> tuple[Message,
                       gap=isinstance(payload, ev.BlockDelta))
     msg.parts.append(block)
     msg.version += 1
-    changes.append(change("message", state.id, msg.id))
+    changes.append(message_changed(state.id, msg.id))
     return msg, block, changes
 
 
@@ -239,7 +249,7 @@ def _block_delta(state: SessionState, event: Event) -> list[Change]:
     block.text += (GAP + payload.delta) if block.gap else payload.delta
     block.gap = False
     block.version += 1
-    changes.append(change("part", state.id, msg.id, block.key))
+    changes.append(part_changed(state.id, msg.id, block.key))
     return changes
 
 
@@ -255,7 +265,7 @@ def _block_ended(state: SessionState, event: Event) -> list[Change]:
     block.streaming = False
     block.gap = False
     block.version += 1
-    return changes + [change("part", state.id, msg.id, block.key)]
+    return changes + [part_changed(state.id, msg.id, block.key)]
 
 
 # ------------------------------------------------------------------ tools
@@ -270,13 +280,13 @@ def _tool(state: SessionState, event: Event) -> tuple[Message, ToolCall, list[Ch
     call = ToolCall(id=call_id, session_id=state.id, message_id=msg.id, time_created=event.created)
     msg.parts.append(call)
     msg.version += 1
-    changes.append(change("message", state.id, msg.id))
+    changes.append(message_changed(state.id, msg.id))
     return msg, call, changes
 
 
 def _tool_changed(state: SessionState, msg: Message, call: ToolCall) -> Change:
     call.version += 1
-    return change("part", state.id, msg.id, call.key)
+    return part_changed(state.id, msg.id, call.key)
 
 
 @handles(ev.ToolInputStarted)
@@ -360,7 +370,7 @@ def _tool_failed(state: SessionState, event: Event) -> list[Change]:
     call.time_completed = event.created or call.time_completed
     changes.append(_tool_changed(state, msg, call))
     if payload.error.message == "Tool execution interrupted":
-        changes.append(Change("check_active", state.id))  # 1.18: the turn may have ended silently
+        changes.append(CheckActive(state.id))  # 1.18: the turn may have ended silently
     return changes
 
 
@@ -372,7 +382,7 @@ def _notice(state: SessionState, event: Event, text: str, *, role: MessageRole =
         return []
     state.messages[mid] = Message(id=mid, role=role, session_id=state.id, text=text,
                                   time_created=event.created, error=error)
-    return [Change("message", state.id, mid)]
+    return [message_changed(state.id, mid)]
 
 
 # ------------------------------------------------------------------ helpers
@@ -401,12 +411,12 @@ def _settle_message(msg: Message, error: StructuredError | None) -> list[Change]
         if isinstance(part, TextBlock) and part.streaming:
             part.streaming = False
             part.version += 1
-            changes.append(Change("part", msg.session_id, msg.id, part.key))
+            changes.append(part_changed(msg.session_id, msg.id, part.key))
         elif isinstance(part, ToolCall) and not part.finished:
             part.status = "error"
             part.error = error or StructuredError(message="interrupted")
             part.version += 1
-            changes.append(Change("part", msg.session_id, msg.id, part.key))
+            changes.append(part_changed(msg.session_id, msg.id, part.key))
     return changes
 
 

@@ -20,12 +20,29 @@ from tui.protocol.models import (
     PermissionRequest,
     QuestionRequest,
     SessionInfo,
+    SessionRevert,
     StructuredError,
 )
 from tui.state import interrupts, session_entries, session_events
-from tui.state.deltas import append_delta, change
+from tui.state.changes import (
+    AsksChanged,
+    CatalogChanged,
+    Change,
+    CheckActive,
+    PromptAppended,
+    ServerConnected,
+    SessionChanged,
+    SessionSelected,
+    ToastShown,
+    TranscriptChanged,
+    message_changed,
+    part_changed,
+    session_changed,
+    severity_of,
+)
+from tui.state.deltas import append_delta
 from tui.state.history import message_from_wire
-from tui.state.transcript import Ask, Change, Message, PendingInput, SessionState, TextBlock
+from tui.state.transcript import Ask, Message, PendingInput, SessionState, TextBlock
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
 _REGISTERED = session_entries  # importing it registers the inbox/notice/shell/revert reducers
@@ -129,7 +146,37 @@ class Store:
         if info.cost and info.cost > state.cost:
             state.cost = info.cost
         state.version += 1
-        return [change("session", info.id), change("sessions")]
+        return [session_changed(info.id)]
+
+    def rename(self, session_id: str, title: str) -> list[Change]:
+        """The server took a new title (its ``session.updated`` event confirms it)."""
+        state = self.sessions.get(session_id)
+        if state is None or state.info is None:
+            return []
+        state.info.title = title
+        state.version += 1
+        return [SessionChanged(session_id)]
+
+    def append_shell_output(self, session_id: str, message_id: str, call_id: str, text: str,
+                            keep: int) -> list[Change]:
+        """Live output of a running shell (polled): kept to its last ``keep`` characters."""
+        state = self.sessions.get(session_id)
+        message = state.messages.get(message_id) if state else None
+        call = message.tool(call_id) if message else None
+        if call is None or not text:
+            return []
+        call.live_output = (call.live_output + text)[-keep:]
+        call.version += 1
+        return [part_changed(session_id, message_id, call.key)]
+
+    def set_revert(self, session_id: str, revert: SessionRevert | None) -> list[Change]:
+        """A staged revert (undo) or none (redo), mirrored at once; the revert event is idempotent."""
+        state = self.sessions.get(session_id)
+        if state is None or state.info is None:
+            return []
+        state.info.revert = revert
+        session_events.apply_revert_marks(state, revert.messageID if revert else "")
+        return [TranscriptChanged(session_id), SessionChanged(session_id)]
 
     def load_history(self, session_id: str, messages: Iterable[dict[str, Any]], *,
                      older: bool = False) -> list[Change]:
@@ -167,7 +214,7 @@ class Store:
         session_events.apply_revert_marks(state)
         state.loaded = True
         state.version += 1
-        return [Change("transcript", session_id), Change("session", session_id)]
+        return [TranscriptChanged(session_id), SessionChanged(session_id)]
 
     def mark_abandoned(self, session_id: str) -> list[Change]:
         """The server runs no turn in this session: its open turns are over (interrupted)."""
@@ -201,7 +248,7 @@ class Store:
             session_events.recount_usage(state)
             session_events.apply_revert_marks(state)
         state.version += 1
-        return [Change("transcript", session_id, detail="older"), Change("session", session_id)]
+        return [TranscriptChanged(session_id, "older"), SessionChanged(session_id)]
 
     def upsert_message(self, session_id: str, raw: dict[str, Any]) -> list[Change]:
         state = self.session(session_id)
@@ -211,7 +258,7 @@ class Store:
         state.messages[msg.id] = msg
         state.inbox.pop(msg.id, None)
         session_events.recount_usage(state)
-        return [Change("message", session_id, msg.id), Change("session", session_id)]
+        return [message_changed(session_id, msg.id), SessionChanged(session_id)]
 
     def set_inbox(self, session_id: str, items: Iterable[dict[str, Any]]) -> list[Change]:
         """The pending-input list (``Session.Inbox.*`` items, whatever the generation's route),
@@ -234,7 +281,7 @@ class Store:
             return []
         state.inbox = fresh
         state.version += 1
-        return [Change("session", session_id)]
+        return [SessionChanged(session_id)]
 
     def set_active(self, active: dict[str, Any], known_only: bool = False) -> list[Change]:
         """``GET /api/session/active`` is the truth for busy state (1.18 has no idle event)."""
@@ -253,7 +300,7 @@ class Store:
                     state.status_note = None
                     session_events.settle_open_parts(state, None)
                 state.version += 1
-                changes.append(Change("session", sid))
+                changes.append(SessionChanged(sid))
         return changes
 
     def set_asks(
@@ -276,7 +323,7 @@ class Store:
             self.asks = fresh
             return []
         self.asks = fresh
-        return [Change("asks")]
+        return [AsksChanged()]
 
 
 def _resume_open_blocks(before: dict[str, Message], rebuilt: dict[str, Message]) -> None:
@@ -334,7 +381,7 @@ def _on_session_deleted(store: Store, event: Event) -> list[Change]:
     store.deleted.add(payload.sessionID)
     for ask_id in [a.id for a in store.asks.values() if a.sessionID == payload.sessionID]:
         del store.asks[ask_id]
-    return [change("sessions"), change("asks"), change("session", payload.sessionID)]
+    return [AsksChanged(), SessionChanged(payload.sessionID)]
 
 
 def _on_ask(store: Store, event: Event) -> list[Change]:
@@ -354,7 +401,7 @@ def _on_ask(store: Store, event: Event) -> list[Change]:
         return []
     store.asks[ask.id] = ask
     store.session(ask.sessionID)
-    return [change("asks", ask.sessionID, part_key=ask.id, detail="asked")]
+    return [AsksChanged(ask.sessionID, ask.id, "asked")]
 
 
 def _on_ask_settled(store: Store, event: Event) -> list[Change]:
@@ -368,28 +415,28 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
     detail = getattr(payload, "reply", None) or event.type.rsplit(".", 1)[-1]
     if store.asks.pop(ask_id, None) is None:
         return []
-    changes = [change("asks", payload.sessionID, part_key=ask_id, detail=str(detail))]
+    changes: list[Change] = [AsksChanged(payload.sessionID, ask_id, str(detail))]
     if isinstance(payload, (ev.PermissionReplied, ev.QuestionRejected)):
         # 1.18 ends a turn after a reject with no event at all: ask the server.
         if isinstance(payload, ev.QuestionRejected) or payload.reply == "reject":
-            changes.append(change("check_active", payload.sessionID))
+            changes.append(CheckActive(payload.sessionID))
     return changes
 
 
 def _on_ui(store: Store, event: Event) -> list[Change]:
     payload = event.payload
     if isinstance(payload, ev.ToastShow):
-        return [change("toast", detail=payload.message, part_key=payload.variant)]
+        return [ToastShown(payload.message, severity_of(payload.variant))]
     if isinstance(payload, ev.PromptAppend):
-        return [change("prompt.append", detail=payload.text)]
+        return [PromptAppended(payload.text)]
     if isinstance(payload, ev.CommandExecute):
-        return [change("command", detail=payload.command)]
+        return []  # octui runs no command the server asks a TUI to run: nothing changes
     if isinstance(payload, ev.SessionSelect):
-        return [change("select", payload.sessionID)]
+        return [SessionSelected(payload.sessionID)]
     if isinstance(payload, ev.Refetch):
-        return [change("catalog", detail=event.type)]
+        return [CatalogChanged(event.type)]
     if isinstance(payload, ev.ServerConnected):
-        return [change("connected")]
+        return [ServerConnected()]
     return []
 
 

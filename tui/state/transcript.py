@@ -216,22 +216,3 @@ def ask_kind(ask: Ask) -> Literal["permission", "question", "form"]:
     if isinstance(ask, QuestionRequest):
         return "question"
     return "form"
-
-
-@dataclass(frozen=True)
-class Change:
-    """What moved in the store, so the UI repaints only that.
-
-    kinds: ``session`` (info/busy/usage/inbox of ``session_id``), ``sessions`` (the set of known
-    sessions), ``message`` (added or replaced ``message_id``), ``part`` (``part_key`` of
-    ``message_id`` changed), ``transcript`` (whole transcript of ``session_id`` rebuilt), ``asks``
-    (pending asks changed; ``part_key`` = ask id), ``toast`` (``detail`` = text), ``prompt.append``,
-    ``command``, ``select``, ``failed`` (a live ``step.failed``/``execution.failed`` turned
-    ``message_id`` into a failure: logged).
-    """
-
-    kind: str
-    session_id: str | None = None
-    message_id: str | None = None
-    part_key: str | None = None
-    detail: str | None = None

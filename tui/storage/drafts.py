@@ -1,7 +1,7 @@
 """Composer drafts that survive reconnects and restarts (no Textual here).
 
 The main screen tells a :class:`DraftKeeper` whenever the composer text changes (``note``) and
-when it switches views (``switch``). Writes to the state dir (``tui.storage.saved_state.StateStore``) are
+when it switches views (``switch``). Writes to the state dir (``tui.storage.saved_state.SavedState``) are
 debounced: the screen calls ``flush`` from a timer ``delay`` seconds after the last change, and
 once more on exit. Drafts are keyed by session id, or ``"new"`` for the home screen. A state
 dir that cannot be written never breaks typing: the error is kept in ``last_error`` and handed
@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from tui.storage.saved_state import DraftTooLarge, StateStore
+from tui.storage.saved_state import DraftTooLarge, SavedState
 
 __all__ = ["HOME_KEY", "DraftKeeper", "draft_key"]
 
@@ -31,7 +31,7 @@ def draft_key(session_id: str | None) -> str:
 class DraftKeeper:
     """Remembers the unsent text of each view; writes at most once per debounce window."""
 
-    def __init__(self, state: StateStore | None = None, *, delay: float = DEBOUNCE_S) -> None:
+    def __init__(self, state: SavedState | None = None, *, delay: float = DEBOUNCE_S) -> None:
         self._state = state
         self.delay = delay
         self._pending: dict[str, str] = {}  # key -> text not yet written
@@ -40,9 +40,9 @@ class DraftKeeper:
         self._lock = threading.Lock()  # flush runs in a thread; one writer at a time
 
     @property
-    def state(self) -> StateStore:
+    def state(self) -> SavedState:
         if self._state is None:
-            self._state = StateStore()  # OCTUI_STATE_DIR or the platform state dir
+            self._state = SavedState()  # OCTUI_STATE_DIR or the platform state dir
         return self._state
 
     @property

@@ -1,4 +1,4 @@
-"""``StateStore``: the state octui keeps between runs: ``state.json`` and one file per draft.
+"""``SavedState``: the state octui keeps between runs: ``state.json`` and one file per draft.
 
 Pure module: no Textual. The directory is ``config.state_dir()`` (``OCTUI_STATE_DIR`` overrides).
 Drafts have no size cap, so each lives in its own file (``drafts/<key>.txt``, written
@@ -18,7 +18,7 @@ from tui.protocol.models import ModelRef
 from tui.storage.bounded_read import FileRefused, human_bytes, read_bounded
 from tui.storage.config import atomic_write, state_dir
 
-__all__ = ["DraftTooLarge", "StateStore"]
+__all__ = ["DraftTooLarge", "SavedState"]
 
 STATE_MAX_BYTES = 64 * 1024 * 1024  # state.json of older versions held every draft
 DRAFT_MAX_BYTES = 256 * 1024 * 1024  # read back at most this (a composer past it is unusable)
@@ -32,7 +32,7 @@ class DraftTooLarge(OSError):
         return str(self.strerror)
 
 
-class StateStore:
+class SavedState:
     """Small JSON state kept between runs: drafts, per-session values, recent models.
 
     Everything lives in one ``state.json`` in the state dir. Each call re-reads the file and

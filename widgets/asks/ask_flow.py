@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.widget import Widget
 
-from tui.client.errors import OctuiError
+from tui.app.host import octui_app
 from tui.protocol.models import FormInfo, PermissionRequest, QuestionRequest
 from tui.screens.ask_router import screen_for_ask
 from tui.screens.inbox import InboxChoice, InboxScreen
+from tui.session.errors import OctuiError
 from tui.state.asks import (
     FormAnswer,
     FormDismissed,
@@ -26,6 +27,7 @@ from tui.state.asks import (
     QuestionDismissed,
     answer_for,
 )
+from tui.state.changes import AsksChanged
 from tui.state.transcript import Ask, ToolCall
 from tui.text.sanitize import one_line
 from widgets.plain import toast
@@ -61,15 +63,22 @@ class AskFlow(Widget):
         self.dismissed: set[str] = set()  # Esc'd by the user: wait in the inbox, don't re-open
         self.answered: set[str] = set()  # reply sent; its *.replied event may not have arrived yet
 
-    @property
-    def octui(self) -> OctuiApp:
-        return self.app  # type: ignore[return-value]
+    def apply(self, changes: list[AsksChanged], current: str | None) -> None:
+        """One frame's ask changes, ``current`` the session on view."""
+        for change in changes:
+            if change.how == "asked":
+                self.asked(change.ask_id, current)
+            elif change.ask_id:
+                self.settled(change.ask_id, change.how)
+            else:
+                self.drop_stale()
+                self.show_next(current)
 
     def in_view(self, session_id: str, current: str | None) -> bool:
         """The session on screen, or any session below it in the subagent tree."""
         if current is None:
             return False
-        store = self.octui.store
+        store = octui_app(self).store
         seen: set[str] = set()
         sid: str | None = session_id
         while sid and sid not in seen:
@@ -81,7 +90,7 @@ class AskFlow(Widget):
         return False
 
     def asked(self, ask_id: str | None, current: str | None) -> None:
-        store = self.octui.store
+        store = octui_app(self).store
         ask = store.asks.get(ask_id or "")
         if ask is None or self.auto_answered(ask.id):
             return
@@ -103,19 +112,19 @@ class AskFlow(Widget):
 
     def auto_answered(self, ask_id: str) -> bool:
         """The session's permission mode answers this ask itself (``tui.session.auto_approve``): no dialog."""
-        controller = self.octui.controller
-        return controller is not None and controller.auto.claims(ask_id)
+        session = octui_app(self).session
+        return session.is_ready and session.auto.claims(ask_id)
 
     def drop_stale(self) -> None:
         """After a resync: a dialog whose ask the server no longer has was answered elsewhere."""
-        if self.open_ask is not None and self.open_ask not in self.octui.store.asks:
+        if self.open_ask is not None and self.open_ask not in octui_app(self).store.asks:
             self.settled(self.open_ask, "no longer pending")
 
     def show_next(self, current: str | None) -> None:
         """Open the oldest pending ask in view, if no dialog is open."""
         if self.open_ask is not None:
             return
-        for ask in self.octui.store.asks.values():
+        for ask in octui_app(self).store.asks.values():
             if ask.id not in self.dismissed and ask.id not in self.answered and \
                     not self.auto_answered(ask.id) and self.in_view(ask.sessionID, current):
                 self.open(ask)
@@ -124,13 +133,13 @@ class AskFlow(Widget):
     def open(self, ask: Ask) -> None:
         if self.open_ask is not None:
             return
-        store = self.octui.store
+        store = octui_app(self).store
         state = store.sessions.get(ask.sessionID)
         title = state.title if state else ask.sessionID
         subagent = None
         if state is not None and state.parent_id:
             subagent = one_line(title, 40)
-        screen = screen_for_ask(ask, tool_for_ask(self.octui, ask), title, subagent)
+        screen = screen_for_ask(ask, tool_for_ask(octui_app(self), ask), title, subagent)
         self.open_ask, self._screen = ask.id, screen
 
         def done(result: Any) -> None:
@@ -143,34 +152,34 @@ class AskFlow(Widget):
 
     @work(group="answers", exit_on_error=False)
     async def _answer(self, ask: Ask, result: Any) -> None:
-        controller = self.octui.controller
+        session = octui_app(self).session
         if result is None:
             self.dismissed.add(ask.id)
             toast(self, "Left in the inbox (Ctrl+B).", timeout=3)
             return
-        if controller is None:
+        if not session.is_ready:
             return
         sid = ask.sessionID
         result = answer_for(ask, result)
         try:
             if isinstance(result, PermissionAnswer):
-                await controller.reply_permission(sid, ask.id, result.reply, result.message)
+                await session.reply_permission(sid, ask.id, result.reply, result.message)
             elif isinstance(result, QuestionAnswer):
-                await controller.reply_question(sid, ask.id, result.answers)
+                await session.reply_question(sid, ask.id, result.answers)
             elif isinstance(result, QuestionDismissed) and not result.elsewhere:
-                await controller.reject_question(sid, ask.id)
+                await session.reject_question(sid, ask.id)
             elif isinstance(result, FormAnswer):
-                await controller.reply_form(sid, ask.id, result.answer)
+                await session.reply_form(sid, ask.id, result.answer)
             elif isinstance(result, FormDismissed) and not result.elsewhere:
-                await controller.cancel_form(sid, ask.id)
+                await session.cancel_form(sid, ask.id)
         except OctuiError as exc:
             toast(self, f"Answer not sent: {exc}. The request is still in the inbox.", severity="error")
             self.dismissed.add(ask.id)
             return
-        if ask.id in self.octui.store.asks:  # the stream has not confirmed it yet
+        if ask.id in octui_app(self).store.asks:  # the stream has not confirmed it yet
             self.answered.add(ask.id)
         screen = self.app.screen_stack[0] if self.app.screen_stack else None
-        current = getattr(self.octui.screen_main(), "session_id", None) if screen else None
+        current = getattr(octui_app(self).screen_main(), "session_id", None) if screen else None
         self.show_next(current)
 
     def open_inbox(self, on_jump: Any) -> None:
@@ -179,26 +188,26 @@ class AskFlow(Widget):
     async def _session_titles(self, session_ids: set[str]) -> dict[str, str]:
         """Titles of the asks' sessions; those the store has not loaded (an ask from a session
         never opened here) are asked of the server, so the inbox never heads a group with an id."""
-        store = self.octui.store
+        app = octui_app(self)
+        store = app.store
         titles = {sid: store.sessions[sid].title for sid in session_ids
                   if sid in store.sessions and store.sessions[sid].title}
-        client = self.octui.client
+        if not app.session.is_ready:
+            return titles
         for sid in sorted(session_ids - titles.keys()):
-            if client is None:
-                break
             with contextlib.suppress(OctuiError):
-                titles[sid] = (await client.get_session(sid)).title or ""
+                titles[sid] = (await app.session.session_info(sid)).title or ""
         return titles
 
     @work(exclusive=True, group="inbox", exit_on_error=False)
     async def _open_inbox(self, on_jump: Any) -> None:
-        store = self.octui.store
+        app = octui_app(self)
+        store = app.store
         asks = [ask for ask in store.asks.values() if not self.auto_answered(ask.id)]
         titles = await self._session_titles({ask.sessionID for ask in asks})
-        rows = [(ask, titles.get(ask.sessionID) or ask.sessionID, tool_for_ask(self.octui, ask))
+        rows = [(ask, titles.get(ask.sessionID) or ask.sessionID, tool_for_ask(app, ask))
                 for ask in asks if ask.id in store.asks]  # one may have been settled meanwhile
-        controller = self.octui.controller
-        history = [a.text for a in controller.auto.history_for()] if controller is not None else []
+        history = [a.text for a in app.session.auto.history_for()] if app.session.is_ready else []
         if not rows and not history:
             toast(self, "Nothing is waiting for you.", timeout=3)
             return

@@ -57,7 +57,7 @@ class FrameNormaliser(Protocol):
     """Per connection: one generation's frames in, pinned-v2 frames out."""
 
     identity: bool
-    """True when ``event`` never changes a frame (the controller then skips the call)."""
+    """True when ``event`` never changes a frame (the session service then skips the call)."""
 
     def event(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         """The pinned-v2 form of a frame, or None for a frame that must be ignored.

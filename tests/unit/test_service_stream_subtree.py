@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui.client.http import OpenCodeClient
 from tui.demo import DemoServer, user
-from tui.session.controller import Controller
+from tui.session.service import SessionService
 from tui.state.store import Store
 
 
@@ -17,7 +17,7 @@ async def test_open_session_loads_children_and_grandchildren() -> None:
     client = OpenCodeClient(server.base_url, transport=server.transport)
     await client.connect()
     store = Store()
-    ctl = Controller(client, store, lambda changes: None, lambda state: None)
+    ctl = SessionService(client, store, lambda changes: None, lambda state: None)
     try:
         await ctl.open_session(root)
         assert {s.id for s in store.children(root)} == {child}
@@ -25,7 +25,7 @@ async def test_open_session_loads_children_and_grandchildren() -> None:
         assert store.root_of(grandchild) == root
         # Opening the grandchild directly fetches its ancestors, then the tree from the root.
         fresh = Store()
-        ctl2 = Controller(client, fresh, lambda changes: None, lambda state: None)
+        ctl2 = SessionService(client, fresh, lambda changes: None, lambda state: None)
         await ctl2.open_session(grandchild)
         assert fresh.root_of(grandchild) == root
         assert {s.id for s in fresh.children(root)} == {child}

@@ -1,10 +1,10 @@
 """The bad-input corpus (tests/fixtures/bad/) through the REAL path: ``EventStream`` (bytes, SSE
-framing, JSON) → ``Controller._on_frame`` → ``Store``, with ``/api/event`` served by an
+framing, JSON) → ``SessionService._on_frame`` → ``Store``, with ``/api/event`` served by an
 ``httpx.MockTransport``.
 
 For every case: nothing escapes (no handler failure, no crash), every frame that is a valid event on
 its own is applied exactly as applying it directly to a fresh store would, and each bad frame gives
-exactly one concise warning in the log (``Change("log")``).
+exactly one concise warning in the log (``LogLine``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from tui.client.http import OpenCodeClient
 from tui.client.stream import SSEParser, StreamState
 from tui.protocol.dialect import Dialect, Normaliser
 from tui.protocol.events import ProtocolError, parse_event
-from tui.session.controller import Controller
+from tui.session.service import SessionService
+from tui.state.changes import Change, LogLine
 from tui.state.store import Store
-from tui.state.transcript import Change
 
 BAD = Path(__file__).resolve().parents[1] / "fixtures" / "bad"
 CASES: list[dict[str, Any]] = json.loads((BAD / "cases.json").read_text(encoding="utf-8"))["cases"]
@@ -73,7 +73,7 @@ def snapshot(store: Store) -> str:
     return repr(({sid: repr(store.sessions[sid]) for sid in sorted(store.sessions)}, sorted(store.asks)))
 
 
-async def run_controller(body: bytes) -> tuple[Controller, list[Change]]:
+async def run_controller(body: bytes) -> tuple[SessionService, list[Change]]:
     async def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/api/event":
             return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
@@ -83,7 +83,7 @@ async def run_controller(body: bytes) -> tuple[Controller, list[Change]]:
     client.dialect = Dialect.PREVIEW  # like the reference pipeline: every frame is normalised
     changes: list[Change] = []
     states: list[StreamState] = []
-    controller = Controller(client, Store(), changes.extend, states.append, heartbeat_timeout=5.0)
+    controller = SessionService(client, Store(), changes.extend, states.append, heartbeat_timeout=5.0)
     controller.stream.backoff_initial = controller.stream.backoff_max = 60.0  # one connection only
 
     async def one_pass() -> None:
@@ -109,7 +109,7 @@ async def test_bad_case_through_controller(case: dict[str, Any], caplog: pytest.
     controller, changes = await run_controller(body)
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert not errors, [r.getMessage() for r in errors]
-    logs = [c.detail or "" for c in changes if c.kind == "log"]
+    logs = [c.text for c in changes if isinstance(c, LogLine)]
     logs = [text for text in logs if not text.startswith(("resync failed", "could not load pending"))]
     assert not any(text.startswith("event handler failed") for text in logs), logs
     reference, bad = expected(body)
@@ -125,7 +125,7 @@ async def test_a_bad_frame_between_good_ones_loses_nothing() -> None:
         b"data: " + chunk + b"\n\n" for chunk in [good, b"{not json", good, b"[1,2]", b"\xff\xfe", good]
     )
     controller, changes = await run_controller(body)
-    logs = [c.detail for c in changes if c.kind == "log" and not (c.detail or "").startswith(
+    logs = [c.text for c in changes if isinstance(c, LogLine) and not c.text.startswith(
         ("resync failed", "could not load pending"))]
     assert len(logs) == 3
     reference, bad = expected(body)

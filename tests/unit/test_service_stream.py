@@ -1,4 +1,4 @@
-"""The Controller over a real OpenCodeClient and the in-process demo server (no Textual).
+"""The SessionService over a real OpenCodeClient and the in-process demo server (no Textual).
 
 Covers the stream → store path, resync after a dropped stream, interrupt ordering, the
 ``need_message`` fetch and tolerance of malformed frames.
@@ -16,9 +16,10 @@ from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.demo import SCRIPTS, DemoServer, IdGenerator, assistant, text, user
 from tui.protocol.models import PermissionRequest
-from tui.session.controller import Controller
+from tui.session.service import SessionService
+from tui.state.changes import Change, LogLine
 from tui.state.store import Store
-from tui.state.transcript import Change, Message, TextBlock
+from tui.state.transcript import Message, TextBlock
 
 CLOCK = 1_790_000_000.0
 
@@ -45,7 +46,7 @@ class Rig:
         self.store = Store()
         self.changes: list[Change] = []
         self.states: list[StreamState] = []
-        self.controller = Controller(self.client, self.store, self.changes.extend, self.states.append)
+        self.controller = SessionService(self.client, self.store, self.changes.extend, self.states.append)
         self.task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -197,7 +198,8 @@ async def test_event_for_an_unknown_message_fetches_it(rig: Rig) -> None:
     await rig.wait_for(lambda: any(r.endswith(f"/message/{mid}") for r in rig.transport.requests))
     await rig.settle()
 
-    assert any(c.kind == "need_message" and c.message_id == mid for c in rig.changes)
+    # need_message is the store asking the service (which fetched it): it never reaches the UI.
+    assert not any(c.kind == "need_message" for c in rig.changes)
     message = rig.store.sessions[sid].messages[mid]
     assert text_of(message) == "Fetched over HTTP."
 
@@ -213,7 +215,7 @@ async def test_malformed_frames_are_warned_not_fatal(rig: Rig) -> None:
     rig.demo.emit("session.renamed", {"sessionID": info.id, "title": "Still listening"})
 
     await rig.wait_for(lambda: rig.store.sessions[info.id].title == "Still listening")
-    logs = [c.detail or "" for c in rig.changes if c.kind == "log"]
+    logs = [c.text for c in rig.changes if isinstance(c, LogLine)]
     assert any("not JSON" in line for line in logs), logs
     assert any("list" in line for line in logs), logs
     assert any("session.text.delta" in w for w in rig.store.warnings), list(rig.store.warnings)

@@ -1,9 +1,12 @@
-"""Glue between the client and the store: the one place that turns frames into changes.
+"""The session service: THE command path between the UI and the server. No Textual.
 
-No Textual here. The app gives it two callbacks (changes, connection state) and calls its
-async methods from workers. It owns the stream, resyncs over HTTP after every (re)connect
-(the stream has no replay), and answers the store's requests (``need_message``,
-``check_active``).
+``SessionService`` owns the client, the event stream and the store. The app gives it two
+callbacks (changes, connection state), ``connect``s it at start-up (``ready`` is set then), and
+every screen calls one async method per command (prompt, model, agent, interrupt, replies to
+asks, revert, compact, rename, delete, session pages, catalog …). It resyncs over HTTP after
+every (re)connect (the stream has no replay) and handles the store's own follow-ups
+(``need_message``, ``check_active``): those never reach the UI callback. State changes go through
+the store's reducers only, and come back as ``Change``s.
 """
 
 from __future__ import annotations
@@ -11,21 +14,45 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+import httpx
 
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import EventStream, StreamState
-from tui.protocol.dialects import Dialect, FrameNormaliser, detect
+from tui.protocol.dialects import Capabilities, Dialect, FrameNormaliser, detect
 from tui.protocol.events import ProtocolError, parse_event
-from tui.protocol.models import FormInfo, ModelRef, PermissionReply, PermissionRequest, SessionInfo
+from tui.protocol.models import (
+    AgentInfo,
+    FormInfo,
+    Health,
+    ModelInfo,
+    ModelRef,
+    PermissionReply,
+    PermissionRequest,
+    SessionInfo,
+    SessionRevert,
+)
 from tui.session.auto_approve import AutoApprover, ModeBook
+from tui.session.commands import Catalog, send_input, slash_skills
+from tui.session.fetch import SessionFetcher
 from tui.session.history_pager import HistoryPager
-from tui.session.loading import SessionLoading
+from tui.state.changes import (
+    INTERNAL,
+    Change,
+    CheckActive,
+    LogLine,
+    NeedMessage,
+    PartChanged,
+    Resynced,
+    TurnFailed,
+)
 from tui.state.store import Store
-from tui.state.transcript import Change, ToolCall
+from tui.state.transcript import ToolCall
 from tui.text.failures import failure_log_line
 
 log = logging.getLogger("octui")
@@ -34,19 +61,33 @@ ChangeSink = Callable[[list[Change]], None]
 StateSink = Callable[[StreamState], None]
 
 FIRST_CONNECT_WAIT_S = 0.5  # open_session waits this long for the stream before loading anyway
+READY_WAIT_S = 30.0  # a command issued during start-up waits this long for the connection
 ACTIVE_POLL_S = 4.0  # busy sessions with a silent stream are re-checked this often
 SHELL_POLL_S = 0.5  # live output of a running v2 shell is fetched this often
 SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
 SHELL_KEEP_CHARS = 1_000_000
 MARKS_MAX = 1024  # event types remembered by ``_mark`` (a server has a few hundred at most)
+SESSION_PAGE = 50  # sessions per page of the session browser
 
 
-class Controller(SessionLoading):
-    def __init__(self, client: OpenCodeClient, store: Store, on_changes: ChangeSink,
+class SessionService:
+    """One object owns the conversation with the server; see the module docstring."""
+
+    client: OpenCodeClient
+    stream: EventStream
+    history: HistoryPager
+    fetcher: SessionFetcher
+    catalog: Catalog
+
+    def __init__(self, client: OpenCodeClient | None, store: Store, on_changes: ChangeSink,
                  on_state: StateSink, *, heartbeat_timeout: float = 35.0,
-                 modes: ModeBook | None = None) -> None:
-        self.client = client
+                 modes: ModeBook | None = None, directory: str | None = None) -> None:
+        """``client`` None: the app ``connect``s later (start-up may first start a server)."""
         self.store = store
+        self.directory = directory
+        self.heartbeat_timeout = heartbeat_timeout
+        self.health: Health | None = None
+        self._ready = asyncio.Event()
         # Permission modes: every batch of changes passes the auto-approver before the UI sees it,
         # so an ask the mode answers is claimed (and never opens a dialog).
         self.auto = AutoApprover(store, self.reply_permission, self._spawn, on_changes, modes)
@@ -59,18 +100,81 @@ class Controller(SessionLoading):
         self._frames: FrameNormaliser | None = None
         self._marks: dict[str, Dialect | None] = {}  # event type -> the generation it names, if any
         self.current: str | None = None
-        self.stream = EventStream(client, self._on_frame, self._on_stream_state,
-                                  heartbeat_timeout=heartbeat_timeout, on_warning=self._warn)
         self.stream_state: StreamState | None = None
         self._holds = 0  # resyncs and history loads under way: live frames wait in _buffer
         self._buffer: list[dict[str, Any]] = []
         self._connected = asyncio.Event()
-        self._loads: dict[str, tuple[int | None, asyncio.Task[list[Change]]]] = {}
-        self.history = HistoryPager(client, store, self.on_changes, self._start)
         self._last_frame = time.monotonic()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._shells: set[tuple[str, str, str]] = set()
         self._logged = 0  # store warnings already logged
+        if client is not None:
+            self._attach(client)
+
+    # ---------------------------------------------------------------- start-up
+    def _attach(self, client: OpenCodeClient) -> None:
+        self.client = client
+        self.stream = EventStream(client, self._on_frame, self._on_stream_state,
+                                  heartbeat_timeout=self.heartbeat_timeout, on_warning=self._warn)
+        self.history = HistoryPager(client, self.store, self.on_changes, self._start)
+        self.fetcher = SessionFetcher(client, self.store, self.history, self, lambda: self.stream_state,
+                                      self._start, lambda text: self._warn(text))
+        self.catalog = Catalog(client, self.directory)
+        self._ready.set()
+
+    async def connect(self, url: str, *, username: str = "opencode", password: str | None = None,
+                      transport: httpx.AsyncBaseTransport | None = None,
+                      startup_line: str | None = None) -> Health:
+        """Reach the server, learn its generation, and become ready for commands."""
+        client = OpenCodeClient(url, username=username, password=password, transport=transport)
+        try:
+            if startup_line:
+                client.hint_startup_line(startup_line)  # the family, before any request
+            health = await client.identify()  # family from health, generation from its spec
+            if health.version is None and client.dialect.family == "1.18":
+                health.version = await client.legacy_version()
+        except BaseException:
+            await client.aclose()
+            raise
+        self.health = health
+        self._attach(client)
+        return health
+
+    @property
+    def is_ready(self) -> bool:
+        """Connected to a server whose generation is known: commands may be sent."""
+        return self._ready.is_set()
+
+    async def ready(self, timeout: float = READY_WAIT_S) -> bool:
+        """Wait (bounded) until ``connect`` is done; False if it did not happen in time."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        return self._ready.is_set()
+
+    @property
+    def caps(self) -> Capabilities | None:
+        """What the connected server's generation can do (None before ``connect``)."""
+        return self.client.dialect.caps if self.is_ready else None
+
+    @property
+    def server_label(self) -> str:
+        return self.client.dialect.label if self.is_ready else ""
+
+    @property
+    def display_url(self) -> str:
+        return self.client.display_url if self.is_ready else ""
+
+    @property
+    def is_v2(self) -> bool:
+        return self.is_ready and self.client.is_v2
+
+    async def close(self) -> None:
+        """Stop the stream and close HTTP (quitting)."""
+        if self.is_ready:
+            with contextlib.suppress(Exception):
+                self.stop()
+            with contextlib.suppress(Exception):
+                await self.client.aclose()
 
     # ---------------------------------------------------------------- stream
     async def run(self) -> None:
@@ -89,7 +193,7 @@ class Controller(SessionLoading):
     def _warn(self, text: str) -> None:
         log.warning("%s", text)
         self.store.warn(text)
-        self.on_changes([Change("log", detail=text)])
+        self.on_changes([LogLine(text)])
 
     async def _on_stream_state(self, state: StreamState) -> None:
         previous = self.stream_state
@@ -172,33 +276,31 @@ class Controller(SessionLoading):
 
     def _follow_up(self, changes: list[Change]) -> None:
         for change in changes:
-            kind = change.kind
-            if kind == "part":
-                if change.part_key and change.part_key.startswith("tool:"):
+            if isinstance(change, PartChanged):
+                if change.part_key.startswith("tool:"):
                     self._maybe_follow_shell(change)
-            elif kind == "need_message":
-                if change.session_id and change.message_id:
-                    self._spawn(self._fetch_message(change.session_id, change.message_id))
-            elif kind == "check_active":
+            elif isinstance(change, NeedMessage):
+                self._spawn(self._fetch_message(change.session_id, change.message_id))
+            elif isinstance(change, CheckActive):
                 self._spawn(self._check_active_soon())
-            elif kind == "failed":
+            elif isinstance(change, TurnFailed):
                 self._log_failure(change)
 
-    def _log_failure(self, change: Change) -> None:
+    def _log_failure(self, change: TurnFailed) -> None:
         """A turn failed: octui.log says which model and why, as the server said it."""
-        state = self.store.sessions.get(change.session_id or "")
-        message = state.messages.get(change.message_id or "") if state else None
+        state = self.store.sessions.get(change.session_id)
+        message = state.messages.get(change.message_id) if state else None
         if state is None or message is None or message.error is None:
             return
         model = message.model or (state.info.model if state.info else None)
         log.warning("%s", failure_log_line(state.id, message.error, model))
 
     # ---------------------------------------------------------------- live shell output
-    def _maybe_follow_shell(self, change: Change) -> None:
+    def _maybe_follow_shell(self, change: PartChanged) -> None:
         """v2 shells report a ``shellID`` while running: poll its output until the tool ends."""
-        if not self.client.dialect.caps.shell_output or not change.session_id or not change.message_id:
+        if not self.client.dialect.caps.shell_output:
             return
-        call = self._call(change.session_id, change.message_id, (change.part_key or "")[5:])
+        call = self._call(change.session_id, change.message_id, change.part_key[5:])
         if call is None or call.finished or call.shell_id is None:
             return
         key = (change.session_id, change.message_id, call.id)
@@ -232,15 +334,18 @@ class Controller(SessionLoading):
                     cursor = next_cursor
                 if isinstance(text, str) and text:
                     # Keep the tail only: a runaway command must not grow memory without bound.
-                    call.live_output = (call.live_output + text)[-SHELL_KEEP_CHARS:]
-                    call.version += 1
-                    self.on_changes([Change("part", session_id, message_id, call.key)])
+                    self._emit(self.store.append_shell_output(session_id, message_id, call_id, text,
+                                                              SHELL_KEEP_CHARS))
                 await asyncio.sleep(SHELL_POLL_S)
         finally:
             self._shells.discard((session_id, message_id, call_id))
 
     def _reviewed(self, sink: ChangeSink) -> ChangeSink:
         def emit(changes: list[Change]) -> None:
+            for change in changes:
+                if isinstance(change, INTERNAL):
+                    changes = [c for c in changes if not isinstance(c, INTERNAL)]
+                    break
             sink(changes + self.auto.review(changes))
         return emit
 
@@ -256,27 +361,32 @@ class Controller(SessionLoading):
     # ---------------------------------------------------------------- resync
     async def resync(self) -> None:
         """Re-read what the stream cannot replay: busy state, pending asks, the open session."""
-        self._holds += 1
+        self.hold()
         try:
             changes: list[Change] = []
             with contextlib.suppress(OctuiError):
                 changes += self.store.set_active(await self.client.active())
             changes += await self._refresh_asks()
             if self.current:
-                changes += await self._load_session(self.current)
+                changes += await self.fetcher.load(self.current)
                 changes += await self._settle_abandoned(self.current)
-            self.on_changes(changes + [Change("resynced")])
+            self.on_changes(changes + [Resynced()])
         except OctuiError as exc:
             self._warn(f"resync failed: {exc}")
         finally:
-            self._release()
+            self.release()
 
     @property
     def _resyncing(self) -> bool:
         """A resync or a history load is under way (live frames are buffered)."""
         return self._holds > 0
 
-    def _release(self) -> None:
+    def hold(self) -> None:
+        """Live frames wait in a buffer (a snapshot is being read)."""
+        self._holds += 1
+
+    def release(self) -> None:
+        """One snapshot is in the store: when none is left, the held frames are applied."""
         self._holds -= 1
         if self._holds:
             return
@@ -347,7 +457,7 @@ class Controller(SessionLoading):
             # first resync then shares this load instead of making a second one.
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._connected.wait(), FIRST_CONNECT_WAIT_S)
-        changes = await self._load_session(session_id)
+        changes = await self.fetcher.load(session_id)
         changes += await self._settle_abandoned(session_id)
         if changes:
             self.on_changes(changes)
@@ -355,6 +465,34 @@ class Controller(SessionLoading):
     def load_older(self, session_id: str, everything: bool = False) -> None:
         """The reader wants older messages than the store holds (Home: all of them)."""
         self.history.want(session_id, everything)
+
+    async def latest_root_session(self) -> SessionInfo | None:
+        """The newest top-level session (``--continue``)."""
+        # 1.18 filters roots client-side: one row could be a child, so ask for a few.
+        sessions, _ = await self.client.list_sessions(limit=1 if self.client.is_v2 else 20, roots_only=True)
+        return sessions[0] if sessions else None
+
+    async def list_sessions(self, cursor: str | None = None, search: str | None = None,
+                            roots_only: bool = True,
+                            limit: int = SESSION_PAGE) -> tuple[list[SessionInfo], str | None]:
+        """One page of the sessions of this directory, newest first; the store learns them."""
+        sessions, nxt = await self.client.list_sessions(limit=limit, cursor=cursor, search=search,
+                                                        directory=self.directory, roots_only=roots_only)
+        changes: list[Change] = []
+        for info in sessions:
+            changes += self.store.upsert_info(info)
+        if changes:
+            self.on_changes(changes)
+        return sessions, nxt
+
+    async def session_info(self, session_id: str) -> SessionInfo:
+        """One session's info from the server (an ask can come from a session never opened here);
+        the store learns it."""
+        info = await self.client.get_session(session_id)
+        changes = self.store.upsert_info(info)
+        if changes:
+            self.on_changes(changes)
+        return info
 
     async def create_session(self, directory: str | None = None, agent: str | None = None,
                              model: ModelRef | None = None) -> SessionInfo:
@@ -367,6 +505,44 @@ class Controller(SessionLoading):
 
     async def prompt(self, session_id: str, text: str, delivery: str = "steer") -> None:
         await self.client.prompt(session_id, text, delivery="queue" if delivery == "queue" else "steer")
+
+    async def send(self, session_id: str, text: str, delivery: str = "steer", *,
+                   model: ModelRef | None = None, agent: str | None = None,
+                   mentioned: Iterable[str] = (), attachments: Sequence[dict[str, Any]] = ()) -> None:
+        """A draft goes out: first the model/agent picked before the session existed, then the
+        input as a ``/command``, a skill, or a prompt with file mentions and attachments."""
+        if model is not None:
+            await self.client.set_model(session_id, model)
+        if agent is not None:
+            await self.client.set_agent(session_id, agent)
+        commands, skills = await self.slash_names() if text.startswith("/") else ([], {})
+        await send_input(self.client, session_id, text, directory=self.directory or os.getcwd(),
+                         delivery="queue" if delivery == "queue" else "steer", commands=commands,
+                         skills=skills, mentioned=set(mentioned), attachments=list(attachments))
+
+    async def slash_names(self) -> tuple[list[str], dict[str, str]]:
+        """Server command names and ``{skill name: skill id}`` (a command hides a same-named skill)."""
+
+        commands = [c.name for c in await self.catalog.get("commands")]
+        skills = {k.name: k.key for k in slash_skills(await self.catalog.get("skills"))
+                  if k.name not in commands}
+        return commands, skills
+
+    async def set_model(self, session_id: str, model: ModelRef) -> None:
+        await self.client.set_model(session_id, model)
+
+    async def set_agent(self, session_id: str, agent: str) -> None:
+        await self.client.set_agent(session_id, agent)
+
+    async def models(self) -> list[ModelInfo]:
+        return await self.client.models()
+
+    async def agents(self) -> list[AgentInfo]:
+        return await self.client.agents()
+
+    async def find_files(self, query: str, limit: int) -> list[dict[str, Any]]:
+        """Paths for an ``@`` mention, as the server's file search finds them."""
+        return await self.client.fs_find(query, limit=limit, directory=self.directory)
 
     async def interrupt(self, session_id: str) -> None:
         """Reject the session's pending permissions and dismiss its forms first, then stop it.
@@ -405,3 +581,33 @@ class Controller(SessionLoading):
     async def cancel_form(self, session_id: str, form_id: str) -> None:
         await self.client.form_cancel(session_id, form_id)
 
+
+    # ---------------------------------------------------------------- session actions
+    async def revert_stage(self, session_id: str, message_id: str) -> SessionRevert:
+        """Undo: the messages from ``message_id`` on are reverted (shown marked until committed)."""
+        raw = await self.client.revert_stage(session_id, message_id)
+        revert = SessionRevert.model_validate(raw) if raw else SessionRevert(messageID=message_id)
+        self._emit(self.store.set_revert(session_id, revert))  # the revert event confirms it
+        return revert
+
+    async def revert_clear(self, session_id: str) -> None:
+        """Redo: the reverted messages and files are back."""
+        await self.client.revert_clear(session_id)
+        self._emit(self.store.set_revert(session_id, None))
+
+    async def revert_commit(self, session_id: str) -> None:
+        await self.client.revert_commit(session_id)
+
+    async def compact(self, session_id: str) -> None:
+        await self.client.compact(session_id)
+
+    async def rename(self, session_id: str, title: str) -> None:
+        await self.client.rename_session(session_id, title)
+        self._emit(self.store.rename(session_id, title))
+
+    async def delete(self, session_id: str) -> None:
+        await self.client.delete_session(session_id)
+
+    def _emit(self, changes: list[Change]) -> None:
+        if changes:
+            self.on_changes(changes)

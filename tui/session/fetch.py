@@ -1,49 +1,57 @@
-"""How the controller loads a session: once per stream connection, newest messages first.
+"""How the session service loads a session: once per stream connection, newest messages first.
 
-No Textual. Mixed into ``Controller`` (``tui/session/controller.py``), which owns the client, the store,
-the stream state and the frame buffer. A load fetches the session's info, the newest page of
-its history (``HistoryPager``; older pages follow in the background), its inbox, then the
-ancestors and the subagent tree. Live frames are held back while the snapshot is read, so
-nothing the stream says in between is overwritten by an older snapshot.
+No Textual. ``SessionFetcher`` is owned by ``SessionService`` (``tui/session/service.py``), which
+owns the client, the store, the stream state and the frame buffer (``FrameHold``). A load fetches
+the session's info, the newest page of its history (``HistoryPager``; older pages follow in the
+background), its inbox, then the ancestors and the subagent tree. Live frames are held back while
+the snapshot is read, so nothing the stream says in between is overwritten by an older snapshot.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.protocol.models import SessionInfo
 from tui.session.history_pager import HistoryPager
+from tui.state.changes import Change
 from tui.state.store import Store
-from tui.state.transcript import Change
 
 SUBTREE_DEPTH = 4  # subagent levels re-read after a reconnect
 
 
-class SessionLoading:
+class FrameHold(Protocol):
+    """Live frames wait while a snapshot is read (``hold``), and are applied on ``release``."""
+
+    def hold(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
+class SessionFetcher:
     """Single-flight session loads, keyed by session and stream connection generation."""
 
-    client: OpenCodeClient
-    store: Store
-    history: HistoryPager
-    stream_state: StreamState | None
-    _holds: int
-    _loads: dict[str, tuple[int | None, asyncio.Task[list[Change]]]]
-
-    def _start(self, coro: Any) -> asyncio.Task[Any]:
-        raise NotImplementedError
-
-    def _release(self) -> None:
-        raise NotImplementedError
+    def __init__(self, client: OpenCodeClient, store: Store, history: HistoryPager, frames: FrameHold,
+                 stream_state: Callable[[], StreamState | None], start: Callable[[Any], asyncio.Task[Any]],
+                 warn: Callable[[str], None]) -> None:
+        self.client = client
+        self.store = store
+        self.history = history
+        self._frames = frames
+        self._stream_state = stream_state
+        self._start = start
+        self._warn = warn
+        self._loads: dict[str, tuple[int | None, asyncio.Task[list[Change]]]] = {}
 
     def _generation(self) -> int | None:
-        state = self.stream_state
+        state = self._stream_state()
         return state.generation if state is not None and state.phase == "connected" else None
 
-    async def _load_session(self, session_id: str) -> list[Change]:
+    async def load(self, session_id: str) -> list[Change]:
         """Load a session once per stream connection: later calls share (or skip) that load.
 
         While connected the stream keeps a loaded session current, so switching back to it costs
@@ -65,14 +73,14 @@ class SessionLoading:
         return await asyncio.shield(task)
 
     async def _fetch_session(self, session_id: str) -> list[Change]:
-        self._holds += 1  # live frames for this session wait until the snapshot is in the store
+        self._frames.hold()  # live frames for this session wait until the snapshot is in the store
         try:
             info = await self.client.get_session(session_id)
             changes = self.store.upsert_info(info)
             changes += await self.history.newest(session_id)
             changes += await self._load_pending(session_id)
         finally:
-            self._release()
+            self._frames.release()
         changes += await self._load_ancestors(info)
         changes += await self._load_subtree(self.store.root_of(session_id))
         return changes
@@ -88,9 +96,6 @@ class SessionLoading:
             self._warn(f"could not load pending prompts: {exc}")
             return []
         return self.store.set_inbox(session_id, items)
-
-    def _warn(self, text: str) -> None:
-        raise NotImplementedError
 
     async def _load_ancestors(self, info: SessionInfo) -> list[Change]:
         """A child opened directly still gets its breadcrumb: fetch the parents we lack."""
