@@ -63,10 +63,11 @@ def _allow_once(server: RealServer, session_id: str) -> bool:
     return False
 
 
-def _tool(driver: AppDriver) -> ToolCall | None:
+def _tool(driver: AppDriver, shell: str) -> ToolCall | None:
+    """The first call of the server's shell tool (``wire.shell_tool``: 1.18 ``bash``, 2.x ``shell``)."""
     for message in driver.state.ordered_messages():
         for part in message.parts:
-            if isinstance(part, ToolCall) and part.name == "bash":
+            if isinstance(part, ToolCall) and part.name == shell:
                 return part
     return None
 
@@ -86,6 +87,7 @@ async def test_a_killed_turn_is_marked_interrupted_and_its_streamed_text_kept(
     marker = f"kept-{uuid.uuid4().hex[:6]} "
     streaming = fault_llm.add_scenario(f"marks-text-{uuid.uuid4().hex[:8]}",
                                        [{"repeat_text": [marker, 400, 0.02]}])  # ~8 s of text
+    shell = server.wire.shell_tool
     running = fault_llm.add_scenario(f"marks-tool-{uuid.uuid4().hex[:8]}", [
         {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 20", "description": "long sleep"}}]},
     ])
@@ -105,16 +107,16 @@ async def test_a_killed_turn_is_marked_interrupted_and_its_streamed_text_kept(
 
         # 2. Killed while a tool runs: the history says "running" for ever; the row must not.
         await asyncio.to_thread(server.prompt, sid, f"Run it. {running}")
-        await driver.wait_until(lambda: _tool(driver) is not None, "the bash tool", 30.0)
+        await driver.wait_until(lambda: _tool(driver, shell) is not None, f"the {shell} tool", 30.0)
         deadline = time.monotonic() + 20.0
         while not await asyncio.to_thread(_allow_once, server, sid):
-            assert time.monotonic() < deadline, "no permission ask for the bash tool"
+            assert time.monotonic() < deadline, f"no permission ask for the {shell} tool"
             await asyncio.sleep(0.2)
-        await driver.wait_until(lambda: (t := _tool(driver)) is not None and t.status == "running",
+        await driver.wait_until(lambda: (t := _tool(driver, shell)) is not None and t.status == "running",
                                 "the tool to run", 20.0)
         await _kill_restart_reconnect(driver, server)
         tool = await driver.wait_until(
-            lambda: (t := _tool(driver)) is not None and t.error is not None
+            lambda: (t := _tool(driver, shell)) is not None and t.error is not None
             and t.error.message == TOOL_INTERRUPTED and t, "the tool marked interrupted", 10.0)
         assert tool.status == "error" and tool.finished
         frozen = elapsed_ms(tool, time.time() * 1000)
