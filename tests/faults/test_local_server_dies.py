@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from tests.e2e.fake_llm import FakeLLM
-from tests.e2e.fixtures import require_opencode_bin
+from tests.e2e.fixtures import SERVER_START_TIMEOUT_S, require_opencode_bin
 from tests.e2e.server import make_workspace, needed_config_shape, served_generation, write_config
 from tests.e2e.wire import Wire
 from tests.faults.pty_app import OCTUI, PtyApp, base_env
@@ -152,7 +152,7 @@ def test_sigkill_of_octui_leaves_no_server_and_no_tool_running(tmp_path: Path, l
     targets: Targets = {}
     marked: Marked = {}
     try:
-        app.wait_output("Ask anything", 60.0)
+        app.wait_output("Ask anything", SERVER_START_TIMEOUT_S)  # 2.x may need a minute
         servers: list[int] = []
         _wait(lambda: servers.extend(_children(app.pid, " serve ")) or servers, "octui's server", 30.0)
         time.sleep(2.0)  # the server is listening once the home screen has its model list
@@ -180,7 +180,7 @@ async def test_stopping_the_local_server_ends_its_tool_commands(tmp_path: Path, 
     project, env = _workspace(tmp_path / "ws", llm, binary)
     marker, tag = _sleep_scenario(llm)
     local = LocalServer(binary, env=env)
-    info = await local.start(cwd=project, timeout=60.0)
+    info = await local.start(cwd=project, timeout=SERVER_START_TIMEOUT_S)
     targets: Targets = {}
     marked: Marked = {}
     try:

@@ -24,6 +24,7 @@ import pytest
 
 from tests.e2e.app_driver import AppDriver, session_text
 from tests.e2e.fake_llm import FakeLLM
+from tests.e2e.fixtures import SERVER_START_TIMEOUT_S
 from tests.e2e.server import RealServer
 from tests.faults.conftest import attach, wait_reconnected
 from tests.faults.restarts import run_restarts
@@ -76,7 +77,8 @@ async def _kill_restart_reconnect(driver: AppDriver, server: RealServer) -> None
     generation = driver.app.stream_state.generation
     await asyncio.to_thread(server.kill)
     await driver.wait_until(lambda: driver.app.stream_state.phase == "reconnecting", "reconnecting", 10.0)
-    await asyncio.to_thread(server.start, ready_timeout=60.0, model_timeout=60.0)
+    await asyncio.to_thread(server.start, ready_timeout=SERVER_START_TIMEOUT_S,
+                            model_timeout=SERVER_START_TIMEOUT_S)  # 2.x may need a minute
     await wait_reconnected(driver, generation, 20.0)
 
 
