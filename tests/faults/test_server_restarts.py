@@ -7,10 +7,11 @@ user message once, in order. A pending permission that died with the server is d
 stale. Rounds: ``OCTUI_FAULT_RESTARTS`` (default 1, plus the ask round); the long soak of the same
 scenario is ``bench/soak_restarts.py`` (20 rounds by default, figures as JSON).
 
-Then what such a kill leaves behind: the real 1.18.33 server saves text only when a block ends
-and keeps a killed turn's tool "running" in its history for ever. After the reconnect the tool row
-is interrupted with its timer stopped, and the text that had streamed is still shown, marked as
-text the server did not keep.
+Then what such a kill leaves behind: the server saves text only when a block ends (1.18.33; the
+2.0 preview too, traces-2.0 m11: a running block reads as "" over REST), and 1.18.33 keeps a
+killed turn's tool "running" in its history for ever. After the reconnect the tool row is
+interrupted with its timer stopped, and the text that had streamed is still shown, marked as
+text the server did not keep. The shell tool is the server's (``wire.shell_tool``).
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ async def test_a_killed_turn_is_marked_interrupted_and_its_streamed_text_kept(
         {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 20", "description": "long sleep"}}]},
     ])
     async with attach(server, session_id=sid, heartbeat_timeout=20.0) as driver:
-        # 1. Killed while text streams: the server saved none of it (1.18 saves a block at its end).
+        # 1. Killed while text streams: the server saved none of it (a block is saved at its end).
         await asyncio.to_thread(server.prompt, sid, f"Stream. {streaming}")
         await driver.wait_until(lambda: session_text(driver.state).count(marker) >= 20, "the text", 30.0)
         await _kill_restart_reconnect(driver, server)
