@@ -187,7 +187,7 @@ async def test_stopping_the_local_server_ends_its_tool_commands(tmp_path: Path, 
         assert local.pid is not None
         auth = (info.username, info.password)
         wire = Wire(served_generation(info.url, auth))  # the prompt body is the generation's
-        async with httpx.AsyncClient(base_url=info.url, auth=auth, timeout=10.0) as http:
+        async with httpx.AsyncClient(base_url=info.url, auth=auth, timeout=30.0) as http:  # a loaded machine
             deadline = time.monotonic() + 30.0
             while True:  # the catalog fills a moment after the listening line
                 models = (await http.get("/api/model")).json().get("data") or []
