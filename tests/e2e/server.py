@@ -48,9 +48,12 @@ __all__ = [
     "RealServer",
     "ServerStartError",
     "find_opencode_bin",
+    "generation_of",
     "in_ci",
     "make_workspace",
+    "needed_config_shape",
     "opencode_config",
+    "served_generation",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -106,11 +109,13 @@ SPEC_DOCUMENTS = (("/openapi.json", Generation.V2), ("/doc", Generation.PREVIEW_
 _KNOWN_SHAPES: dict[str, ConfigShape] = {}  # binary path -> the shape its running server needed
 
 
-def opencode_config(llm_base_url: str, shape: ConfigShape = ConfigShape.PREVIEW_118) -> dict[str, Any]:
+def opencode_config(llm_base_url: str, shape: ConfigShape = ConfigShape.PREVIEW_118,
+                    effect: str = "ask") -> dict[str, Any]:
     """The global ``opencode.json`` of that shape, pointing the ``mock`` provider at the fake.
 
     Both ask before a shell command or an edit runs (the 1.18 default allows both; 2.x names the
-    shell tool ``shell``)."""
+    shell tool ``shell``); ``effect="allow"`` lets both run without asking (a test with nobody to
+    answer)."""
     if shape is ConfigShape.V2:
         return {
             "model": f"{MODEL_PROVIDER}/{MODEL_ID}",
@@ -133,8 +138,8 @@ def opencode_config(llm_base_url: str, shape: ConfigShape = ConfigShape.PREVIEW_
             },
             "agents": {"title": {"model": f"{MODEL_PROVIDER}/{MODEL_ID}"}},
             "permissions": [
-                {"action": "shell", "resource": "*", "effect": "ask"},
-                {"action": "edit", "resource": "*", "effect": "ask"},
+                {"action": "shell", "resource": "*", "effect": effect},
+                {"action": "edit", "resource": "*", "effect": effect},
             ],
         }
     return {
@@ -143,7 +148,7 @@ def opencode_config(llm_base_url: str, shape: ConfigShape = ConfigShape.PREVIEW_
         "small_model": f"{MODEL_PROVIDER}/{MODEL_ID}",
         "autoupdate": False,
         "share": "disabled",
-        "permission": {"bash": "ask", "edit": "ask"},
+        "permission": {"bash": effect, "edit": effect},
         "provider": {
             MODEL_PROVIDER: {
                 "npm": "@ai-sdk/openai-compatible",
@@ -181,8 +186,8 @@ def config_path(env: dict[str, str]) -> Path:
     return Path(env["XDG_CONFIG_HOME"]) / "opencode" / "opencode.json"
 
 
-def write_config(env: dict[str, str], llm_base_url: str, shape: ConfigShape) -> None:
-    config_path(env).write_text(json.dumps(opencode_config(llm_base_url, shape), indent=2) + "\n")
+def write_config(env: dict[str, str], llm_base_url: str, shape: ConfigShape, effect: str = "ask") -> None:
+    config_path(env).write_text(json.dumps(opencode_config(llm_base_url, shape, effect), indent=2) + "\n")
 
 
 def read_config(env: dict[str, str]) -> tuple[ConfigShape, str]:
@@ -191,6 +196,15 @@ def read_config(env: dict[str, str]) -> tuple[ConfigShape, str]:
     if "providers" in config:
         return ConfigShape.V2, str(config["providers"][MODEL_PROVIDER]["settings"]["baseURL"])
     return ConfigShape.PREVIEW_118, str(config["provider"][MODEL_PROVIDER]["options"]["baseURL"])
+
+
+def config_effect(env: dict[str, str]) -> str:
+    """What the workspace's config does before a shell command runs: ``ask`` or ``allow``."""
+    config = json.loads(config_path(env).read_text())
+    if "permissions" in config:
+        rules = [r for r in config["permissions"] if isinstance(r, dict) and r.get("action") == "shell"]
+        return str(rules[0]["effect"]) if rules else "ask"
+    return str((config.get("permission") or {}).get("bash", "ask"))
 
 
 def guess_config_shape(binary: Path, env: dict[str, str], timeout: float = 60.0) -> ConfigShape:
@@ -204,6 +218,13 @@ def guess_config_shape(binary: Path, env: dict[str, str], timeout: float = 60.0)
         return ConfigShape.PREVIEW_118
     text = (done.stdout + done.stderr).decode("utf-8", "replace")
     return ConfigShape.V2 if re.search(r"--service\b", text) else ConfigShape.PREVIEW_118
+
+
+def needed_config_shape(binary: Path, env: dict[str, str]) -> ConfigShape:
+    """The config shape ``binary`` needs: what its running server showed earlier in this test run,
+    else the guess from its ``serve --help``. For a server the harness does not start itself (octui
+    starts it), so the config must be right before the start."""
+    return _KNOWN_SHAPES.get(str(binary)) or guess_config_shape(binary, env)
 
 
 def make_workspace(root: Path, llm_base_url: str,
@@ -378,7 +399,7 @@ class RealServer:
                 self._log_note(f"config shape {shape.value} does not fit this {self.generation.value} "
                                f"server: rewriting it as {needed.value} and starting again")
                 self._signal_group(signal.SIGTERM, 5.0)
-                write_config(self.env, llm_url, needed)
+                write_config(self.env, llm_url, needed, config_effect(self.env))
                 self.port = port
                 self._spawn(ready_timeout)
                 self._learn_generation()
@@ -391,11 +412,9 @@ class RealServer:
     def _fit_config_before_start(self) -> None:
         """Write the config in the shape this binary is known (or guessed) to need."""
         shape, llm_url = read_config(self.env)
-        needed = _KNOWN_SHAPES.get(str(self.binary))
-        if needed is None:
-            needed = guess_config_shape(self.binary, self.env)
+        needed = needed_config_shape(self.binary, self.env)
         if needed is not shape:
-            write_config(self.env, llm_url, needed)
+            write_config(self.env, llm_url, needed, config_effect(self.env))
 
     def _log_note(self, text: str) -> None:
         with self.log_path.open("a", encoding="utf-8") as log:
@@ -442,18 +461,14 @@ class RealServer:
         self.port = httpx.URL(self.url).port or 0
 
     def _learn_generation(self) -> None:
-        """The generation, from the spec document the server serves: 2.x its own
-        ``/openapi.json``; 1.18.33 ``/doc`` (its ``/openapi.json`` is the web app's HTML page)."""
+        """The generation, from the spec document the server serves (:func:`generation_of`)."""
         for attempt in range(50):  # bounded: the first requests after start may be slow
             try:
                 with httpx.Client(base_url=self.url, auth=self.auth, timeout=10.0) as http:
-                    for path, generation in SPEC_DOCUMENTS:
-                        response = http.get(path)
-                        spec = _json_or_none(response)
-                        if isinstance(spec, dict) and isinstance(spec.get("paths"), dict):
-                            self.generation = generation
-                            self.spec_paths = _route_table(spec["paths"])
-                            return
+                    found = generation_of(http)
+                if found is not None:
+                    self.generation, self.spec_paths = found
+                    return
                 break
             except httpx.HTTPError:
                 if attempt == 49 or not self.running:
@@ -570,6 +585,35 @@ def _exit_code_soon(proc: subprocess.Popen[bytes], wait: float = 2.0) -> int | N
         return proc.wait(timeout=wait)
     except subprocess.TimeoutExpired:
         return None
+
+
+def generation_of(http: httpx.Client) -> tuple[Generation, dict[str, set[str]]] | None:
+    """(generation, route table) of the server behind ``http``, from the spec document it serves:
+    2.x its own ``/openapi.json``; 1.18.33 ``/doc`` (its ``/openapi.json`` is the web app's HTML
+    page). None when it serves neither as JSON."""
+    for path, generation in SPEC_DOCUMENTS:
+        spec = _json_or_none(http.get(path))
+        if isinstance(spec, dict) and isinstance(spec.get("paths"), dict):
+            return generation, _route_table(spec["paths"])
+    return None
+
+
+def served_generation(url: str, auth: tuple[str, str], timeout: float = 30.0) -> Generation:
+    """The generation of a running server the harness did not start (e.g. the one octui starts),
+    by the same behaviour as :meth:`RealServer.start`; bounded retries while it warms up."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with httpx.Client(base_url=url, auth=auth, timeout=10.0) as http:
+                found = generation_of(http)
+            if found is not None:
+                return found[0]
+            last = "neither /openapi.json nor /doc is a JSON spec"
+        except httpx.HTTPError as exc:
+            last = repr(exc)
+        if time.monotonic() >= deadline:
+            raise ServerStartError(f"{url}: generation unknown after {timeout:g} s ({last})")
+        time.sleep(0.2)
 
 
 def _json_or_none(response: httpx.Response) -> Any:

@@ -20,11 +20,17 @@ from tests.e2e.server import (
     ConfigShape,
     EventRecorder,
     RealServer,
+    ServerStartError,
+    config_effect,
+    generation_of,
     guess_config_shape,
+    needed_config_shape,
     opencode_config,
     read_config,
+    served_generation,
     write_config,
 )
+from tests.e2e.wire import Generation
 
 TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]
 
@@ -286,6 +292,74 @@ def test_config_shape_guess_from_serve_help(tmp_path: Path) -> None:
     assert guess_config_shape(v2, env) is ConfigShape.V2
     assert guess_config_shape(preview, env) is ConfigShape.PREVIEW_118
     assert guess_config_shape(tmp_path / "missing", env) is ConfigShape.PREVIEW_118
+
+
+def test_config_effect_allow_in_both_shapes(tmp_path: Path) -> None:
+    """``effect="allow"`` (a test with nobody to answer asks) lets the shell and edits run, in the
+    shape each generation reads; ``RealServer`` keeps it when it rewrites the shape."""
+    env = {"XDG_CONFIG_HOME": str(tmp_path)}
+    (tmp_path / "opencode").mkdir()
+    for shape in ConfigShape:
+        write_config(env, "http://127.0.0.1:9/v1", shape)
+        assert config_effect(env) == "ask"
+        write_config(env, "http://127.0.0.1:9/v1", shape, effect="allow")
+        assert config_effect(env) == "allow" and read_config(env) == (shape, "http://127.0.0.1:9/v1")
+    assert opencode_config("u", ConfigShape.PREVIEW_118, "allow")["permission"] == {"bash": "allow",
+                                                                                    "edit": "allow"}
+    assert opencode_config("u", ConfigShape.V2, "allow")["permissions"] == [
+        {"action": "shell", "resource": "*", "effect": "allow"},
+        {"action": "edit", "resource": "*", "effect": "allow"},
+    ]
+
+
+def test_needed_config_shape_guesses_from_serve_help(tmp_path: Path) -> None:
+    binary = tmp_path / "opencode"
+    binary.write_text("#!/bin/sh\necho '  --service  register as the background service'\n")
+    binary.chmod(0o755)
+    assert needed_config_shape(binary, {"PATH": "/usr/bin:/bin"}) is ConfigShape.V2
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+HTML = "<!doctype html><html><body>opencode</body></html>"
+
+
+def _spec_server(routes: dict[str, httpx.Response]) -> httpx.MockTransport:
+    """A server answering only ``routes`` (unknown paths: 404 with an empty body, as both do)."""
+    return httpx.MockTransport(lambda request: routes.get(request.url.path, httpx.Response(404)))
+
+
+def test_generation_of_the_recorded_servers() -> None:
+    """2.x serves its own spec at /openapi.json (traces-2.0 more_server_openapi.json); 1.18.33
+    answers that path with its web app's page and serves its spec at /doc."""
+    v2_spec = json.loads((FIXTURES / "traces-2.0" / "samples" / "more_server_openapi.json").read_text())
+    preview_spec = json.loads((FIXTURES / "specs" / "openapi-1.18.json").read_text())
+    v2 = _spec_server({"/openapi.json": httpx.Response(200, json=v2_spec)})
+    page = httpx.Response(200, text=HTML, headers={"content-type": "text/html"})
+    preview = _spec_server({"/openapi.json": page, "/doc": httpx.Response(200, json=preview_spec)})
+    with httpx.Client(transport=v2, base_url="http://s") as http:
+        found = generation_of(http)
+    assert found is not None and found[0] is Generation.V2
+    assert "get" in found[1]["/api/session/{}/pending"] and "/api/session/{}/inbox" not in found[1]
+    with httpx.Client(transport=preview, base_url="http://s") as http:
+        found = generation_of(http)
+    assert found is not None and found[0] is Generation.PREVIEW_118
+    assert "post" in found[1]["/api/session/{}/prompt"] and "/api/session/{}/pending" not in found[1]
+    with httpx.Client(transport=_spec_server({}), base_url="http://s") as http:
+        assert generation_of(http) is None
+
+
+def test_served_generation_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that serves no spec: a clear error after the timeout, not a guess."""
+    real_client = httpx.Client
+
+    def client(**kwargs: Any) -> httpx.Client:
+        return real_client(transport=_spec_server({}), **kwargs)
+
+    monkeypatch.setattr(httpx, "Client", client)
+    started = time.monotonic()
+    with pytest.raises(ServerStartError, match="generation unknown"):
+        served_generation("http://s", ("u", "p"), timeout=0.3)
+    assert time.monotonic() - started < 5
 
 
 def test_find_scenario_and_split_text() -> None:

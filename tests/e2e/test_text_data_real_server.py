@@ -2,7 +2,9 @@
 hide part of themselves from a terminal, in the approval dialog and the tool row.
 
 The fake LLM asks for ``bash`` with the command as the tool's JSON arguments, exactly as a model
-would; the server turns it into a permission ask; octui shows it; the user answers with a key.
+would (fitted to the server's shell tool: 1.18 ``bash``, 2.x ``shell``); the server turns it into a
+permission ask; octui shows it; the user answers with a key. Event names are the generation's
+(``wire.ev``).
 """
 
 from __future__ import annotations
@@ -54,11 +56,12 @@ def _of(sid: str) -> Any:
     return lambda data: data.get("sessionID") == sid
 
 
-async def _finished(pilot: Pilot[Any], app: OctuiApp, sid: str, index: int = 0) -> ToolCall:
+async def _finished(pilot: Pilot[Any], app: OctuiApp, sid: str, shell: str, index: int = 0) -> ToolCall:
+    """The ``index``-th call of the server's shell tool (``wire.shell_tool``) once it finished."""
     return await wait_until(
         pilot,
-        lambda: (call := tool_call(app, sid, "bash", index)) is not None and call.finished and call or None,
-        f"bash call #{index} to finish",
+        lambda: (call := tool_call(app, sid, shell, index)) is not None and call.finished and call or None,
+        f"{shell} call #{index} to finish",
     )
 
 
@@ -102,7 +105,7 @@ async def test_markup_looking_command_is_shown_and_runs(
         assert not dialog.query("#resources")  # the command is shown once (the 1.18 resource is it)
         await pilot.press("o")
         await _closed(pilot, dialog)
-        call = await _finished(pilot, app, sid)
+        call = await _finished(pilot, app, sid, live_server.wire.shell_tool)
         assert call.status == "completed" and exit_code(call) == 0
         assert call.output_text.strip().startswith(expected)
         await wait_until(pilot, lambda: "Host read." in session_texts(app, sid), "the text after the tool")
@@ -113,7 +116,7 @@ async def test_markup_looking_command_is_shown_and_runs(
         text = widget_text(row)
         assert command in text  # header and body show the command as sent, brackets and all
         _no_raw_escape(app)
-    (reply,) = events.of_type("permission.v2.replied", _of(sid))
+    (reply,) = events.of_type(live_server.wire.ev("permission.replied"), _of(sid))
     assert reply["data"]["reply"] == "once"
 
 
@@ -151,8 +154,8 @@ async def test_hidden_command_parts_are_shown_in_the_dialog(
         await pilot.press("r")
         await _closed(pilot, dialog)
 
-        first = await _finished(pilot, app, sid, 0)
-        second = await _finished(pilot, app, sid, 1)
+        first = await _finished(pilot, app, sid, live_server.wire.shell_tool, 0)
+        second = await _finished(pilot, app, sid, live_server.wire.shell_tool, 1)
         assert first.status == second.status == "error"
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen), "the main screen")
         row = await wait_until(pilot, lambda: tool_row(app, first.id), "the first bash row")
@@ -162,5 +165,5 @@ async def test_hidden_command_parts_are_shown_in_the_dialog(
         _no_raw_escape(app)
     assert not (live_server.project_dir / "HIDDEN").exists()
     assert not (live_server.project_dir / "X").exists()
-    replies = events.of_type("permission.v2.replied", _of(sid))
+    replies = events.of_type(live_server.wire.ev("permission.replied"), _of(sid))
     assert [r["data"]["reply"] for r in replies] == ["reject", "reject"]

@@ -7,10 +7,11 @@ user message once, in order. A pending permission that died with the server is d
 stale. Rounds: ``OCTUI_FAULT_RESTARTS`` (default 1, plus the ask round); the long soak of the same
 scenario is ``bench/soak_restarts.py`` (20 rounds by default, figures as JSON).
 
-Then what such a kill leaves behind: the real 1.18.33 server saves text only when a block ends
-and keeps a killed turn's tool "running" in its history for ever. After the reconnect the tool row
-is interrupted with its timer stopped, and the text that had streamed is still shown, marked as
-text the server did not keep.
+Then what such a kill leaves behind: the server saves text only when a block ends (1.18.33; the
+2.0 preview too, traces-2.0 m11: a running block reads as "" over REST), and 1.18.33 keeps a
+killed turn's tool "running" in its history for ever. After the reconnect the tool row is
+interrupted with its timer stopped, and the text that had streamed is still shown, marked as
+text the server did not keep. The shell tool is the server's (``wire.shell_tool``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pytest
 
 from tests.e2e.app_driver import AppDriver, session_text
 from tests.e2e.fake_llm import FakeLLM
+from tests.e2e.fixtures import SERVER_START_TIMEOUT_S
 from tests.e2e.server import RealServer
 from tests.faults.conftest import attach, wait_reconnected
 from tests.faults.restarts import run_restarts
@@ -63,10 +65,11 @@ def _allow_once(server: RealServer, session_id: str) -> bool:
     return False
 
 
-def _tool(driver: AppDriver) -> ToolCall | None:
+def _tool(driver: AppDriver, shell: str) -> ToolCall | None:
+    """The first call of the server's shell tool (``wire.shell_tool``: 1.18 ``bash``, 2.x ``shell``)."""
     for message in driver.state.ordered_messages():
         for part in message.parts:
-            if isinstance(part, ToolCall) and part.name == "bash":
+            if isinstance(part, ToolCall) and part.name == shell:
                 return part
     return None
 
@@ -75,7 +78,8 @@ async def _kill_restart_reconnect(driver: AppDriver, server: RealServer) -> None
     generation = driver.app.stream_state.generation
     await asyncio.to_thread(server.kill)
     await driver.wait_until(lambda: driver.app.stream_state.phase == "reconnecting", "reconnecting", 10.0)
-    await asyncio.to_thread(server.start, ready_timeout=60.0, model_timeout=60.0)
+    await asyncio.to_thread(server.start, ready_timeout=SERVER_START_TIMEOUT_S,
+                            model_timeout=SERVER_START_TIMEOUT_S)  # 2.x may need a minute
     await wait_reconnected(driver, generation, 20.0)
 
 
@@ -86,11 +90,12 @@ async def test_a_killed_turn_is_marked_interrupted_and_its_streamed_text_kept(
     marker = f"kept-{uuid.uuid4().hex[:6]} "
     streaming = fault_llm.add_scenario(f"marks-text-{uuid.uuid4().hex[:8]}",
                                        [{"repeat_text": [marker, 400, 0.02]}])  # ~8 s of text
+    shell = server.wire.shell_tool
     running = fault_llm.add_scenario(f"marks-tool-{uuid.uuid4().hex[:8]}", [
         {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 20", "description": "long sleep"}}]},
     ])
     async with attach(server, session_id=sid, heartbeat_timeout=20.0) as driver:
-        # 1. Killed while text streams: the server saved none of it (1.18 saves a block at its end).
+        # 1. Killed while text streams: the server saved none of it (a block is saved at its end).
         await asyncio.to_thread(server.prompt, sid, f"Stream. {streaming}")
         await driver.wait_until(lambda: session_text(driver.state).count(marker) >= 20, "the text", 30.0)
         await _kill_restart_reconnect(driver, server)
@@ -105,16 +110,16 @@ async def test_a_killed_turn_is_marked_interrupted_and_its_streamed_text_kept(
 
         # 2. Killed while a tool runs: the history says "running" for ever; the row must not.
         await asyncio.to_thread(server.prompt, sid, f"Run it. {running}")
-        await driver.wait_until(lambda: _tool(driver) is not None, "the bash tool", 30.0)
+        await driver.wait_until(lambda: _tool(driver, shell) is not None, f"the {shell} tool", 30.0)
         deadline = time.monotonic() + 20.0
         while not await asyncio.to_thread(_allow_once, server, sid):
-            assert time.monotonic() < deadline, "no permission ask for the bash tool"
+            assert time.monotonic() < deadline, f"no permission ask for the {shell} tool"
             await asyncio.sleep(0.2)
-        await driver.wait_until(lambda: (t := _tool(driver)) is not None and t.status == "running",
+        await driver.wait_until(lambda: (t := _tool(driver, shell)) is not None and t.status == "running",
                                 "the tool to run", 20.0)
         await _kill_restart_reconnect(driver, server)
         tool = await driver.wait_until(
-            lambda: (t := _tool(driver)) is not None and t.error is not None
+            lambda: (t := _tool(driver, shell)) is not None and t.error is not None
             and t.error.message == TOOL_INTERRUPTED and t, "the tool marked interrupted", 10.0)
         assert tool.status == "error" and tool.finished
         frozen = elapsed_ms(tool, time.time() * 1000)
