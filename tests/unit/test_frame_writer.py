@@ -377,6 +377,19 @@ async def test_frames_go_out_in_synchronized_output(monkeypatch: pytest.MonkeyPa
         assert all(d.startswith("\x1b[?2026h") and d.endswith("\x1b[?2026l") for d in fake.data)
 
 
+class _Bare(DiffedOutput[None]):
+    pass
+
+
+async def test_a_resumed_terminal_makes_the_writer_forget_the_screen() -> None:
+    app = _Bare()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.frame_writer._rows, "the first frame was recorded"
+        app.app_resume_signal.publish(app)  # what Textual sends after Ctrl+Z and fg
+        assert app.frame_writer._rows == [] and app.frame_writer._width == 0
+
+
 def test_tmux_is_assumed_to_take_synchronized_output(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
     assert MainApp().synchronized_output

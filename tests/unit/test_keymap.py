@@ -14,7 +14,6 @@ from tui.app.keymap import (
     PREFIX,
     action_name,
     apply_keymap,
-    assign_ids,
     build_keymap,
     configurable_actions,
 )
@@ -36,9 +35,10 @@ def test_build_keymap_prefixes_and_warns() -> None:
 
 class KeyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f5", "hit('copy')", "Copy"),
-        Binding("ctrl+s", "hit('sessions')", "Sessions"),
-        ("f8", "hit('redo')", "Redo"),  # tuples are bindings too
+        Binding("f5", "hit('copy')", "Copy", id="octui.hit_copy"),
+        Binding("ctrl+s", "hit('sessions')", "Sessions", id="octui.hit_sessions"),
+        Binding("f8", "hit('redo')", "Redo", id="octui.hit_redo"),
+        Binding("f1", "hit('help')", "Help"),  # no id: not configurable
     ]
 
     def compose(self) -> ComposeResult:
@@ -49,7 +49,7 @@ class KeyScreen(Screen[None]):
 
 
 class KeyApp(App[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", id="octui.quit")]
 
     def __init__(self, keys: dict[str, str]) -> None:
         super().__init__()
@@ -62,9 +62,7 @@ class KeyApp(App[None]):
         await self.push_screen(KeyScreen())
 
 
-def test_ids_are_assigned_once_and_listed() -> None:
-    assign_ids([KeyScreen])
-    assign_ids([KeyScreen])  # idempotent
+def test_bindings_with_ids_are_listed() -> None:
     assert configurable_actions([KeyScreen]) == {"hit_copy": "f5", "hit_sessions": "ctrl+s", "hit_redo": "f8"}
 
 
@@ -91,8 +89,16 @@ async def test_app_level_binding_can_be_remapped() -> None:
 def test_octui_classes_have_configurable_actions() -> None:
     actions: dict[str, Any] = {}
     classes = keymap_classes()
-    assign_ids(classes)
     actions = configurable_actions(classes)
     for name in ("sessions", "new_session", "interrupt", "undo", "redo", "copy_last_answer",
                  "copy_transcript", "export", "revert_panel", "go_parent", "quit"):
         assert name in actions, name
+
+
+def test_every_octui_binding_has_the_id_its_action_names() -> None:
+    """The config names an action by its binding id (``octui.`` + ``action_name``): a binding
+    without one, or with another, could not be rebound by the name the README gives."""
+    for cls in keymap_classes():
+        for binding in cls.__dict__.get("BINDINGS", []):
+            assert isinstance(binding, Binding), (cls.__name__, binding)
+            assert binding.id == PREFIX + action_name(binding.action), (cls.__name__, binding)

@@ -7,6 +7,7 @@ then imports octui from there only.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -16,12 +17,20 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 OWN = ("tui", "widgets", "styles")
+pytestmark = pytest.mark.xdist_group("packaging")  # one wheel build per run, not one per worker
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Built from a copy: a build writes build/ and *.egg-info beside the sources, and two test
+    # processes building in the checkout at once trip over each other's.
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy2(REPO / name, source / name)
+    for top in OWN:
+        shutil.copytree(REPO / top, source / top, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(REPO)],
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
                    capture_output=True, text=True, timeout=300, check=True)
     wheel = next(out.glob("octui-*.whl"))
     site = tmp_path_factory.mktemp("site")

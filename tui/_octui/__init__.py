@@ -37,7 +37,9 @@ class _OwnNames(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         """Nothing to run: the module ran once, under its ``octui.`` name."""
 
 
-if not any(isinstance(finder, _OwnNames) for finder in sys.meta_path):
+# Only as the installed ``octui`` package: in a checkout this file is also ``tui._octui``, where
+# ``tui`` is the real package and an alias would point at itself.
+if __name__ == "octui" and not any(isinstance(finder, _OwnNames) for finder in sys.meta_path):
     sys.meta_path.insert(0, _OwnNames())
 
 

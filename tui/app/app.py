@@ -40,6 +40,7 @@ from tui.session.service import SessionService
 from tui.state.changes import Change, PartChanged
 from tui.state.store import Store
 from tui.storage.config import Config, load_config
+from widgets._textual_compat import driver_write
 from widgets.composer.composer import Composer
 from widgets.plain import toast
 from widgets.tools.tool_row import ToolRow
@@ -89,7 +90,7 @@ class OctuiApp(DiffedOutput[int]):
 
     TITLE = "octui"
     CSS_PATH = [str(p) for p in sorted(STYLES.glob("*.tcss"), key=lambda p: (p.name != "app.tcss", p.name))]
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, id="octui.quit")]
     COMMANDS = App.COMMANDS | {ActionsProvider}  # ctrl+p: every action (tui/app/palette.py)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # every screen: narrow layouts in styles/
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # and short ones (80x24)
@@ -339,9 +340,7 @@ class OctuiApp(DiffedOutput[int]):
         so a sequence queued here lands between two frames, never inside one. Headless runs and
         a closed driver write nothing.
         """
-        driver = getattr(self, "_driver", None)  # no public API for raw output in Textual 8.2.8
-        if data and not self.is_headless and driver is not None:
-            driver.write(data)
+        driver_write(self, data)  # no public API for raw output in Textual 8.2.8
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.stream_state = message.state

@@ -13,17 +13,14 @@ writes anything in synchronized output (DEC mode 2026): when the terminal answer
 DECRQM query, and inside tmux, which does not answer that query but honours the mode in recent
 versions and ignores it in older ones, as terminals do with unknown private modes.
 
-Private Textual API used (all of it here, pinned to 8.2.8; ``tests/unit/test_frame_writer.py``
-has a canary for each): ``App._display`` (overridden), ``App._driver``, ``App._batch_count``,
-``App._running``, ``App._closed``, ``App._sync_available``, ``App._handle_exception``, and the
-compositor's update classes in ``textual._compositor`` (``LayoutUpdate.strips`` / ``.region``,
-``ChopsUpdate.chops`` / ``.spans`` / ``.chop_ends``).
+The private Textual and Rich API this needs (``App._display`` and its guards, the compositor's
+update classes, ``Compositor._get_renders``, ``Console._color_system``) is used only through
+``widgets/_textual_compat.py``, which has a canary for each.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from os.path import commonprefix
 from typing import Any, TypeVar
 
@@ -31,12 +28,23 @@ from rich.cells import cell_len
 from rich.color import ColorSystem
 from rich.console import Console
 from rich.segment import Segment
-from textual._ansi_sequences import SYNC_END, SYNC_START
-from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
-from textual.app import App
-from textual.geometry import Offset, Region
+from textual import events, on
+from textual.driver import Driver
+from textual.geometry import Offset
 from textual.screen import Screen
 from textual.strip import Strip
+
+from widgets._textual_compat import (
+    SYNC_END,
+    SYNC_START,
+    ChopsUpdate,
+    DisplayHookApp,
+    LayoutUpdate,
+    console_color_system,
+    install_cropped_renders,
+    report_exception,
+    terminal_sync_available,
+)
 
 ReturnType = TypeVar("ReturnType")
 SCROLL_MIN_ROWS = 3  # fewer changed rows than this are never worth a scroll
@@ -249,7 +257,7 @@ class FrameWriter:
             self._rows = [None] * height
             self._width = width
             self._cursor = None
-        color_system = console._color_system or ColorSystem.TRUECOLOR
+        color_system = console_color_system(console) or ColorSystem.TRUECOLOR
         early: list[tuple[int, int, Strip]] = []  # spans written as they are (rows of unknown content)
         fresh = self._new_rows(update, width, height, color_system, early)
         rows = self._rows
@@ -400,38 +408,10 @@ class FrameWriter:
         return sequence
 
 
-def _cropped_renders(self: Compositor, crop: Region | None = None
-                     ) -> Iterable[tuple[Region, Region, list[Strip]]]:
-    """``Compositor._get_renders`` that renders each widget only where it meets ``crop``.
-
-    Textual's renders every widget overlapping the update's bounding box over its whole visible
-    region, and then keeps the lines the update needs: one changed line of a streaming answer
-    makes the screen, its containers, the transcript and the block behind it render every one
-    of their lines again. The crop is the bounding box of everything the update repaints, so no
-    line outside its rows is used: clipping to them gives the same chops.
-    """
-    visible = self.visible_widgets
-    if crop:
-        # Only the rows: a chop starts where its widget does, left of the crop or not.
-        rows = Region(0, crop.y, self.size.width, crop.height).intersection
-        overlaps = crop.overlaps
-        widget_regions = [(widget, region, rows(clip)) for widget, (region, clip) in visible.items()
-                          if overlaps(clip)]
-    else:
-        widget_regions = [(widget, region, clip) for widget, (region, clip) in visible.items()]
-    for widget, region, clip in widget_regions:
-        if clip.contains_region(region):
-            yield region, clip, widget.render_lines(Region(0, 0, region.width, region.height))
-            continue
-        x, y, width, height = region.intersection(clip)
-        if width and height:
-            yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+install_cropped_renders()  # each widget renders only the rows a frame repaints
 
 
-Compositor._get_renders = _cropped_renders  # type: ignore[method-assign]
-
-
-class DiffedOutput(App[ReturnType]):
+class DiffedOutput(DisplayHookApp[ReturnType]):
     """App mixin: frames go through a ``FrameWriter``, wrapped in synchronized output."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -439,39 +419,30 @@ class DiffedOutput(App[ReturnType]):
         self.frame_writer = FrameWriter()
         self.sync_assumed = bool(os.environ.get("TMUX"))  # tmux: no DECRQM answer, mode honoured
 
-    def _on_mount(self, event: Any) -> None:
+    @on(events.Mount)
+    def _reset_writer_on_resume(self, event: events.Mount) -> None:
         # A resumed terminal (suspend, Ctrl+Z) shows nothing the shadow knows of.
         self.app_resume_signal.subscribe(self, lambda _app: self.frame_writer.reset(), immediate=True)
 
     @property
     def synchronized_output(self) -> bool:
         """Whether frames are wrapped in DEC mode 2026."""
-        return bool(self._sync_available or self.sync_assumed)
+        return terminal_sync_available(self) or self.sync_assumed
 
-    def _display(self, screen: Screen[Any], renderable: Any) -> None:
-        driver = self._driver
+    def display_bypassed(self) -> None:
+        self.frame_writer.reset()  # written another way: the shadow no longer matches
+
+    def display_update(self, screen: Screen[Any], update: LayoutUpdate | ChopsUpdate,
+                       driver: Driver) -> None:
         writer = self.frame_writer
-        if renderable is None:  # nothing to update
-            self.post_display_hook()
-            return
-        if not isinstance(renderable, (LayoutUpdate, ChopsUpdate)) or (
-                driver is not None and driver.is_inline):
-            writer.reset()  # written another way: the shadow no longer matches
-            super()._display(screen, renderable)
-            return
         try:
-            if self._batch_count or not self._running or self._closed or driver is None:
-                return
-            try:
-                size = screen.outer_size
-                cursor = self.screen.outer_size.clamp_offset(self.cursor_position)
-                frame = writer.frame(renderable, size.width, size.height, self.console, cursor)
-            except Exception as error:
-                writer.reset()
-                self._handle_exception(error)
-                return
-            if frame and not self.is_headless:
-                driver.write(f"{SYNC_START}{frame}{SYNC_END}" if self.synchronized_output else frame)
-                driver.flush()
-        finally:
-            self.post_display_hook()
+            size = screen.outer_size
+            cursor = self.screen.outer_size.clamp_offset(self.cursor_position)
+            frame = writer.frame(update, size.width, size.height, self.console, cursor)
+        except Exception as error:
+            writer.reset()
+            report_exception(self, error)
+            return
+        if frame and not self.is_headless:
+            driver.write(f"{SYNC_START}{frame}{SYNC_END}" if self.synchronized_output else frame)
+            driver.flush()

@@ -22,6 +22,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
 from tui.app.palette import action_label
+from widgets._textual_compat import node_bindings
 from widgets.plain import plain_rich
 
 __all__ = ["HelpRow", "HelpScreen", "binding_rows", "help_sections"]
@@ -70,16 +71,17 @@ def binding_rows(sections: Iterable[tuple[str, BindingsMap]],
 
 def help_sections(screen: Screen[Any]) -> list[tuple[str, BindingsMap]]:
     """The app's, the screen's and our widgets' bindings on ``screen``, one section per class."""
-    sections: list[tuple[str, BindingsMap]] = [(_title(screen.app), screen.app._bindings),
-                                               (_title(screen), screen._bindings)]
+    sections: list[tuple[str, BindingsMap]] = [(_title(screen.app), node_bindings(screen.app)),
+                                               (_title(screen), node_bindings(screen))]
     seen: set[type] = set()
     for widget in screen.walk_children():
         kind = type(widget)
         if kind in seen or not kind.__module__.startswith(OUR_PACKAGES):
             continue
         seen.add(kind)
-        if widget._bindings.key_to_bindings:
-            sections.append((_title(widget), widget._bindings))
+        bindings = node_bindings(widget)
+        if bindings.key_to_bindings:
+            sections.append((_title(widget), bindings))
     return sections
 
 

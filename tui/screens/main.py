@@ -79,30 +79,32 @@ class MainScreen(Screen[None]):
 
     COMMANDS = {ModeCommands}  # command palette (ctrl+p): the permission modes
     BINDINGS = [
-        Binding("ctrl+k", "pick_model", "Switch model", priority=True),  # over the composer's kill-line
-        Binding("ctrl+l", "pick_agent", "Switch agent"),
-        Binding("f1", "help", "Help: every key"),
-        Binding("ctrl+e", "edit_in_editor", "Edit in $EDITOR", priority=True),
-        Binding("escape", "interrupt", "Interrupt", show=True),
-        Binding("ctrl+n", "new_session", "New session", show=True),
-        Binding("ctrl+s", "sessions", "Sessions", show=True),
-        Binding("ctrl+t", "toggle_reasoning", "Thinking", show=True),
-        Binding("ctrl+b", "inbox", "Inbox", show=True),
-        Binding("ctrl+g", "toggle_tree", "Subagents", show=True),
-        Binding("f2", "cycle_mode", "Permission mode", show=True),  # ctrl+y is the composer's redo
-        Binding("alt+up", "go('parent')", "Parent session", show=False),
-        Binding("alt+down", "go('child')", "First child", show=False),
-        Binding("alt+right", "go('next')", "Next sibling", show=False),
-        Binding("alt+left", "go('previous')", "Previous sibling", show=False),
+        Binding("ctrl+k", "pick_model", "Switch model", priority=True,  # over the composer's kill-line
+                id="octui.pick_model"),
+        Binding("ctrl+l", "pick_agent", "Switch agent", id="octui.pick_agent"),
+        Binding("f1", "help", "Help: every key", id="octui.help"),
+        Binding("ctrl+e", "edit_in_editor", "Edit in $EDITOR", priority=True, id="octui.edit_in_editor"),
+        Binding("escape", "interrupt", "Interrupt", show=True, id="octui.interrupt"),
+        Binding("ctrl+n", "new_session", "New session", show=True, id="octui.new_session"),
+        Binding("ctrl+s", "sessions", "Sessions", show=True, id="octui.sessions"),
+        Binding("ctrl+t", "toggle_reasoning", "Thinking", show=True, id="octui.toggle_reasoning"),
+        Binding("ctrl+b", "inbox", "Inbox", show=True, id="octui.inbox"),
+        Binding("ctrl+g", "toggle_tree", "Subagents", show=True, id="octui.toggle_tree"),
+        Binding("f2", "cycle_mode", "Permission mode", show=True, id="octui.cycle_mode"),  # not ctrl+y (redo)
+        Binding("alt+up", "go('parent')", "Parent session", show=False, id="octui.go_parent"),
+        Binding("alt+down", "go('child')", "First child", show=False, id="octui.go_child"),
+        Binding("alt+right", "go('next')", "Next sibling", show=False, id="octui.go_next"),
+        Binding("alt+left", "go('previous')", "Previous sibling", show=False, id="octui.go_previous"),
         # Session actions (tui/screens/session_actions.py). f6/f7 are priority: the composer's TextArea
         # would take them for select-line/select-all.
-        Binding("f3", "copy_code", "Copy code block", show=False),
-        Binding("f4", "undo", "Undo", show=False),
-        Binding("f5", "copy_last_answer", "Copy answer", show=False),
-        Binding("f6", "copy_transcript", "Copy transcript", show=False, priority=True),
-        Binding("f7", "export", "Export", show=False, priority=True),
-        Binding("f8", "redo", "Redo", show=False),
-        Binding("f9", "revert_panel", "Revert", show=False),
+        Binding("f3", "copy_code", "Copy code block", show=False, id="octui.copy_code"),
+        Binding("f4", "undo", "Undo", show=False, id="octui.undo"),
+        Binding("f5", "copy_last_answer", "Copy answer", show=False, id="octui.copy_last_answer"),
+        Binding("f6", "copy_transcript", "Copy transcript", show=False, priority=True,
+                id="octui.copy_transcript"),
+        Binding("f7", "export", "Export", show=False, priority=True, id="octui.export"),
+        Binding("f8", "redo", "Redo", show=False, id="octui.redo"),
+        Binding("f9", "revert_panel", "Revert", show=False, id="octui.revert_panel"),
     ]
 
     def __init__(self) -> None:

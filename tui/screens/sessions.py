@@ -98,13 +98,13 @@ class SessionsScreen(Screen[str | None]):
     AUTO_FOCUS = "#sessions-list"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "new_session", "New"),
-        Binding("r", "rename", "Rename"),
-        Binding("d", "delete", "Delete"),
-        Binding("c", "toggle_roots", "Roots/all"),
-        Binding("slash", "focus_search", "Search", key_display="/"),
-        Binding("ctrl+r", "reload", "Refresh"),
-        Binding("escape", "back", "Back"),
+        Binding("n", "new_session", "New", id="octui.new_session"),
+        Binding("r", "rename", "Rename", id="octui.rename"),
+        Binding("d", "delete", "Delete", id="octui.delete"),
+        Binding("c", "toggle_roots", "Roots/all", id="octui.toggle_roots"),
+        Binding("slash", "focus_search", "Search", key_display="/", id="octui.focus_search"),
+        Binding("ctrl+r", "reload", "Refresh", id="octui.reload"),
+        Binding("escape", "back", "Back", id="octui.back"),
     ]
 
     @dataclass

@@ -12,21 +12,22 @@ from textual.widgets import TextArea
 from tui.session.attachments import pasted_path
 from tui.session.mentions import CompletionContext, completion_context
 from tui.text.sanitize import clean_text
+from widgets._textual_compat import TextAreaInputHooks, node_bindings
 from widgets.composer.completion import Completion, CompletionMenu
 from widgets.plain import toast
 
 LARGE_PASTE_LINES = 50
 
 
-class Composer(TextArea):
+class Composer(TextAreaInputHooks):
     """Multi-line prompt input with history."""
 
     DEFAULT_CLASSES = "composer"
     BINDINGS = [
-        Binding("alt+enter", "submit('queue')", "Queue", show=False),
-        Binding("ctrl+j,shift+enter", "newline", "Newline", show=False),
-        Binding("ctrl+up", "history(-1)", "Previous prompt", show=False),
-        Binding("ctrl+down", "history(1)", "Next prompt", show=False),
+        Binding("alt+enter", "submit('queue')", "Queue", show=False, id="octui.submit_queue"),
+        Binding("ctrl+j,shift+enter", "newline", "Newline", show=False, id="octui.newline"),
+        Binding("ctrl+up", "history(-1)", "Previous prompt", show=False, id="octui.history_1"),
+        Binding("ctrl+down", "history(1)", "Next prompt", show=False, id="octui.history_1"),
     ]
 
     @dataclass
@@ -64,12 +65,12 @@ class Composer(TextArea):
         found = self.screen.query(CompletionMenu) if self.is_attached else None
         return found.first() if found else None
 
-    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if not self.text:
             self.mentioned.clear()
         self._update_completion()
 
-    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         self._update_completion()
 
     def index_of(self, location: tuple[int, int]) -> int:
@@ -140,7 +141,7 @@ class Composer(TextArea):
             return False
         return True
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    async def take_paste(self, event: events.Paste) -> None:
         """Paste keeps line breaks but normalises them; a large paste says how much arrived."""
         # A clipboard can hold escapes (a web page's "copy" button can put anything there): shown
         # and sent as visible tokens, never drawn raw into the terminal.
@@ -151,12 +152,12 @@ class Composer(TextArea):
         if path is not None:  # a dragged/pasted image: attach it instead of typing its path
             self.post_message(self.AttachRequested(self, path, text))
             return
-        await super()._on_paste(events.Paste(text))
+        await super().take_paste(events.Paste(text))
         lines = text.count("\n") + 1
         if lines >= LARGE_PASTE_LINES:
             toast(self, f"Pasted {lines:,} lines ({len(text):,} characters).", timeout=3)
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def take_key(self, event: events.Key) -> None:
         if self._completion_key(event.key):
             event.prevent_default()
             event.stop()
@@ -180,11 +181,11 @@ class Composer(TextArea):
             event.stop()
             self.action_history(-1 if event.key == "up" else 1)
             return
-        await super()._on_key(event)
+        await super().take_key(event)
 
     def _own_binding(self, key: str) -> str | None:
         """The action of one of the Composer's own bindings (as remapped) for ``key``."""
-        for binding in self._bindings.key_to_bindings.get(key, []):
+        for binding in node_bindings(self).key_to_bindings.get(key, []):
             if binding.action in _OWN_ACTIONS:
                 return binding.action
         return None

@@ -188,14 +188,14 @@ class SessionList(OptionList):
 
     # ------------------------------------------------------------------------- messages
 
-    def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id == MORE_ID:
             self._request_more()
         elif event.option.id is not None:
             self.post_message(self.Selected(self, event.option.id))
 
-    def _on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         if event.option.id == MORE_ID:
             self._request_more()

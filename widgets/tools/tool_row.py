@@ -34,10 +34,10 @@ class ToolRow(Vertical, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "activate", "Open", show=False),
-        Binding("space", "toggle_row", "Expand", show=False),
-        Binding("d", "toggle_split", "Split/unified diff", show=False),
-        Binding("a", "show_all", "All output", show=False),
+        Binding("enter", "activate", "Open", show=False, id="octui.activate"),
+        Binding("space", "toggle_row", "Expand", show=False, id="octui.toggle_row"),
+        Binding("d", "toggle_split", "Split/unified diff", show=False, id="octui.toggle_split"),
+        Binding("a", "show_all", "All output", show=False, id="octui.show_all"),
     ]
 
     expanded: var[bool] = var(False, toggle_class="-expanded")

@@ -14,12 +14,12 @@ from typing import ClassVar
 from markdown_it import MarkdownIt
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, MarkdownElement
-from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
+from widgets._textual_compat import PreparsedMarkdown
 from widgets.transcript.markdown_seal import SENTINEL, Piece, markdown_lexer
 
 CODE_THEME = "monokai"
@@ -35,21 +35,14 @@ class _CodeBlock(CodeBlock):
         yield Syntax(code, lexer or self.lexer_name, theme=self.theme, word_wrap=True, padding=1)
 
 
-class _Markdown(RichMarkdown):
-    """``rich.markdown.Markdown`` with the shared parser (same attributes as its constructor's)."""
+class _Markdown(PreparsedMarkdown):
+    """``rich.markdown.Markdown`` with the shared parser (no parser built per piece)."""
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
-        **RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
+        **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
 
-    def __init__(self, markup: str) -> None:  # no super().__init__: it would build a parser
-        self.markup = markup
-        self.parsed = _PARSER.parse(markup)
-        self.code_theme = CODE_THEME
-        self.justify = None
-        self.style = "none"
-        self.hyperlinks = False
-        self.inline_code_lexer = None
-        self.inline_code_theme = CODE_THEME
+    def __init__(self, markup: str) -> None:
+        super().__init__(markup, _PARSER.parse(markup), CODE_THEME)
 
 
 # One rendered line: (text, style number) pairs. Tuples of strings and ints are invisible to the

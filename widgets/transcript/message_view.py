@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from tui.state.transcript import Message, TextBlock, ToolCall
 from tui.text.failures import failure_fix, failure_pieces
+from widgets._textual_compat import widget_visual
 from widgets.plain import plain, plain_cut, plain_line
 from widgets.tools.tool_row import ToolRow
 from widgets.transcript.light_repaint import LightRepaint
@@ -76,9 +77,9 @@ class MessageView(LightRepaint, Vertical):
     # Prompts and answers take focus (Tab / click) so these keys act on one message; the main
     # screen does the work (widgets never do HTTP).
     BINDINGS = [
-        Binding("y", "request('copy')", "Copy message"),
-        Binding("c", "request('copy_code')", "Copy code block"),
-        Binding("u", "request('undo')", "Undo to here"),
+        Binding("y", "request('copy')", "Copy message", id="octui.request_copy"),
+        Binding("c", "request('copy_code')", "Copy code block", id="octui.request_copy_code"),
+        Binding("u", "request('undo')", "Undo to here", id="octui.request_undo"),
     ]
 
     @dataclass
@@ -99,7 +100,7 @@ class MessageView(LightRepaint, Vertical):
         # widget's height (``_render_content``) whenever its size changes: while a long answer
         # streams that is tens of thousands of blank Strips per frame. One line of the same
         # visual is enough; borders, padding and background are drawn around it as before.
-        visual = self._render()
+        visual = widget_visual(self)
         if not isinstance(visual, Blank):
             return super().render_line(y)
         width = self.size.width

@@ -81,7 +81,7 @@ class ReasoningView(Collapsible):
                     f"✂ the first {hidden:,} of {len(text):,} characters are not shown; "
                     "F6 copies the whole transcript, F7 exports it\n…", plain(text[-SHOWN_MAX_CHARS:])))
 
-    def _watch_collapsed(self, collapsed: bool) -> None:
-        super()._watch_collapsed(collapsed)
+    def watch_collapsed(self, collapsed: bool) -> None:
+        # Textual calls Collapsible's own (private) watcher first, then this one.
         if not collapsed:
             self.sync(self._block)

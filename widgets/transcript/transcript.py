@@ -21,6 +21,7 @@ from textual.widget import AwaitMount
 from textual.widgets import Button, Static
 
 from tui.state.transcript import SessionState
+from widgets._textual_compat import anchor_released
 from widgets.plain import plain
 from widgets.tools.tool_row import ToolRow
 from widgets.transcript.message_view import MessageView
@@ -136,7 +137,7 @@ class Transcript(TranscriptPaging):
         self.call_after_refresh(painted.set)
         await painted.wait()
         state = self.state
-        if shown != self._shown or state is None or self._anchor_released or not self._views:
+        if shown != self._shown or state is None or anchor_released(self) or not self._views:
             return  # rebuilt meanwhile, or the reader scrolled: "show older" does the rest
         first = next(iter(self._views))
         if first not in state.messages:
@@ -182,7 +183,7 @@ class Transcript(TranscriptPaging):
         if state is None or not self._views or not state.messages:
             return TranscriptPosition()
         newest = next(reversed(state.messages))
-        if self._tail and (not self._anchor_released or self.scroll_y >= self.max_scroll_y):
+        if self._tail and (not anchor_released(self) or self.scroll_y >= self.max_scroll_y):
             return TranscriptPosition(following=True, newest=newest)
         top = round(self.scroll_y)
         anchor, offset = next(iter(self._views)), 0
@@ -255,7 +256,7 @@ class Transcript(TranscriptPaging):
         start = min(mounted)
         end = len(ids) if self._tail else max(mounted) + 1
         if end - start > MOUNTED_MAX:
-            if self._tail and not self._anchor_released:
+            if self._tail and not anchor_released(self):
                 self._mount_newest(ids)  # a flood while following
                 return
             end = max(start + MOUNTED_MAX, max(mounted) + 1)  # reading back: the rest waits below
@@ -308,7 +309,7 @@ class Transcript(TranscriptPaging):
 
     def _trim(self) -> None:
         """Keep the mounted window bounded while the reader is following the bottom."""
-        if len(self._views) <= WINDOW + PAGE or self._anchor_released or not self._tail:
+        if len(self._views) <= WINDOW + PAGE or anchor_released(self) or not self._tail:
             return
         for mid in list(self._views)[: len(self._views) - WINDOW]:
             self._views.pop(mid).remove()
@@ -317,7 +318,7 @@ class Transcript(TranscriptPaging):
     # ------------------------------------------------------------------ new activity chip
     def _note_activity(self, message_id: str, part_key: str) -> None:
         """Count what changed while the reader is scrolled up, instead of yanking them down."""
-        at_bottom = self._tail and (not self._anchor_released or self.scroll_y >= self.max_scroll_y)
+        at_bottom = self._tail and (not anchor_released(self) or self.scroll_y >= self.max_scroll_y)
         if at_bottom and not self._restoring:
             return
         self._set_unseen(self._unseen | {(message_id, part_key)})

@@ -1,0 +1,265 @@
+"""Every use of a private Textual or Rich name in octui, behind a small public name.
+
+Written against Textual 8.2.8 and Rich 15.0.0, both pinned exactly in ``pyproject.toml``.
+Nothing else in ``tui/`` or ``widgets/`` may touch a private Textual/Rich name
+(``tests/unit/test_textual_compat.py`` lints that), and each use here has a canary test there
+that fails, naming what to re-check, when a pin moves or the private thing changes shape.
+
+When bumping Textual or Rich: run ``tests/unit/test_textual_compat.py`` first, then read each
+entry below against the new source. Each docstring says what breaks if it changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from markdown_it.token import Token
+from rich.color import ColorSystem
+from rich.console import Console
+from rich.markdown import Markdown as RichMarkdown
+from textual import events
+from textual._ansi_sequences import SYNC_END, SYNC_START
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+from textual.app import App
+from textual.binding import BindingsMap
+from textual.dom import DOMNode
+from textual.driver import Driver
+from textual.geometry import Region, Size
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.visual import Visual
+from textual.widget import Widget
+from textual.widgets import TextArea
+
+__all__ = [
+    "RICH_VERSION", "SYNC_END", "SYNC_START", "TEXTUAL_VERSION", "ChopsUpdate", "DisplayHookApp",
+    "LayoutUpdate", "LightRepaintBase", "PreparsedMarkdown", "TextAreaInputHooks", "anchor_released",
+    "console_color_system", "driver_write", "install_cropped_renders", "node_bindings",
+    "report_exception", "terminal_sync_available", "widget_visual",
+]
+
+TEXTUAL_VERSION = "8.2.8"  # the versions this module was written against (pinned in pyproject.toml)
+RICH_VERSION = "15.0.0"
+
+ReturnType = TypeVar("ReturnType")
+
+# ---------------------------------------------------------------------------- the App and its driver
+# ``textual._ansi_sequences.SYNC_START`` / ``SYNC_END`` (DEC mode 2026 begin/end) and the
+# compositor's update classes ``textual._compositor.LayoutUpdate`` (``.strips``, ``.region``) and
+# ``ChopsUpdate`` (``.chops``, ``.spans``, ``.chop_ends``) are re-exported above: the frame writer
+# reads those attributes. If they change, the frame writer writes wrong cells.
+
+
+def driver_write(app: App[Any], data: str) -> bool:
+    """Write raw ``data`` to the terminal through ``App._driver`` (Textual 8.2.8 has no public
+    API for raw output; ``App.bell`` does the same). Returns whether anything was written:
+    nothing when headless or when the driver is gone. If ``_driver`` is renamed this writes
+    nothing (notifications and bells go silent): the canary catches it."""
+    driver: Driver | None = getattr(app, "_driver", None)
+    if not data or app.is_headless or driver is None:
+        return False
+    driver.write(data)
+    return True
+
+
+def terminal_sync_available(app: App[Any]) -> bool:
+    """``App._sync_available``: whether the terminal answered Textual's DECRQM query for mode 2026
+    (synchronized output). If it is renamed, frames outside tmux lose their sync wrapping."""
+    return bool(app._sync_available)
+
+
+def report_exception(app: App[Any], error: Exception) -> None:
+    """``App._handle_exception``: what Textual does with an exception in its own code (log it,
+    exit with the traceback). If it changes, an error in the frame writer is lost or crashes."""
+    app._handle_exception(error)
+
+
+def console_color_system(console: Console) -> ColorSystem | None:
+    """``Console._color_system`` (Rich 15.0.0): the enum that ``Strip.render_style`` takes (the
+    public ``Console.color_system`` is its name as a string). Read once per frame."""
+    return console._color_system
+
+
+class DisplayHookApp(App[ReturnType]):
+    """App base whose compositor updates go to ``display_update`` instead of ``Textual``'s writer.
+
+    Overrides ``App._display(screen, renderable)`` (Textual 8.2.8), called once per frame.
+    Updates that are not ``LayoutUpdate``/``ChopsUpdate``, or an inline driver, go to Textual's
+    own ``_display`` (after ``display_bypassed``). A compositor update is handed over only when
+    Textual would write it itself: not inside ``batch_update`` (``_batch_count``), while running
+    (``_running``), not closed (``_closed``), with a driver (``_driver``). ``post_display_hook``
+    runs after every frame, as in Textual. If ``_display`` is renamed or its guards change, the
+    app falls back to Textual's full writes (or, worse, writes while batched or closed).
+    """
+
+    def display_update(self, screen: Screen[Any], update: LayoutUpdate | ChopsUpdate,
+                       driver: Driver) -> None:
+        """Write one compositor update for ``screen`` (override)."""
+        raise NotImplementedError
+
+    def display_bypassed(self) -> None:
+        """Called before a frame goes to Textual's own writer (override)."""
+
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+        driver = self._driver
+        if renderable is None:  # nothing to update
+            self.post_display_hook()
+            return
+        if not isinstance(renderable, (LayoutUpdate, ChopsUpdate)) or (
+                driver is not None and driver.is_inline):
+            self.display_bypassed()
+            super()._display(screen, renderable)
+            return
+        try:
+            if self._batch_count or not self._running or self._closed or driver is None:
+                return
+            self.display_update(screen, renderable, driver)
+        finally:
+            self.post_display_hook()
+
+
+def _cropped_renders(self: Compositor, crop: Region | None = None
+                     ) -> Iterable[tuple[Region, Region, list[Strip]]]:
+    """``Compositor._get_renders`` that renders each widget only where it meets ``crop``.
+
+    Textual's renders every widget overlapping the update's bounding box over its whole visible
+    region, and then keeps the lines the update needs: one changed line of a streaming answer
+    makes the screen, its containers, the transcript and the block behind it render every one
+    of their lines again. The crop is the bounding box of everything the update repaints, so no
+    line outside its rows is used: clipping to them gives the same chops.
+    """
+    visible = self.visible_widgets
+    if crop:
+        # Only the rows: a chop starts where its widget does, left of the crop or not.
+        rows = Region(0, crop.y, self.size.width, crop.height).intersection
+        overlaps = crop.overlaps
+        widget_regions = [(widget, region, rows(clip)) for widget, (region, clip) in visible.items()
+                          if overlaps(clip)]
+    else:
+        widget_regions = [(widget, region, clip) for widget, (region, clip) in visible.items()]
+    for widget, region, clip in widget_regions:
+        if clip.contains_region(region):
+            yield region, clip, widget.render_lines(Region(0, 0, region.width, region.height))
+            continue
+        x, y, width, height = region.intersection(clip)
+        if width and height:
+            yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+
+
+def install_cropped_renders() -> None:
+    """Replace ``Compositor._get_renders(self, crop=None)`` (Textual 8.2.8) with one that renders
+    only the rows of ``crop``. If Textual renames it, the patch adds a dead method and frames
+    cost as much as Textual's (slower, still right); if its signature or its callers' use of the
+    result change, chops come out wrong: the canary checks both."""
+    Compositor._get_renders = _cropped_renders  # type: ignore[method-assign]
+
+
+# ---------------------------------------------------------------------------- widgets
+def node_bindings(node: DOMNode) -> BindingsMap:
+    """``DOMNode._bindings``: the node's own bindings (its class's merged ``BINDINGS``, copied per
+    instance in ``DOMNode.__init__``; Textual's keymap is applied to it as the binding chain is
+    built). Textual 8.2.8 has no public per-node view. Used by the help screen, the palette and
+    the composer's own-key check; if it is renamed they list nothing and remapped keys misfire."""
+    return node._bindings
+
+
+def anchor_released(widget: Widget) -> bool:
+    """``Widget._anchor_released``: an anchored widget the user scrolled away from the bottom
+    (Textual 8.2.8 sets it in ``release_anchor`` and clears it when the bottom is reached).
+    ``is_anchored`` stays True meanwhile, so it is the only way to tell "following the end" from
+    "scrolled up". If it goes, the transcript would yank a reader back to the bottom."""
+    return widget._anchor_released
+
+
+widget_visual: Callable[[Widget], Visual] = Widget._render
+"""``Widget._render()``: the widget's ``render()`` as a cached ``Visual`` (Textual 8.2.8). Bound
+directly (no wrapper: it is called per line); callers must not override ``_render`` (the canary
+checks ``MessageView`` does not)."""
+
+
+class LightRepaintBase(Widget):
+    """A full repaint of a tall widget that costs O(1), not O(height) (put before the Textual base).
+
+    Textual's ``Widget._set_dirty()`` (a full repaint, done on every resize) empties the widget's
+    line cache and then also marks each of its lines dirty, one set entry per line. An empty
+    cache re-renders whatever is drawn anyway, so the second step only costs. This overrides
+    ``_set_dirty(*regions)`` as it is in Textual 8.2.8, minus that step (it touches
+    ``_dirty_regions``, ``_repaint_regions`` and ``_styles_cache``), and
+    ``_size_updated(size, virtual_size, container_size, layout)`` (reads ``_size``) to keep the
+    line cache when only the height changed and ``KEEP_LINES_WHEN_TALLER`` is set. If Textual
+    changes either method, tall widgets repaint stale lines or not at all: the canary compares
+    both methods' source with the 8.2.8 text this copies.
+    """
+
+    KEEP_LINES_WHEN_TALLER = False
+    _height_only = False  # inside a resize that changed nothing but the height
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        self._height_only = self.KEEP_LINES_WHEN_TALLER and size.width == self._size.width
+        try:
+            return super()._size_updated(size, virtual_size, container_size, layout)
+        finally:
+            self._height_only = False
+
+    def _set_dirty(self, *regions: Region) -> None:
+        if regions:
+            super()._set_dirty(*regions)
+            return
+        self._dirty_regions.clear()
+        self._repaint_regions.clear()
+        if not self._height_only:
+            self._styles_cache.clear()
+        outer_size = self.outer_size
+        self._dirty_regions.add(outer_size.region)
+        if outer_size:
+            self._repaint_regions.add(outer_size.region)
+
+
+class TextAreaInputHooks(TextArea):
+    """``TextArea`` whose key and paste handling can be taken over: override ``take_key`` /
+    ``take_paste`` and call ``super()`` for TextArea's own behaviour.
+
+    Wraps TextArea's private handlers ``_on_key(event)`` and ``_on_paste(event)`` (Textual
+    8.2.8): Textual dispatches ``_on_key`` before any public ``on_key``, and TextArea inserts
+    text there, so it is the only place to see a key before it is typed. Textual's dispatch then
+    calls TextArea's own handler too unless the event's default was prevented (TextArea does so
+    for a key it inserts): an override that handles the event itself calls ``prevent_default``.
+    If they are renamed, the composer's Enter inserts a newline instead of sending and pastes
+    skip cleaning.
+    """
+
+    async def _on_key(self, event: events.Key) -> None:
+        await self.take_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        await self.take_paste(event)
+
+    async def take_key(self, event: events.Key) -> None:
+        await super()._on_key(event)
+
+    async def take_paste(self, event: events.Paste) -> None:
+        await super()._on_paste(event)
+
+
+# ---------------------------------------------------------------------------- Rich
+class PreparsedMarkdown(RichMarkdown):
+    """``rich.markdown.Markdown`` from tokens parsed already: its ``__init__`` is skipped.
+
+    Rich 15.0.0's ``Markdown.__init__`` builds a new markdown-it parser every time (≈ 0.5 ms) and
+    sets ``markup``, ``parsed``, ``code_theme``, ``justify``, ``style``, ``hyperlinks``,
+    ``inline_code_lexer`` and ``inline_code_theme``; this sets the same attributes itself. If
+    Rich adds one, rendering fails with an AttributeError (the canary compares the sets).
+    """
+
+    def __init__(self, markup: str, parsed: list[Token], code_theme: str) -> None:
+        # no super().__init__: it would build a parser
+        self.markup = markup
+        self.parsed = parsed
+        self.code_theme = code_theme
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = False
+        self.inline_code_lexer = None
+        self.inline_code_theme = code_theme
