@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.client.errors import OctuiError
-from tui.client.server_guard import ServerGuard
+from tui.client.server_guard import ServerGuard, Targets, any_alive, signal_targets, tree_groups
 
 # Any line with a URL after "listening on", on stdout or stderr: the wording differs by generation.
 _LISTENING = re.compile(rb"listening on:?\s+(https?://[^\s'\"<>]+)", re.IGNORECASE)
@@ -288,16 +288,22 @@ class LocalServer:
             return
         self._stopped = True
         atexit.unregister(self.stop_sync)
+        # The tool commands' own process groups, found while they are still the server's children:
+        # once the server is gone they are orphans no /proc walk from it can find (and the watcher
+        # below, woken by the closed pipe, can be too late to see them on a loaded machine).
+        tools = tree_groups(proc.pid) if proc.returncode is None else {}
         if self._guard is not None:
             self._guard.close()  # the watcher ends the bash tools' own process groups too
         if proc.returncode is None:
             _killpg(proc.pid, signal.SIGTERM)
+            signal_targets(tools, signal.SIGTERM)
             try:
                 await asyncio.wait_for(proc.wait(), grace)
             except TimeoutError:
                 _killpg(proc.pid, signal.SIGKILL)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(proc.wait(), 5.0)
+            await _end_survivors(tools)
         else:
             _killpg(proc.pid, signal.SIGTERM)  # leftover helpers of an exited server
         for task in self._readers:
@@ -317,16 +323,27 @@ class LocalServer:
         pid = proc.pid
         if not _alive(pid):
             return
+        tools = tree_groups(pid)  # as in stop(): before the server dies
         _killpg(pid, signal.SIGTERM)
+        signal_targets(tools, signal.SIGTERM)
         deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            if not _alive(pid):
-                return
+        while time.monotonic() < deadline and (_alive(pid) or any_alive(tools)):
             time.sleep(0.05)
-        _killpg(pid, signal.SIGKILL)
+        if _alive(pid):
+            _killpg(pid, signal.SIGKILL)
+        signal_targets(tools, signal.SIGKILL)  # only those still the same processes
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline and _alive(pid):
             time.sleep(0.05)
+
+
+async def _end_survivors(tools: Targets, grace: float = 2.0) -> None:
+    """The tool processes the server left (1.18.33 runs each in a session of its own and does
+    not end it): SIGTERM went with the server's; SIGKILL what is left after ``grace`` s."""
+    deadline = time.monotonic() + grace
+    while any_alive(tools) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    signal_targets(tools, signal.SIGKILL)
 
 
 def _killpg(pid: int, sig: signal.Signals) -> None:

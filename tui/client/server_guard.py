@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["ServerGuard", "end_tree", "tree_groups"]
+__all__ = ["ServerGuard", "any_alive", "end_tree", "signal_targets", "tree_groups"]
 
 GRACE_S = 3.0  # SIGTERM, then SIGKILL after this long
 _PROC = Path("/proc")
@@ -99,6 +99,15 @@ def _signal(targets: Targets, sig: signal.Signals) -> None:
                     os.killpg(pid, sig)
                 else:
                     os.kill(pid, sig)
+
+
+def signal_targets(targets: Targets, sig: signal.Signals) -> None:
+    """Signal what ``tree_groups`` found that is still the same process."""
+    _signal(targets, sig)
+
+
+def any_alive(targets: Targets) -> bool:
+    return any(_alive(pid, start) for (pid, _group), start in targets.items())
 
 
 def end_tree(pid: int, grace: float = GRACE_S) -> None:
