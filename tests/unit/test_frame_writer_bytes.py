@@ -34,7 +34,8 @@ def cells(output: str) -> list[Any]:
 
 @settings(max_examples=300, deadline=None)
 @given(styles, styles, systems)
-def test_a_change_by_difference_sets_what_a_reset_would(before: Style, after: Style, system: ColorSystem) -> None:
+def test_a_change_by_difference_sets_what_a_reset_would(before: Style, after: Style,
+                                                         system: ColorSystem) -> None:
     current, target = _sgr(before, system), _sgr(after, system)
     change = sgr_change(current, target)
     ours = current + "ab" + change + "cd"
@@ -59,7 +60,7 @@ def test_blank_runs_erased_show_what_spaces_would(parts: list[tuple[str, Style]]
     line = Strip(segments, width)
     padding = W - width if to_end else 0  # to_end: the strip ends at the screen's right edge
     out, sgr = render_cells(line, ColorSystem.TRUECOLOR, to_end=to_end)
-    prefix = "\x1b[1;%dH" % (padding + 1)
+    prefix = f"\x1b[1;{padding + 1}H"
     ours = cells(prefix + out + "\x1b[0m")
     theirs = cells(prefix + "".join(_sgr(s, ColorSystem.TRUECOLOR) + t + "\x1b[0m" for t, s in parts))
     assert ours == theirs
