@@ -74,4 +74,6 @@ def test_only_blanks_that_show_nothing_are_erased() -> None:
     assert " " * 20 in out and " " * 19 in out  # reverse and underline spaces are drawn
     ends = Strip([Segment("x" + " " * (W - 1), Style(bgcolor="blue"))], W)
     assert render_cells(ends, ColorSystem.TRUECOLOR, to_end=True)[0].endswith("x\x1b[K")
-    assert render_cells(ends, ColorSystem.TRUECOLOR)[0].endswith(" " * (W - 1))  # not known to end the line
+    assert render_cells(ends, ColorSystem.TRUECOLOR)[0].endswith(f"x\x1b[{W - 1}X")  # the line goes on
+    plain = Strip([Segment("x" + " " * (W - 1))], W)
+    assert render_cells(plain, ColorSystem.TRUECOLOR, to_end=True)[0] == plain.text  # unstyled: written

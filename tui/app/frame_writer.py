@@ -145,7 +145,7 @@ _INVISIBLE_ON_BLANK = ("reverse", "underline", "underline2", "strike", "overline
 
 def _erasable(style: Any) -> bool:
     """Whether a space of ``style`` looks like an erased cell (which takes only the background)."""
-    return style is None or not any(getattr(style, name) for name in _INVISIBLE_ON_BLANK)
+    return not any(getattr(style, name) for name in _INVISIBLE_ON_BLANK)
 
 
 def render_cells(strip: Strip, color_system: ColorSystem, current: str = "",
@@ -159,8 +159,10 @@ def render_cells(strip: Strip, color_system: ColorSystem, current: str = "",
     ``Strip.render`` leaves them. Runs of ``ERASE_MIN`` or more spaces whose style shows nothing
     on a blank (no reverse, underline, …) are erased with the style's background instead of
     written: ECH and a cursor move, or EL when the run ends the strip and the strip ends at the
-    right edge of the screen (``to_end``). Links keep their own wrapping. Returns the output
-    and the SGR in force after it.
+    right edge of the screen (``to_end``), or ECH alone when it ends the strip elsewhere: the
+    cursor is then left inside the strip, and every caller moves it before writing again.
+    Unstyled runs are written (Textual gives every cell a style: they are rare). Links keep
+    their own wrapping. Returns the output and the SGR in force after it.
     """
     out: list[str] = []
     segments = [segment for segment in strip if segment.text]
@@ -175,7 +177,7 @@ def render_cells(strip: Strip, color_system: ColorSystem, current: str = "",
         if sgr != current:
             out.append(sgr_change(current, sgr))
             current = sgr
-        if len(text) < ERASE_MIN or " " * ERASE_MIN not in text or not _erasable(style):
+        if len(text) < ERASE_MIN or " " * ERASE_MIN not in text or style is None or not _erasable(style):
             out.append(text)
             continue
         parts = _SPACE_RUNS.split(text)  # text, run, text, run, …, text
@@ -184,8 +186,8 @@ def render_cells(strip: Strip, color_system: ColorSystem, current: str = "",
                 out.append(part)
             elif index == last and number == len(parts) - 2 and not parts[-1]:
                 # The run ends the strip: erased to the end of the line when that is where the
-                # strip ends, else written (a cursor move after an erase would cost as much).
-                out.append("\x1b[K" if to_end else part)
+                # strip ends, else erased with no cursor move after it (nothing follows).
+                out.append("\x1b[K" if to_end else f"\x1b[{len(part)}X")
             else:
                 out.append(f"\x1b[{len(part)}X\x1b[{len(part)}C")
     return "".join(out), current
