@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from os.path import commonprefix
 from typing import Any, TypeVar
 
@@ -112,6 +113,7 @@ def _slots(sgr: str) -> dict[str, str] | None:
     return slots
 
 
+@lru_cache(maxsize=4096)  # a screen has a few hundred styles: the same changes come back every frame
 def sgr_change(current: str, target: str) -> str:
     """The shortest SGR that takes the terminal from ``current`` to ``target`` (both SGR
     sequences as ``_sgr`` makes them, "" for the default look): from a reset, or only what
