@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyte
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rich.color import ColorSystem
 from rich.segment import Segment
@@ -57,6 +57,7 @@ def test_a_new_foreground_on_the_same_background_is_only_the_foreground() -> Non
 def test_blank_runs_erased_show_what_spaces_would(parts: list[tuple[str, Style]], to_end: bool) -> None:
     segments = [Segment(text, style) for text, style in parts]
     width = sum(len(text) for text, _ in parts)
+    assume(width <= W)  # a strip is never wider than the screen
     line = Strip(segments, width)
     padding = W - width if to_end else 0  # to_end: the strip ends at the screen's right edge
     out, sgr = render_cells(line, ColorSystem.TRUECOLOR, to_end=to_end)
