@@ -6,7 +6,12 @@ before the clock starts, so the figures are the client's, not the demo server's)
 streams, a probe task sleeps 1 ms at a time and records how late it wakes (event-loop stalls),
 and a key is sent to the composer every 50 ms (round trip: key event → character in the box).
 
-    python -m bench.stream [--deltas 50000] [--kib 1024]
+    python -m bench.stream [--deltas 50000] [--kib 1024] [--pace-ms 0] [--shape bench|real] [--cpu-only]
+
+``--pace-ms N`` sends one delta every N ms instead of a flood (``--deltas 1000 --pace-ms 30
+--shape real``: the paced variant of ``bench.real_stream``, headless, its answer's shape), and
+``cpu_seconds`` is then the client's cost of a paced answer; ``--cpu-only`` runs neither the
+stall probe nor the typist (both cost CPU of their own), for ``cpu_seconds`` alone.
 
 Figures: seconds until the end marker is on screen, repaints of the text widget (syncs that
 changed it) overall and per second of streaming, max/p99 loop stall, keypress p99, and the CPU
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import asyncio.events
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -85,7 +91,8 @@ def screen_text(app: Any) -> str:
     return "\n".join(strip.text for strip in strips)
 
 
-async def run(deltas: int, kib: int) -> dict[str, Any]:
+async def run(deltas: int, kib: int, pace_ms: float = 0.0, shape: str = "bench",
+              probes: bool = True) -> dict[str, Any]:
     from textual import events
 
     from tui.app.app import ConnectSpec, OctuiApp
@@ -95,13 +102,19 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
 
     TextBlockView.paints = 0
 
-    text = answer_text(kib)
+    if shape == "real":
+        from bench.real_stream import markdown_answer
+
+        text = markdown_answer(kib * 1024)[0] + f"\nDone. {END_MARKER}\n"
+    else:
+        text = answer_text(kib)
     pieces = split(text, deltas)
     server = DemoServer(speed=0, heartbeat=0)
     session = server.create_session(title="bench stream")
     sid = session["id"]
     app = OctuiApp(ConnectSpec(url=server.base_url, transport=server.transport, session_id=sid))
-    figures: dict[str, Any] = {"benchmark": "stream", "bytes": len(text.encode()), "deltas": len(pieces)}
+    figures: dict[str, Any] = {"benchmark": "stream", "bytes": len(text.encode()), "deltas": len(pieces),
+                               "pace_ms": pace_ms, "shape": shape}
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             for _ in range(500):  # bounded: wait for the session to be open and the stream up
@@ -128,7 +141,7 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
             streaming = True
 
             async def probe() -> None:
-                while streaming:
+                while streaming and probes:
                     before = time.perf_counter()
                     await asyncio.sleep(PROBE_S)
                     stalls.append(max(0.0, time.perf_counter() - before - PROBE_S))
@@ -136,7 +149,7 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
             async def typist() -> None:
                 driver = app._driver
                 assert driver is not None
-                while streaming:
+                while streaming and probes:
                     await asyncio.sleep(KEY_EVERY_S)
                     size = len(composer.text)
                     before = time.perf_counter()
@@ -156,12 +169,14 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
             queues = list(server._subscribers)
             start = time.perf_counter()
             cpu_start = time.process_time()
-            with callback_cpu(callbacks):  # while deltas arrive (not the end-marker polling after)
-                for index in range(0, len(frames), BATCH):
-                    for frame in frames[index:index + BATCH]:
+            batch = 1 if pace_ms else BATCH
+            timing = callback_cpu(callbacks) if probes else contextlib.nullcontext()
+            with timing:  # while deltas arrive (not the end-marker polling after)
+                for index in range(0, len(frames), batch):
+                    for frame in frames[index:index + batch]:
                         for queue in queues:
                             queue.put_nowait(frame)
-                    await asyncio.sleep(0)
+                    await asyncio.sleep(pace_ms / 1000)
             pushed = time.perf_counter() - start
             server.emit("session.text.ended", base | {"ordinal": 0, "text": text})
             last_sent = time.perf_counter()
@@ -182,6 +197,8 @@ async def run(deltas: int, kib: int) -> dict[str, Any]:
                 "end_marker_lag_s": shown - last_sent,
                 "end_marker_on_screen": END_MARKER in screen_text(app),
                 "cpu_seconds": cpu,
+                "frames_written": app.frame_writer.frames,
+                "chars_written": app.frame_writer.chars,
                 "text_repaints": TextBlockView.paints,
                 "text_repaints_per_s": TextBlockView.paints / streamed_s,
                 "loop_stall_max_ms": max(stalls, default=0.0) * 1000,
@@ -208,8 +225,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=50_000)
     parser.add_argument("--kib", type=int, default=1024)
+    parser.add_argument("--pace-ms", type=float, default=0.0, help="one delta every N ms (0: a flood)")
+    parser.add_argument("--shape", choices=("bench", "real"), default="bench",
+                        help="the answer: this script's or bench.real_stream's")
+    parser.add_argument("--cpu-only", action="store_true", help="no stall probe, no keypresses")
     args = parser.parse_args()
-    emit(asyncio.run(run(args.deltas, args.kib)))
+    emit(asyncio.run(run(args.deltas, args.kib, args.pace_ms, args.shape, not args.cpu_only)))
 
 
 if __name__ == "__main__":

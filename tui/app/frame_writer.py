@@ -21,6 +21,8 @@ update classes, ``Compositor._get_renders``, ``Console._color_system``) is used 
 from __future__ import annotations
 
 import os
+import re
+from functools import lru_cache
 from os.path import commonprefix
 from typing import Any, TypeVar
 
@@ -86,19 +88,96 @@ def _sgr(style: Any, color_system: ColorSystem) -> str:
     return sequence[:-4] if sequence.endswith("\x1b[0m") else sequence
 
 
-def render_cells(strip: Strip, color_system: ColorSystem, current: str = "") -> tuple[str, str]:
+# SGR parameters Rich emits, by what they set: a colour (38/48/58 and the 16-colour codes) or one
+# attribute. Each slot that a style drops is turned off by its own code when it is one of these.
+_OFF = {"1": "22", "2": "22", "3": "23", "4": "24", "7": "27", "9": "29", "fg": "39", "bg": "49"}
+
+
+def _slots(sgr: str) -> dict[str, str] | None:
+    """The parameters of an SGR sequence by slot ("fg", "bg", "ul" or the attribute's code);
+    None when it holds something not understood here (then the style is set from a reset)."""
+    tokens = sgr[2:-1].split(";")
+    slots: dict[str, str] = {}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in ("38", "48", "58"):
+            size = 3 if tokens[i + 1:i + 2] == ["5"] else 5 if tokens[i + 1:i + 2] == ["2"] else 0
+            if not size or i + size > len(tokens):
+                return None
+            slots[{"38": "fg", "48": "bg", "58": "ul"}[token]] = ";".join(tokens[i:i + size])
+            i += size
+            continue
+        if not token.isdigit():
+            return None
+        code = int(token)
+        if 30 <= code <= 39 or 90 <= code <= 97:
+            slots["fg"] = token
+        elif 40 <= code <= 49 or 100 <= code <= 107:
+            slots["bg"] = token
+        else:
+            slots[token] = token
+        i += 1
+    return slots
+
+
+@lru_cache(maxsize=4096)  # a screen has a few hundred styles: the same changes come back every frame
+def sgr_change(current: str, target: str) -> str:
+    """The shortest SGR that takes the terminal from ``current`` to ``target`` (both SGR
+    sequences as ``_sgr`` makes them, "" for the default look): from a reset, or only what
+    differs (a new foreground on the same background: just the foreground)."""
+    if not target:
+        return "\x1b[0m" if current else ""
+    if not current:
+        return target
+    full = "\x1b[0;" + target[2:]
+    before, after = _slots(current), _slots(target)
+    if before is None or after is None:
+        return full
+    dropped = [slot for slot in before if slot not in after]
+    if any(slot not in _OFF for slot in dropped):
+        return full
+    offs = sorted({_OFF[slot] for slot in dropped})
+    codes = list(offs)
+    for slot, value in after.items():  # 22 turns off bold and dim both: set again what stays
+        if before.get(slot) != value or ("22" in offs and slot in ("1", "2")):
+            codes.append(value)
+    if not codes:
+        return ""
+    change = "\x1b[" + ";".join(codes) + "m"
+    return change if len(change) < len(full) else full
+
+
+ERASE_MIN = 8  # a run of this many blank cells is erased (ECH / EL with its background), not written
+_INVISIBLE_ON_BLANK = ("reverse", "underline", "underline2", "strike", "overline", "conceal", "blink",
+                       "blink2", "frame", "encircle")
+
+
+def _erasable(style: Any) -> bool:
+    """Whether a space of ``style`` looks like an erased cell (which takes only the background)."""
+    return not any(getattr(style, name) for name in _INVISIBLE_ON_BLANK)
+
+
+def render_cells(strip: Strip, color_system: ColorSystem, current: str = "",
+                 to_end: bool = False) -> tuple[str, str]:
     """``strip`` as terminal output, an SGR sequence only where the style changes.
 
     ``Strip.render`` wraps every segment in its own SGR and reset; neighbours of the same style
-    (a highlighted code line is dozens of them) repeat it. Here each style is set from a reset
-    when it differs from the one in force (``current``, carried from the previous run: a cursor
-    move keeps it), so the cells end up exactly as ``Strip.render`` leaves them. Links keep their
-    own wrapping. Returns the output and the SGR in force after it.
+    (a highlighted code line is dozens of them) repeat it. Here the style is changed only where
+    it differs from the one in force (``current``, carried from the previous run: a cursor move
+    keeps it), by the shortest sequence (``sgr_change``), so the cells end up exactly as
+    ``Strip.render`` leaves them. Runs of ``ERASE_MIN`` or more spaces whose style shows nothing
+    on a blank (no reverse, underline, …) are erased with the style's background instead of
+    written: ECH and a cursor move, or EL when the run ends the strip and the strip ends at the
+    right edge of the screen (``to_end``), or ECH alone when it ends the strip elsewhere: the
+    cursor is then left inside the strip, and every caller moves it before writing again.
+    Unstyled runs are written (Textual gives every cell a style: they are rare). Links keep
+    their own wrapping. Returns the output and the SGR in force after it.
     """
     out: list[str] = []
-    for text, style, _control in strip:
-        if not text:
-            continue
+    segments = [segment for segment in strip if segment.text]
+    last = len(segments) - 1
+    for index, (text, style, _control) in enumerate(segments):
         if style is not None and style.link:
             out.append("\x1b[0m" if current else "")
             out.append(_render_style(style, text, color_system))
@@ -106,13 +185,25 @@ def render_cells(strip: Strip, color_system: ColorSystem, current: str = "") -> 
             continue
         sgr = _sgr(style, color_system)
         if sgr != current:
-            if current:
-                out.append("\x1b[0m" if not sgr else "\x1b[0;" + sgr[2:])
-            else:
-                out.append(sgr)
+            out.append(sgr_change(current, sgr))
             current = sgr
-        out.append(text)
+        if len(text) < ERASE_MIN or " " * ERASE_MIN not in text or style is None or not _erasable(style):
+            out.append(text)
+            continue
+        parts = _SPACE_RUNS.split(text)  # text, run, text, run, …, text
+        for number, part in enumerate(parts):
+            if number % 2 == 0:
+                out.append(part)
+            elif index == last and number == len(parts) - 2 and not parts[-1]:
+                # The run ends the strip: erased to the end of the line when that is where the
+                # strip ends, else erased with no cursor move after it (nothing follows).
+                out.append("\x1b[K" if to_end else f"\x1b[{len(part)}X")
+            else:
+                out.append(f"\x1b[{len(part)}X\x1b[{len(part)}C")
     return "".join(out), current
+
+
+_SPACE_RUNS = re.compile(f"( {{{ERASE_MIN},}})")
 
 
 def _attached(text: str, index: int) -> bool:
@@ -284,7 +375,7 @@ class FrameWriter:
                 runs = changed_runs(old, new, color_system)
             for start, end in runs:
                 out.append(f"\x1b[{y + 1};{start + 1}H")
-                text, sgr = render_cells(new.strip.crop(start, end), color_system, sgr)
+                text, sgr = render_cells(new.strip.crop(start, end), color_system, sgr, end == width)
                 out.append(text)
         if sgr:
             out.append("\x1b[0m")

@@ -39,7 +39,7 @@ from rich.syntax import Syntax
 # Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
 # but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
 MIN_PIECE = 100
-FENCE_PIECE = 600  # a code fence is cut only into parts this long: each cut costs a tokenization
+FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut costs a tokenization
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
 MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
 
