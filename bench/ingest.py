@@ -4,7 +4,7 @@ The recorded 1.18 traces (``tests/fixtures/traces/*.jsonl``, the ``/api/event`` 
 replicated until there are at least ``--events`` frames, each copy with fresh session and message
 ids (so durable ``seq`` de-duplication never short-cuts the work). The v2 stream is the same
 traces normalised to v2 plus the events the demo server emits while running its scripts.
-Frames go through the real ``SessionService._ingest`` (with a stub client), in 64 KiB SSE chunks,
+Frames go through the real ``StreamIntake.ingest`` (with a stub client), in 64 KiB SSE chunks,
 decoded with ``decode_frame`` like ``EventStream`` does; the event loop gets one turn per chunk.
 
     python -m bench.ingest [--events 200000]
@@ -40,7 +40,7 @@ ID_PREFIXES = ("ses_", "msg_", "evt_", "per_", "que_", "frm_", "prt_", "call_")
 
 
 class StubClient:
-    """Just enough of ``OpenCodeClient`` for ``SessionService._ingest`` and its follow-ups."""
+    """Just enough of ``OpenCodeClient`` for ``StreamIntake.ingest`` and its follow-ups."""
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
@@ -105,6 +105,7 @@ async def run_one(dialect: Dialect, stream: bytes) -> dict[str, Any]:
 
     controller = SessionService(StubClient(dialect), store, on_changes, lambda _state: None)  # type: ignore[arg-type]
     controller.normaliser = Normaliser()
+    intake = controller.intake
     parser = SSEParser()
     rss_before = rss_mb()
     # As the app does once its screen is up (``OctuiApp.on_mount``): what exists before the stream
@@ -117,14 +118,14 @@ async def run_one(dialect: Dialect, stream: bytes) -> dict[str, Any]:
         for kind, payload in parser.feed(stream[offset:offset + CHUNK]):
             if kind != "data":
                 continue
-            controller._ingest(decode_frame(payload))
+            intake.ingest(decode_frame(payload))
             count += 1
         await asyncio.sleep(0)  # one loop turn per chunk, as in the app: follow-up tasks run and end
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     gc.unfreeze()  # the next dialect's run starts from the same heap
-    pending = len(controller._tasks)
-    for task in list(controller._tasks):
+    pending = len(intake.tasks)
+    for task in list(intake.tasks):
         task.cancel()
     await asyncio.sleep(0)
     return {

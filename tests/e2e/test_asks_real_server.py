@@ -443,7 +443,8 @@ async def test_open_dialog_survives_stream_cut_and_still_answers(
             lambda: app.stream_state.phase == "connected" and app.stream_state.generation > generation,
             "the stream to reconnect",
         )
-        await wait_until(pilot, lambda: not app.session.is_ready or not app.session._resyncing, "the resync")
+        await wait_until(pilot, lambda: not app.session.is_ready or not app.session.intake.resyncing,
+                         "the resync")
         await pilot.pause(0.2)
         # Still pending after the resync, the same dialog still up for it.
         assert ask_id in app.store.asks

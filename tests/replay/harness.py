@@ -220,7 +220,7 @@ class Replay:
         calm = 0
         while calm < 3:  # bounded by ``finish``'s timeout
             await asyncio.sleep(0.01)
-            busy = self.controller._resyncing or any(not t.done() for t in self.controller._tasks)
+            busy = self.controller.intake.resyncing or any(not t.done() for t in self.controller.intake.tasks)
             calm = 0 if busy else calm + 1
 
     async def settled(self, timeout: float = 10.0) -> None:
@@ -229,7 +229,8 @@ class Replay:
             calm = 0
             while calm < 3:
                 await asyncio.sleep(0.01)
-                busy = self.controller._resyncing or any(not t.done() for t in self.controller._tasks)
+                intake = self.controller.intake
+                busy = intake.resyncing or any(not t.done() for t in intake.tasks)
                 calm = 0 if busy else calm + 1
         await asyncio.wait_for(wait(), timeout)
 
@@ -237,7 +238,7 @@ class Replay:
         async def wait() -> None:
             while not any(s.phase == "connected" and s.generation >= generation for s in self.states):
                 await asyncio.sleep(0.005)
-            while self.controller._resyncing:
+            while self.controller.intake.resyncing:
                 await asyncio.sleep(0.005)
         await asyncio.wait_for(wait(), timeout)
 

@@ -90,7 +90,7 @@ def main_screen(app: App[Any]) -> MainScreen:
 
 def _quiet(app: MainApp) -> bool:
     controller = app.session
-    tasks_done = controller is None or all(t.done() for t in controller._tasks)
+    tasks_done = controller is None or all(t.done() for t in controller.intake.tasks)
     busy_workers = [w for w in app.workers if w.group != "stream" and not w.is_finished]
     # On a loaded machine each hop below can outlast the calm checks of ``settle``: frames the demo
     # sent that the stream has not read, changes posted to the app but not handled, widgets of the

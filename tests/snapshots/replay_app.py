@@ -76,7 +76,7 @@ async def play(pilot: Pilot[Any], timeout: float = 30.0) -> None:
     calm = 0
     while calm < 3:
         controller = app.session
-        quiet = (not controller._resyncing and all(t.done() for t in controller._tasks)
+        quiet = (not controller.intake.resyncing and all(t.done() for t in controller.intake.tasks)
                  and not app._pending and not app._flush_scheduled)
         calm = calm + 1 if quiet else 0
         assert loop.time() < deadline, "the replay app did not settle"

@@ -80,7 +80,7 @@ def test_preview_provider_unreachable_names_model_cause_and_fix(caplog: pytest.L
     caplog.set_level(logging.WARNING, logger="octui")
     ctl, changes = controller(Dialect.PREVIEW)
     for frame in preview_frames():
-        ctl._ingest(frame)
+        ctl.intake.ingest(frame)
     msg = failed_message(ctl.store, SID)
     shown = failure_text(msg).plain
     assert shown.splitlines() == [
@@ -96,7 +96,7 @@ def test_v2_no_route_has_no_step_so_the_selected_model_is_named(caplog: pytest.L
     caplog.set_level(logging.WARNING, logger="octui")
     ctl, _ = controller(Dialect.V2)
     for frame in v2_no_route_frames():
-        ctl._ingest(frame)
+        ctl.intake.ingest(frame)
     msg = failed_message(ctl.store, "ses_v2")
     assert msg.role == "notice"
     assert failure_text(msg).plain.splitlines()[0] == (
@@ -114,7 +114,7 @@ def test_a_retried_step_says_so_and_offers_no_fix() -> None:
         ("session.step.failed", base | {"error": error}),
         ("session.retry.scheduled", base | {"attempt": 2, "at": 5, "error": error}),
     ], start=1):
-        ctl._ingest({"id": f"evt_{n}", "created": n, "type": kind,
+        ctl.intake.ingest({"id": f"evt_{n}", "created": n, "type": kind,
                      "durable": {"aggregateID": "ses_r", "seq": n, "version": 1}, "data": data})
     msg = failed_message(ctl.store, "ses_r")
     assert failure_text(msg).plain == (

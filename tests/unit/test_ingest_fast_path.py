@@ -225,7 +225,7 @@ def snapshot(store: Store) -> str:
 
 
 def apply_fast(store: Store, frame: dict[str, Any]) -> tuple[list[Change], bool]:
-    """What ``SessionService._ingest`` does for a v2 frame; also says whether the fast path served it."""
+    """What ``StreamIntake.ingest`` does for a v2 frame; also says whether the fast path served it."""
     fast = plain_delta(frame)
     changes = None if fast is None else store.apply_delta(*fast)
     if changes is not None:
@@ -334,7 +334,7 @@ def test_preview_fast_path_equals_normalising(frame: dict[str, Any]) -> None:
 
 
 async def test_controller_ingest_equals_reference_store() -> None:
-    """Through ``SessionService._ingest`` (both dialects' fast paths) against parse + apply."""
+    """Through ``StreamIntake.ingest`` (both dialects' fast paths) against parse + apply."""
 
     class Client:
         dialect = Dialect.V2
@@ -350,7 +350,7 @@ async def test_controller_ingest_equals_reference_store() -> None:
                                                       "id": "call_1", "delta": "{}"}},
     ]
     for frame in frames:
-        controller._ingest(copy.deepcopy(frame))
+        controller.intake.ingest(copy.deepcopy(frame))
         reference.apply(parse_event(copy.deepcopy(frame)))
     assert snapshot(controller.store) == snapshot(reference)
     text = controller.store.sessions[SID].messages[MID].parts[0]
@@ -358,12 +358,12 @@ async def test_controller_ingest_equals_reference_store() -> None:
 
     preview = {"type": "session.next.text.delta", "data": {
         "timestamp": 1, "sessionID": SID, "assistantMessageID": MID, "textID": "text-0", "delta": "!"}}
-    controller._ingest(copy.deepcopy(preview))  # switches the dialect, then normalises
+    controller.intake.ingest(copy.deepcopy(preview))  # switches the dialect, then normalises
     normalised = Normaliser().event(copy.deepcopy(preview))
     assert normalised is not None
     reference.apply(parse_event(normalised))
     assert controller.client.dialect is Dialect.PREVIEW
     assert snapshot(controller.store) == snapshot(reference)
-    for task in list(controller._tasks):
+    for task in list(controller.intake.tasks):
         task.cancel()
     await asyncio.sleep(0)

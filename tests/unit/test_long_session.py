@@ -82,7 +82,7 @@ class Rig:
     async def settle(self) -> None:
         for _ in range(3):
             await self.demo.idle()
-            await until(lambda: all(t.done() for t in self.controller._tasks))
+            await until(lambda: all(t.done() for t in self.controller.intake.tasks))
             await asyncio.sleep(0.01)
 
     def server_ids(self, session_id: str) -> list[str]:

@@ -333,7 +333,7 @@ class Rig:
     async def settle(self) -> None:
         for _ in range(3):
             await self.demo.idle()
-            while not all(t.done() for t in self.controller._tasks):
+            while not all(t.done() for t in self.controller.intake.tasks):
                 await asyncio.sleep(0.005)
             await asyncio.sleep(0.01)
 

@@ -68,7 +68,7 @@ class Rig:
         """Scripts idle and the controller's follow-up tasks (fetches, resyncs) done."""
         for _ in range(3):
             await self.demo.idle()
-            await self.wait_for(lambda: all(t.done() for t in self.controller._tasks))
+            await self.wait_for(lambda: all(t.done() for t in self.controller.intake.tasks))
             await asyncio.sleep(0.01)
 
     async def stop(self) -> None:

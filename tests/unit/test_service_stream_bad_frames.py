@@ -1,5 +1,5 @@
 """The bad-input corpus (tests/fixtures/bad/) through the REAL path: ``EventStream`` (bytes, SSE
-framing, JSON) → ``SessionService._on_frame`` → ``Store``, with ``/api/event`` served by an
+framing, JSON) → ``StreamIntake._on_frame`` → ``Store``, with ``/api/event`` served by an
 ``httpx.MockTransport``.
 
 For every case: nothing escapes (no handler failure, no crash), every frame that is a valid event on
@@ -93,7 +93,7 @@ async def run_controller(body: bytes) -> tuple[SessionService, list[Change]]:
     task = asyncio.create_task(controller.run())
     try:
         await asyncio.wait_for(one_pass(), 10.0)
-        while controller._resyncing:  # bounded by the resync's own (failing, fast) HTTP calls
+        while controller.intake.resyncing:  # bounded by the resync's own (failing, fast) HTTP calls
             await asyncio.sleep(0.005)
     finally:
         controller.stop()

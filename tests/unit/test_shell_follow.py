@@ -9,7 +9,7 @@ import pytest
 from tui.client.http import OpenCodeClient
 from tui.client.stream import StreamState
 from tui.demo import DemoServer
-from tui.session import service as service_module
+from tui.session import intake as intake_module
 from tui.session.service import SessionService
 from tui.state.changes import Change
 from tui.state.store import Store
@@ -26,7 +26,7 @@ async def wait_for(predicate: object, timeout: float = 5.0) -> None:
 
 @pytest.fixture
 def fast_poll(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(service_module, "SHELL_POLL_S", 0.01)
+    monkeypatch.setattr(intake_module, "SHELL_POLL_S", 0.01)
 
 
 async def test_running_shell_output_is_followed_then_polling_stops(fast_poll: None) -> None:
@@ -63,7 +63,7 @@ async def test_running_shell_output_is_followed_then_polling_stops(fast_poll: No
         server.emit("session.tool.success", base | {"content": [{"type": "text", "text": "done"}],
                                                     "metadata": {"exit": 0}, "executed": True})
         await wait_for(lambda: call().finished)  # type: ignore[union-attr]
-        await wait_for(lambda: not ctl._shells)
+        await wait_for(lambda: not ctl.intake._shells)
         server.shells["sh_live1"] += "after the end\n"
         await asyncio.sleep(0.1)
         assert "after the end" not in call().live_output  # type: ignore[union-attr]

@@ -47,7 +47,7 @@ async def open_session(replay: ReplayServer, *, identify: bool) -> tuple[Session
     await (client.identify() if identify else client.connect())
     controller = SessionService(client, Store(), lambda _c: None, lambda _s: None)
     warnings: list[str] = []
-    controller._warn = warnings.append  # type: ignore[method-assign]
+    controller.intake.warn = warnings.append  # type: ignore[method-assign]
     await controller.open_session(SID)
     await client.aclose()
     return controller, warnings
@@ -83,12 +83,12 @@ async def test_event_names_tell_the_generation_when_nothing_else_did() -> None:
     controller = SessionService(Client(), Store(), lambda _c: None, lambda _s: None)  # type: ignore[arg-type]
     frames = [r["data"] for r in records(TRACES_20 / "traces" / "m01_queue.jsonl") if "data" in r]
     admitted = next(f for f in frames if f["type"] == "session.input.admitted")
-    controller._ingest(copy.deepcopy(admitted))
+    controller.intake.ingest(copy.deepcopy(admitted))
     assert controller.client.dialect is Dialect.V2_0_PREVIEW
     inbox = controller.store.sessions[SID].inbox
     assert list(inbox) == [admitted["data"]["inputID"]]
     promoted = next(f for f in frames if f["type"] == "session.input.promoted")
-    controller._ingest(copy.deepcopy(promoted))
+    controller.intake.ingest(copy.deepcopy(promoted))
     user = controller.store.sessions[SID].messages[admitted["data"]["inputID"]]
     assert user.role == "user" and user.text == admitted["data"]["input"]["data"]["text"]
     assert not inbox

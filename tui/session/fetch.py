@@ -1,10 +1,11 @@
 """How the session service loads a session: once per stream connection, newest messages first.
 
-No Textual. ``SessionFetcher`` is owned by ``SessionService`` (``tui/session/service.py``), which
-owns the client, the store, the stream state and the frame buffer (``FrameHold``). A load fetches
-the session's info, the newest page of its history (``HistoryPager``; older pages follow in the
-background), its inbox, then the ancestors and the subagent tree. Live frames are held back while
-the snapshot is read, so nothing the stream says in between is overwritten by an older snapshot.
+No Textual. ``SessionFetcher`` is owned by ``SessionService`` (``tui/session/service.py``); the
+stream state and the frame buffer (``FrameHold``) are its ``StreamIntake``'s (``intake.py``).
+A load fetches the session's info, the newest page of its history (``HistoryPager``; older pages
+follow in the background), its inbox, then the ancestors and the subagent tree. Live frames are
+held back while the snapshot is read, so nothing the stream says in between is overwritten by an
+older snapshot.
 """
 
 from __future__ import annotations

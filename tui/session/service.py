@@ -1,21 +1,21 @@
 """The session service: THE command path between the UI and the server. No Textual.
 
-``SessionService`` owns the client, the event stream and the store. The app gives it two
-callbacks (changes, connection state), ``connect``s it at start-up (``ready`` is set then), and
-every screen calls one async method per command (prompt, model, agent, interrupt, replies to
-asks, revert, compact, rename, delete, session pages, catalog …). It resyncs over HTTP after
-every (re)connect (the stream has no replay) and handles the store's own follow-ups
-(``need_message``, ``check_active``): those never reach the UI callback. State changes go through
-the store's reducers only, and come back as ``Change``s.
+``SessionService`` owns the client and the store. The app gives it two callbacks (changes,
+connection state), ``connect``s it at start-up (``ready`` is set then), and every screen calls one
+async method per command (prompt, model, agent, interrupt, replies to asks, revert, compact, rename,
+delete, session pages, catalog …). Every batch of changes passes the auto-approver on its way out.
+
+What the server says on its own (the event stream, frame ingest, resync after every reconnect,
+the store's follow-ups, live shell output) is handled by its ``StreamIntake``
+(``tui/session/intake.py``); ``run`` runs it. State changes go through the store's reducers only,
+and come back as ``Change``s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
-import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -24,8 +24,7 @@ import httpx
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.stream import EventStream, StreamState
-from tui.protocol.dialects import Capabilities, Dialect, FrameNormaliser, detect
-from tui.protocol.events import ProtocolError, parse_event
+from tui.protocol.dialects import Capabilities
 from tui.protocol.models import (
     AgentInfo,
     FormInfo,
@@ -41,32 +40,15 @@ from tui.session.auto_approve import AutoApprover, ModeBook
 from tui.session.commands import Catalog, send_input, slash_skills
 from tui.session.fetch import SessionFetcher
 from tui.session.history_pager import HistoryPager
-from tui.state.changes import (
-    INTERNAL,
-    Change,
-    CheckActive,
-    LogLine,
-    NeedMessage,
-    PartChanged,
-    Resynced,
-    TurnFailed,
-)
+from tui.session.intake import StreamIntake
+from tui.state.changes import INTERNAL, Change
 from tui.state.store import Store
-from tui.state.transcript import ToolCall
-from tui.text.failures import failure_log_line
-
-log = logging.getLogger("octui")
 
 ChangeSink = Callable[[list[Change]], None]
 StateSink = Callable[[StreamState], None]
 
 FIRST_CONNECT_WAIT_S = 0.5  # open_session waits this long for the stream before loading anyway
 READY_WAIT_S = 30.0  # a command issued during start-up waits this long for the connection
-ACTIVE_POLL_S = 4.0  # busy sessions with a silent stream are re-checked this often
-SHELL_POLL_S = 0.5  # live output of a running v2 shell is fetched this often
-SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
-SHELL_KEEP_CHARS = 1_000_000
-MARKS_MAX = 1024  # event types remembered by ``_mark`` (a server has a few hundred at most)
 SESSION_PAGE = 50  # sessions per page of the session browser
 
 
@@ -74,7 +56,6 @@ class SessionService:
     """One object owns the conversation with the server; see the module docstring."""
 
     client: OpenCodeClient
-    stream: EventStream
     history: HistoryPager
     fetcher: SessionFetcher
     catalog: Catalog
@@ -85,40 +66,28 @@ class SessionService:
         """``client`` None: the app ``connect``s later (start-up may first start a server)."""
         self.store = store
         self.directory = directory
-        self.heartbeat_timeout = heartbeat_timeout
         self.health: Health | None = None
         self._ready = asyncio.Event()
+        self.current: str | None = None
         # Permission modes: every batch of changes passes the auto-approver before the UI sees it,
         # so an ask the mode answers is claimed (and never opens a dialog).
-        self.auto = AutoApprover(store, self.reply_permission, self._spawn, on_changes, modes)
         self.on_changes: ChangeSink = self._reviewed(on_changes)
-        self._unreviewed = on_changes  # text/reasoning delta changes: nothing to review or follow
-        self.on_state = on_state
-        # Frames of the connected generation -> pinned v2 frames; rebuilt when the generation
-        # changes (detected late, from an event name or a route's 404).
-        self._frames_of: Dialect | None = None
-        self._frames: FrameNormaliser | None = None
-        self._marks: dict[str, Dialect | None] = {}  # event type -> the generation it names, if any
-        self.current: str | None = None
-        self.stream_state: StreamState | None = None
-        self._holds = 0  # resyncs and history loads under way: live frames wait in _buffer
-        self._buffer: list[dict[str, Any]] = []
-        self._connected = asyncio.Event()
-        self._last_frame = time.monotonic()
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._shells: set[tuple[str, str, str]] = set()
-        self._logged = 0  # store warnings already logged
+        # Text/reasoning delta changes skip the review: nothing to review or follow in them.
+        self.intake = StreamIntake(store, self.on_changes, on_changes, on_state, self._reload_open,
+                                   heartbeat_timeout=heartbeat_timeout)
+        self.auto = AutoApprover(store, self.reply_permission, self.intake.spawn, on_changes, modes)
         if client is not None:
             self._attach(client)
 
     # ---------------------------------------------------------------- start-up
     def _attach(self, client: OpenCodeClient) -> None:
         self.client = client
-        self.stream = EventStream(client, self._on_frame, self._on_stream_state,
-                                  heartbeat_timeout=self.heartbeat_timeout, on_warning=self._warn)
-        self.history = HistoryPager(client, self.store, self.on_changes, self._start)
-        self.fetcher = SessionFetcher(client, self.store, self.history, self, lambda: self.stream_state,
-                                      self._start, lambda text: self._warn(text))
+        self.intake.attach(client)
+        self.history = HistoryPager(client, self.store, self.on_changes, self.intake.start)
+        # Warnings go through ``intake.warn`` at call time (tests capture them there).
+        self.fetcher = SessionFetcher(client, self.store, self.history, self.intake,
+                                      lambda: self.intake.stream_state, self.intake.start,
+                                      lambda text: self.intake.warn(text))
         self.catalog = Catalog(client, self.directory)
         self._ready.set()
 
@@ -176,169 +145,29 @@ class SessionService:
             with contextlib.suppress(Exception):
                 await self.client.aclose()
 
-    # ---------------------------------------------------------------- stream
+    # ---------------------------------------------------------------- stream (see StreamIntake)
+    @property
+    def stream(self) -> EventStream:
+        return self.intake.stream
+
+    @property
+    def stream_state(self) -> StreamState | None:
+        """The stream's last state (None before it first connects)."""
+        return self.intake.stream_state
+
     async def run(self) -> None:
-        """Run the stream and the busy watchdog until cancelled."""
-        watchdog = asyncio.create_task(self._busy_watchdog())
-        try:
-            await self.stream.run()
-        finally:
-            watchdog.cancel()
-            for task in list(self._tasks):
-                task.cancel()
+        """Run the stream, its follow-ups and the busy watchdog until cancelled."""
+        await self.intake.run()
 
     def stop(self) -> None:
-        self.stream.stop()
+        self.intake.stop()
 
-    def _warn(self, text: str) -> None:
-        log.warning("%s", text)
-        self.store.warn(text)
-        self.on_changes([LogLine(text)])
-
-    async def _on_stream_state(self, state: StreamState) -> None:
-        previous = self.stream_state
-        self.stream_state = state
-        self.on_state(state)
-        if state.phase == "connected" and (previous is None or previous.generation != state.generation):
-            if previous is not None and previous.generation:
-                self.store.stream_gap()  # before the new connection's first frame is applied
-            self._connected.set()
-            self._spawn(self.resync())
-
-    async def _on_frame(self, frame: dict[str, Any]) -> None:
-        self._last_frame = time.monotonic()
-        if self._holds:
-            self._buffer.append(frame)
-            return
-        self._ingest(frame)
-
-    def _ingest(self, frame: Any) -> None:
-        # Every frame of the stream passes here (issue #8 budget): keep it flat.
-        client = self.client
-        event = None
-        try:
-            if not isinstance(frame, dict):
-                raise ProtocolError(f"event frame is a {type(frame).__name__}, not an object")
-            kind = frame.get("type")
-            if type(kind) is str:
-                try:
-                    marked = self._marks[kind]
-                except KeyError:
-                    marked = self._mark(kind)
-                if marked is not None and marked is not client.dialect:
-                    self._heard(kind, marked)  # a type only one generation sends: the server's
-            frames = self._frames
-            if frames is None or self._frames_of is not client.dialect:
-                frames = self._frames_for(client.dialect)
-            # Most frames are deltas for a part the store has: those need no event object.
-            fast = frames.plain_delta(frame)
-            changes = None if fast is None else self.store.apply_delta(*fast)
-            if changes is None:
-                if not frames.identity:
-                    frame = frames.event(frame)
-                    if frame is None:
-                        return
-                event = parse_event(frame)
-        except ProtocolError as exc:
-            self._warn(f"bad event frame: {exc}")
-            return
-        if event is not None:
-            changes = self.store.apply(event)
-        elif changes and fast is not None and fast[0] != "tool":
-            # One "part" change of a text or reasoning block: the auto-approver only reads ask and
-            # transcript changes and follow-ups only tool parts, so neither needs to see it.
-            self._unreviewed(changes)
-            return
-        if changes:
-            self._follow_up(changes)
-            self.on_changes(changes)
-        elif event is not None and event.is_unknown and self.store.warned != self._logged:
-            # Unknown events never change anything; each kind is logged once (the store warns once).
-            self._logged = self.store.warned
-            log.info("%s", self.store.warnings[-1])
-
-    def _frames_for(self, dialect: Dialect) -> FrameNormaliser:
-        self._frames_of = dialect
-        self._frames = dialect.frames()
-        return self._frames
-
-    def _mark(self, kind: str) -> Dialect | None:
-        found = detect.from_event_type(kind)
-        if len(self._marks) < MARKS_MAX:
-            self._marks[kind] = found
-        return found
-
-    def _heard(self, kind: str, found: Dialect) -> None:
-        """The stream names the generation: follow it (the health probe only knows the family,
-        and a server without ``/openapi.json`` is told apart only here)."""
-        log.info("event %s: the server speaks %s, not %s", kind, found.label, self.client.dialect.label)
-        self.client.dialect = found
-
-    def _follow_up(self, changes: list[Change]) -> None:
-        for change in changes:
-            if isinstance(change, PartChanged):
-                if change.part_key.startswith("tool:"):
-                    self._maybe_follow_shell(change)
-            elif isinstance(change, NeedMessage):
-                self._spawn(self._fetch_message(change.session_id, change.message_id))
-            elif isinstance(change, CheckActive):
-                self._spawn(self._check_active_soon())
-            elif isinstance(change, TurnFailed):
-                self._log_failure(change)
-
-    def _log_failure(self, change: TurnFailed) -> None:
-        """A turn failed: octui.log says which model and why, as the server said it."""
-        state = self.store.sessions.get(change.session_id)
-        message = state.messages.get(change.message_id) if state else None
-        if state is None or message is None or message.error is None:
-            return
-        model = message.model or (state.info.model if state.info else None)
-        log.warning("%s", failure_log_line(state.id, message.error, model))
-
-    # ---------------------------------------------------------------- live shell output
-    def _maybe_follow_shell(self, change: PartChanged) -> None:
-        """v2 shells report a ``shellID`` while running: poll its output until the tool ends."""
-        if not self.client.dialect.caps.shell_output:
-            return
-        call = self._call(change.session_id, change.message_id, change.part_key[5:])
-        if call is None or call.finished or call.shell_id is None:
-            return
-        key = (change.session_id, change.message_id, call.id)
-        if key not in self._shells:
-            self._shells.add(key)
-            self._spawn(self._poll_shell(*key, call.shell_id))
-
-    def _call(self, session_id: str, message_id: str, call_id: str) -> ToolCall | None:
-        state = self.store.sessions.get(session_id)
-        message = state.messages.get(message_id) if state else None
-        return message.tool(call_id) if message else None
-
-    async def _poll_shell(self, session_id: str, message_id: str, call_id: str, shell_id: str) -> None:
-        cursor = 0
-        failures = 0
-        deadline = time.monotonic() + SHELL_FOLLOW_MAX_S
-        try:
-            while time.monotonic() < deadline and failures < 3:
-                call = self._call(session_id, message_id, call_id)
-                if call is None or call.finished:
-                    return
-                try:
-                    out = await self.client.shell_output(shell_id, cursor)
-                except OctuiError:
-                    failures += 1
-                    await asyncio.sleep(SHELL_POLL_S)
-                    continue
-                text = out.get("output")
-                next_cursor = out.get("cursor")
-                if isinstance(next_cursor, int) and next_cursor >= cursor:
-                    cursor = next_cursor
-                if isinstance(text, str) and text:
-                    # Keep the tail only: a runaway command must not grow memory without bound.
-                    self._emit(self.store.append_shell_output(session_id, message_id, call_id, text,
-                                                              SHELL_KEEP_CHARS))
-                await asyncio.sleep(SHELL_POLL_S)
-        finally:
-            self._shells.discard((session_id, message_id, call_id))
+    async def _reload_open(self) -> list[Change]:
+        """A resync re-reads the open session (after busy state and asks)."""
+        if not self.current:
+            return []
+        changes = await self.fetcher.load(self.current)
+        return changes + await self.intake.settle_abandoned(self.current)
 
     def _reviewed(self, sink: ChangeSink) -> ChangeSink:
         def emit(changes: list[Change]) -> None:
@@ -349,116 +178,14 @@ class SessionService:
             sink(changes + self.auto.review(changes))
         return emit
 
-    def _spawn(self, coro: Any) -> None:
-        self._start(coro)
-
-    def _start(self, coro: Any) -> asyncio.Task[Any]:
-        task = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    # ---------------------------------------------------------------- resync
-    async def resync(self) -> None:
-        """Re-read what the stream cannot replay: busy state, pending asks, the open session."""
-        self.hold()
-        try:
-            changes: list[Change] = []
-            with contextlib.suppress(OctuiError):
-                changes += self.store.set_active(await self.client.active())
-            changes += await self._refresh_asks()
-            if self.current:
-                changes += await self.fetcher.load(self.current)
-                changes += await self._settle_abandoned(self.current)
-            self.on_changes(changes + [Resynced()])
-        except OctuiError as exc:
-            self._warn(f"resync failed: {exc}")
-        finally:
-            self.release()
-
-    @property
-    def _resyncing(self) -> bool:
-        """A resync or a history load is under way (live frames are buffered)."""
-        return self._holds > 0
-
-    def hold(self) -> None:
-        """Live frames wait in a buffer (a snapshot is being read)."""
-        self._holds += 1
-
-    def release(self) -> None:
-        """One snapshot is in the store: when none is left, the held frames are applied."""
-        self._holds -= 1
-        if self._holds:
-            return
-        buffered, self._buffer = self._buffer, []
-        for frame in buffered:
-            self._ingest(frame)
-
-    async def _settle_abandoned(self, session_id: str) -> list[Change]:
-        """After its history was read: if the server runs no turn in the session, every turn
-        still open in it is over (a server that was killed never ends them): mark them
-        interrupted, and keep what streamed but was not saved (``tui/state/interrupts.py``).
-        Asked after the history was read, so a turn started meanwhile shows as busy."""
-        state = self.store.sessions.get(session_id)
-        if state is None or not any(m.streaming for m in state.messages.values()):
-            return []
-        try:
-            active = await self.client.active()
-        except OctuiError:
-            return []
-        if session_id in active:
-            return []
-        return self.store.set_active(active, known_only=True) + self.store.mark_abandoned(session_id)
-
-    async def _refresh_asks(self) -> list[Change]:
-        try:
-            permissions = await self.client.pending_permissions()
-            questions = await self.client.pending_questions()
-            forms = await self.client.pending_forms() if self.client.dialect.caps.forms else None
-        except OctuiError as exc:
-            self._warn(f"could not load pending asks: {exc}")
-            return []
-        return self.store.set_asks(permissions, questions, forms)
-
-    async def _fetch_message(self, session_id: str, message_id: str) -> None:
-        try:
-            raw = await self.client.get_message(session_id, message_id)
-        except OctuiError:
-            return  # not projected yet; the next durable event will fill it in
-        self.on_changes(self.store.upsert_message(session_id, raw))
-
-    async def _check_active_soon(self) -> None:
-        await asyncio.sleep(0.5)
-        await self.check_active()
-
-    async def check_active(self) -> None:
-        try:
-            active = await self.client.active()
-        except OctuiError:
-            return
-        changes = self.store.set_active(active, known_only=True)
-        if changes:
-            self.on_changes(changes)
-
-    async def _busy_watchdog(self) -> None:
-        """1.18 can end a turn with no event at all: ask the server when a busy session goes quiet."""
-        while True:
-            await asyncio.sleep(ACTIVE_POLL_S)
-            quiet = time.monotonic() - self._last_frame > ACTIVE_POLL_S
-            if quiet and self.store.busy_ids() and self.stream_state and \
-                    self.stream_state.phase == "connected":
-                await self.check_active()
-
     # ---------------------------------------------------------------- actions
     async def open_session(self, session_id: str) -> None:
         self.current = session_id
-        if not self._connected.is_set():
-            # Connect the stream first, then read the history (nothing falls in between); the
-            # first resync then shares this load instead of making a second one.
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._connected.wait(), FIRST_CONNECT_WAIT_S)
+        # Connect the stream first, then read the history (nothing falls in between); the
+        # first resync then shares this load instead of making a second one.
+        await self.intake.wait_connected(FIRST_CONNECT_WAIT_S)
         changes = await self.fetcher.load(session_id)
-        changes += await self._settle_abandoned(session_id)
+        changes += await self.intake.settle_abandoned(session_id)
         if changes:
             self.on_changes(changes)
 
@@ -556,7 +283,7 @@ class SessionService:
                     elif self.client.dialect.caps.forms and isinstance(ask, FormInfo):
                         await self.client.form_cancel(session_id, ask.id)
             await self.client.interrupt(session_id)
-        self._spawn(self._check_active_soon())
+        self.intake.recheck_active()
 
     async def cancel_pending(self, session_id: str, inbox_id: str) -> None:
         await self.client.inbox_cancel(session_id, inbox_id)
@@ -580,7 +307,6 @@ class SessionService:
 
     async def cancel_form(self, session_id: str, form_id: str) -> None:
         await self.client.form_cancel(session_id, form_id)
-
 
     # ---------------------------------------------------------------- session actions
     async def revert_stage(self, session_id: str, message_id: str) -> SessionRevert:
