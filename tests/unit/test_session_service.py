@@ -144,6 +144,15 @@ async def test_list_sessions_pages_and_teaches_the_store(v2: Rig) -> None:
     assert SessionChanged("ses_1") in v2.changes  # the store's reducer reported it
 
 
+async def test_session_info_is_read_and_taught_to_the_store(v2: Rig) -> None:
+    route = v2.router.get("/api/session/ses_far").respond(200, json={"data": session_json("ses_far")})
+    info = await v2.service.session_info("ses_far")
+    assert info.id == "ses_far"
+    assert request_line(route) == ("GET", "/api/session/ses_far")
+    assert "ses_far" in v2.store.sessions
+    assert SessionChanged("ses_far") in v2.changes
+
+
 async def test_latest_root_session(v2: Rig, preview: Rig) -> None:
     route = v2.router.get("/api/session").respond(200, json={"data": [session_json("ses_new")], "cursor": {}})
     latest = await v2.service.latest_root_session()
