@@ -1,5 +1,5 @@
-"""The main screen's components: the composer panel hands a prompt to the screen as
-``PromptSubmitted``, and the screen routes it to the session (one way, no back and forth)."""
+"""The main screen's components: on Enter the screen asks the composer panel for the prompt
+(``PromptSubmitted``, or nothing for octui's own commands) and sends it through the session."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from widgets.composer.composer_panel import ComposerPanel
 def submitted(monkeypatch: pytest.MonkeyPatch) -> list[ComposerPanel.PromptSubmitted]:
     """The prompts the screen was asked to send (the sending itself is replaced)."""
     seen: list[ComposerPanel.PromptSubmitted] = []
-    monkeypatch.setattr(MainScreen, "_send", lambda self, prompt: seen.append(prompt))
+    monkeypatch.setattr(MainScreen, "send_prompt", lambda self, prompt: seen.append(prompt))
     return seen
 
 
-async def test_enter_posts_prompt_submitted_with_text_delivery_and_attachments(
+async def test_enter_sends_the_prompt_with_text_delivery_and_attachments(
         tmp_path: Path, submitted: list[ComposerPanel.PromptSubmitted]) -> None:
     (tmp_path / "notes.md").write_text("# notes\n", encoding="utf-8")
     with seeded() as (demo, sid):
@@ -69,7 +69,7 @@ async def test_the_screen_sends_a_submitted_prompt_to_the_open_session() -> None
             await wait_connected(pilot)
             main = app.screen_main()
             composer(app).text = "queued"
-            main.composer.post_message(ComposerPanel.PromptSubmitted("queued", "queue"))
+            main.send_prompt(ComposerPanel.PromptSubmitted("queued", "queue"))
             await settle(pilot)
             assert recorder.posts("/prompt") == [{"text": "queued", "delivery": "queue"}]
             assert main.session_id == sid
@@ -82,7 +82,7 @@ async def test_a_prompt_on_the_home_screen_creates_the_session_it_goes_to() -> N
         await wait_connected(pilot)
         main = app.screen_main()
         assert main.session_id is None
-        main.composer.post_message(ComposerPanel.PromptSubmitted("hello", "steer"))
+        main.send_prompt(ComposerPanel.PromptSubmitted("hello", "steer"))
         await settle(pilot)
         assert main.session_id is not None
         assert recorder.posts("/prompt") == [{"text": "hello", "delivery": "steer"}]

@@ -317,13 +317,15 @@ class MainScreen(Screen[None]):
             self.restore_view()
 
     # ------------------------------------------------------------------ sending: composer -> session
-    @on(ComposerPanel.PromptSubmitted)
-    def _prompt_submitted(self, event: ComposerPanel.PromptSubmitted) -> None:
+    @on(Composer.Submitted)
+    def _submitted(self, event: Composer.Submitted) -> None:
         event.stop()
-        self._send(event)
+        prompt = self.composer.submission(event)  # None: octui's own /command, run by the panel
+        if prompt is not None:
+            self.send_prompt(prompt)
 
     @work(group="send", exit_on_error=False)
-    async def _send(self, prompt: ComposerPanel.PromptSubmitted) -> None:
+    async def send_prompt(self, prompt: ComposerPanel.PromptSubmitted) -> None:
         app = octui_app(self)
         session = app.session
         if not await session.ready():  # wait (bounded, 30 s) for start-up instead of refusing the prompt
@@ -391,10 +393,6 @@ class MainScreen(Screen[None]):
             toast(self, f"Could not change the pending prompt: {exc}", severity="warning")
 
     # ------------------------------------------------------------------ widgets' messages, to their owners
-    @on(Composer.Submitted)
-    def _submitted(self, event: Composer.Submitted) -> None:
-        self.composer.submitted(event)
-
     @on(Composer.CompletionRequested)
     def _completion_requested(self, event: Composer.CompletionRequested) -> None:
         self.composer.complete(event)

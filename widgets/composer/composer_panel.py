@@ -3,8 +3,9 @@
 It owns the ``Composer`` and what sits around it: the completion menu's answers (slash commands,
 skills, ``@`` files, local paths after ``/attach``), the files attached by path (the chip row),
 the draft of each session (kept in the state dir), the pending prompts row, octui's own
-``/commands`` and ``$EDITOR``. A finished prompt leaves as ``PromptSubmitted``; the screen sends it
-and calls ``sent`` when it went.
+``/commands`` and ``$EDITOR``. The screen asks it what an Enter means (``submission``: a
+``PromptSubmitted`` to send, or nothing when it was octui's own command), sends the prompt through
+the session and calls ``sent`` when it went.
 
 Relative attachment paths are relative to octui's working directory, not the server's project
 directory: the file is on this machine and goes inline as a ``data:`` URL.
@@ -63,8 +64,9 @@ class ComposerPanel(Widget):
     DEFAULT_CSS = "ComposerPanel { display: none; }"
 
     @dataclass
-    class PromptSubmitted(Message):
-        """A prompt to send to the session on view (or to a new session on the home screen)."""
+    class PromptSubmitted:
+        """A prompt to send to the session on view (or to a new session on the home screen): what
+        ``submission`` hands the screen (a value, not a message: the screen asked for it)."""
 
         text: str
         delivery: str  # steer | queue
@@ -132,12 +134,13 @@ class ComposerPanel(Widget):
         self.composer.insert(text)
 
     # ------------------------------------------------------------------ submitting
-    def submitted(self, event: Composer.Submitted) -> None:
-        """Enter or Alt+Enter: an octui ``/command`` runs here; anything else goes to the screen."""
+    def submission(self, event: Composer.Submitted) -> PromptSubmitted | None:
+        """Enter or Alt+Enter: an octui ``/command`` runs here (None); anything else is the prompt
+        the screen sends, with the attached files and the ``@`` paths picked."""
         if self.local_command(event.text):
-            return
-        self.post_message(self.PromptSubmitted(event.text, event.delivery, list(self.attachments),
-                                               set(self.composer.mentioned)))
+            return None
+        return self.PromptSubmitted(event.text, event.delivery, list(self.attachments),
+                                    set(self.composer.mentioned))
 
     def local_command(self, text: str) -> bool:
         """Run an octui ``/command`` (``/model``, ``/help`` …); ``True`` when ``text`` was one."""
