@@ -238,12 +238,6 @@ async def test_send_a_skill(v2: Rig) -> None:
     assert sent(route) == {"skill": "skl_1"}
 
 
-async def test_prompt(v2: Rig) -> None:
-    route = v2.router.post(f"/api/session/{SID}/prompt").respond(200, json={"data": {}})
-    await v2.service.prompt(SID, "plain", delivery="queue")
-    assert sent(route) == {"text": "plain", "delivery": "queue"}
-
-
 async def test_set_model_and_agent(v2: Rig) -> None:
     model = v2.router.post(f"/api/session/{SID}/model").respond(204)
     agent = v2.router.post(f"/api/session/{SID}/agent").respond(204)

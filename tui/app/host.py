@@ -1,6 +1,6 @@
 """``octui_app(node)``: the running ``OctuiApp`` of a widget or screen, typed.
 
-Screens and widgets need the app's store, client and services; importing ``tui.app.app`` for the
+Screens and widgets need the app's store and its session service; importing ``tui.app.app`` for the
 type would make them part of an import circle with the app (which imports the screens). The cast
 names the class as a string, so the import happens for the type checker only.
 """

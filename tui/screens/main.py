@@ -7,9 +7,10 @@ flow, the status area (status bar, header, banner), the permission modes, the mo
 choice, and the transcript actions (copy, export, undo). Widgets keep their place in the layout;
 the components are non-visual helpers that find them by type.
 
-The screen keeps which session is on view, opens sessions, sends prompts and stops sessions, and
-routes: the widgets' messages to the component that owns them, the components' messages to the
-session layer, and the store's changes (``tui/app/messages.py``, posted once a frame by the app)
+The screen keeps which session is on view, opens sessions, sends prompts and stops sessions through
+the session layer (``app.session``; the components call it too for what they own: replies to asks,
+model and agent, pending prompts, older pages), and routes the widgets' messages to the component
+that owns them and the store's changes (``tui/app/messages.py``, posted once a frame by the app)
 to the component that shows them. Every key binding is declared here (help, palette and keymap are
 generated from them); each action hands over to its component.
 """
@@ -95,8 +96,8 @@ class MainScreen(Screen[None]):
         Binding("alt+down", "go('child')", "First child", show=False, id="octui.go_child"),
         Binding("alt+right", "go('next')", "Next sibling", show=False, id="octui.go_next"),
         Binding("alt+left", "go('previous')", "Previous sibling", show=False, id="octui.go_previous"),
-        # Session actions (tui/screens/session_actions.py). f6/f7 are priority: the composer's TextArea
-        # would take them for select-line/select-all.
+        # Transcript actions (widgets/transcript/transcript_actions.py). f6/f7 are priority: the
+        # composer's TextArea would take them for select-line/select-all.
         Binding("f3", "copy_code", "Copy code block", show=False, id="octui.copy_code"),
         Binding("f4", "undo", "Undo", show=False, id="octui.undo"),
         Binding("f5", "copy_last_answer", "Copy answer", show=False, id="octui.copy_last_answer"),
@@ -453,9 +454,6 @@ class MainScreen(Screen[None]):
     @on(ToolRow.OpenChild)
     def _open_child(self, event: ToolRow.OpenChild) -> None:
         self.open(event.session_id)
-
-    def on_sessions_screen_new_session(self, event: Any) -> None:
-        self.action_new_session()
 
     # ------------------------------------------------------------------ stopping
     def action_interrupt(self) -> None:

@@ -230,9 +230,6 @@ class SessionService:
         self.on_changes(changes)
         return info
 
-    async def prompt(self, session_id: str, text: str, delivery: str = "steer") -> None:
-        await self.client.prompt(session_id, text, delivery="queue" if delivery == "queue" else "steer")
-
     async def send(self, session_id: str, text: str, delivery: str = "steer", *,
                    model: ModelRef | None = None, agent: str | None = None,
                    mentioned: Iterable[str] = (), attachments: Sequence[dict[str, Any]] = ()) -> None:
