@@ -18,8 +18,8 @@ from textual import events
 from tests.e2e.app_driver import running_app
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import RealServer
+from tui.app.session_actions import last_answer
 from tui.export import export_markdown
-from tui.screens.session_actions import last_answer
 from tui.state.transcript import SessionState, TextBlock
 from widgets.composer.composer import Composer
 

@@ -20,10 +20,10 @@ import pytest
 from tests.e2e.app_driver import running_app
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import EventRecorder, RealServer
+from tui.app.session_actions import SessionActions, error_text
 from tui.client.errors import NotFound, Unavailable
 from tui.client.http import OpenCodeClient
 from tui.screens.revert import RevertScreen
-from tui.screens.session_actions import SessionActions, error_text
 from tui.session.service import SessionService
 from tui.state.store import Store
 

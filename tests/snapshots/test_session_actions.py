@@ -17,13 +17,13 @@ from tests.snapshots.main_app import NOW as MAIN_NOW
 from tests.snapshots.main_app import MainApp, ManualClock, frozen, make_demo, settle, wait_connected
 from tests.snapshots.sessions_app import NOW, FakeLoader, sample_sessions
 from tui.app import clock
+from tui.app.session_actions import CLIPBOARD_FILE, NewSessionRequest
 from tui.demo import DemoServer, assistant, text, user
 from tui.protocol.models import FileDiff, ModelRef, SessionInfo
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.new_session import NewSessionScreen
 from tui.screens.rename import RenameScreen
 from tui.screens.revert import RevertScreen
-from tui.screens.session_actions import CLIPBOARD_FILE, NewSessionRequest
 from tui.screens.sessions import SessionsScreen
 from widgets.transcript.message_view import MessageView
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.app.session_actions import message_copy_text
 from tui.export import export_json, export_markdown
-from tui.screens.session_actions import message_copy_text
 from tui.state.interrupts import INTERRUPTED, TOOL_INTERRUPTED
 from tui.state.store import Store
 from tui.state.transcript import Message, TextBlock, ToolCall

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from tui.app.notify import Notifier, alerts_for
-from tui.protocol.models import FileDiff, QuestionRequest, SessionInfo, SessionRevert, StructuredError
-from tui.screens.session_actions import (
+from tui.app.session_actions import (
     CLIPBOARD_FILE,
     SessionActions,
     clipboard_toast,
@@ -23,6 +22,7 @@ from tui.screens.session_actions import (
     undo_target,
     write_export,
 )
+from tui.protocol.models import FileDiff, QuestionRequest, SessionInfo, SessionRevert, StructuredError
 from tui.session.errors import Conflict, Unavailable
 from tui.session.service import SessionService
 from tui.state.changes import AsksChanged, Change, SessionChanged

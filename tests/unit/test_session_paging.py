@@ -16,8 +16,8 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tests.snapshots.sessions_app import SessionsApp
+from tui.app.session_pages import SessionPages
 from tui.client.http import OpenCodeClient
-from tui.screens.session_pages import SessionPages
 from tui.session.service import SessionService
 from tui.state.store import Store
 from widgets.sessions.session_list import SessionList

@@ -29,10 +29,10 @@ from tui.app.keymap import apply_keymap
 from tui.app.messages import BootFailed, ConnectionChanged, change_messages
 from tui.app.notify import Alert, Notifier, terminal_signal
 from tui.app.palette import ActionsProvider
+from tui.app.session_actions import SessionActions
 from tui.app.themes import persist_theme
 from tui.protocol.models import Health, ModelInfo
 from tui.screens.main import MainScreen
-from tui.screens.session_actions import SessionActions
 from tui.screens.sessions import SessionsScreen
 from tui.session.connect import LocalServer, StreamState
 from tui.session.errors import OctuiError
@@ -361,17 +361,8 @@ class OctuiApp(DiffedOutput[int]):
 
     # ------------------------------------------------------------------ actions
     async def open_session(self, session_id: str) -> bool:
-        """Load a session's history and show it; False (and a toast saying why) when it failed."""
-        if not self.session.is_ready:
-            return False
-        main = self.screen_main()
-        try:
-            await self.session.open_session(session_id)
-        except OctuiError as exc:
-            toast(self, f"Could not open session: {exc}", severity="error")
-            return False
-        main.show_session(session_id)
-        return True
+        """Load a session's history and show it (the main screen does); False when it failed."""
+        return await self.screen_main().load_and_show(session_id)
 
     async def action_quit(self) -> None:
         main = self._main_or_none()

@@ -37,9 +37,9 @@ from tui.app.messages import (
     ToastsFrame,
     TranscriptFrame,
 )
+from tui.app.session_pages import SessionPages
 from tui.screens.help import HelpScreen, binding_rows, help_sections
 from tui.screens.mode_confirm import ModeCommands
-from tui.screens.session_pages import SessionPages
 from tui.screens.sessions import SessionsScreen
 from tui.session.connect import StreamState
 from tui.session.errors import OctuiError
@@ -314,8 +314,21 @@ class MainScreen(Screen[None]):
         known = app.store.sessions.get(session_id)
         if known is None or not known.loaded:
             self.show_loading(session_id)
-        if not await app.open_session(session_id):
+        if not await self.load_and_show(session_id):
             self.restore_view()
+
+    async def load_and_show(self, session_id: str) -> bool:
+        """Load a session's history and show it; False (and a toast saying why) when it failed."""
+        app = octui_app(self)
+        if not app.session.is_ready:
+            return False
+        try:
+            await app.session.open_session(session_id)
+        except OctuiError as exc:
+            toast(app, f"Could not open session: {exc}", severity="error")
+            return False
+        self.show_session(session_id)
+        return True
 
     # ------------------------------------------------------------------ sending: composer -> session
     @on(Composer.Submitted)

@@ -17,9 +17,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
+from tui.app.session_actions import NewSessionRequest
 from tui.protocol.models import ModelRef
 from tui.screens.confirm import ACTIONS_CSS
-from tui.screens.session_actions import NewSessionRequest
 from tui.text.sanitize import clean_text
 from widgets.plain import plain, plain_line
 

@@ -16,9 +16,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.app.session_actions import RevertChoice
 from tui.protocol.models import FileDiff
 from tui.screens.confirm import ACTIONS_CSS
-from tui.screens.session_actions import RevertChoice
 from tui.text.sanitize import one_line
 
 __all__ = ["RevertScreen", "file_line", "file_mark"]

@@ -34,11 +34,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 import styles
+from tui.app.session_actions import NewSessionRequest
 from tui.protocol.models import ModelRef, SessionInfo
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.new_session import NewSessionScreen
 from tui.screens.rename import RenameScreen
-from tui.screens.session_actions import NewSessionRequest
 from tui.text.sanitize import one_line
 from widgets.plain import plain
 from widgets.sessions.session_list import SessionList

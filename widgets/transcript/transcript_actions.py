@@ -1,6 +1,6 @@
 """``TranscriptActions``: copy, export, compact, undo/redo and the revert panel for the session on view.
 
-The work itself lives in ``tui/screens/session_actions.py`` (``app.actions``); this picks the target,
+The work itself lives in ``tui/app/session_actions.py`` (``app.actions``); this picks the target,
 starts a worker and shows the revert panel.
 """
 
@@ -13,8 +13,8 @@ from textual.message import Message
 from textual.widget import Widget
 
 from tui.app.host import octui_app
+from tui.app.session_actions import revert_files, undo_target
 from tui.screens.revert import RevertScreen
-from tui.screens.session_actions import revert_files, undo_target
 from tui.state.transcript import SessionState
 from widgets.plain import toast
 from widgets.transcript.message_view import MessageView

@@ -4,9 +4,9 @@ Two layers:
 
 * pure helpers (no Textual, no HTTP) that pick what to copy, where to write, which message to
   revert to and how to word the toasts — unit tested directly;
-* ``SessionActions``: the glue the main screen and the session browser call. Every server call
-  runs in an app worker (``exit_on_error=False``) and reports its outcome as a toast. Widgets
-  never call it for HTTP themselves; screens do.
+* ``SessionActions`` (``app.actions``): the app's glue that the transcript actions and the session
+  browser call. Every server call goes through ``app.session``, runs in an app worker
+  (``exit_on_error=False``) and reports its outcome as a toast.
 
 Copying is honest (ANCHORS.md §2 item 1): Textual's ``App.copy_to_clipboard`` writes an OSC 52
 escape to the terminal and cannot know whether the terminal accepted it, so the toast says exactly
