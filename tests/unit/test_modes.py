@@ -363,7 +363,7 @@ def _replies(rig: Rig) -> list[str]:
 async def test_full_access_runs_the_demo_tour_without_a_dialog(rig: Rig) -> None:
     info = await rig.controller.create_session()
     rig.controller.auto.set_mode(info.id, F)
-    await rig.controller.prompt(info.id, "Give me a tour of this project.")
+    await rig.controller.send(info.id, "Give me a tour of this project.")
     await asyncio.wait_for(rig.settle(), 10)
 
     assert _replies(rig) == ["once"]
@@ -378,7 +378,7 @@ async def test_full_access_runs_the_demo_tour_without_a_dialog(rig: Rig) -> None
 
 async def test_supervised_leaves_the_shell_ask_for_the_user(rig: Rig) -> None:
     info = await rig.controller.create_session()
-    await rig.controller.prompt(info.id, "Give me a tour of this project.")
+    await rig.controller.send(info.id, "Give me a tour of this project.")
     await asyncio.wait_for(rig.settle(), 10)
 
     [pending] = list(rig.store.asks)
@@ -390,7 +390,7 @@ async def test_supervised_leaves_the_shell_ask_for_the_user(rig: Rig) -> None:
 async def test_interrupt_rejects_pending_asks_whatever_the_mode(rig: Rig) -> None:
     info = await rig.controller.create_session()
     rig.controller.auto.set_mode(info.id, E)  # shell is not an edit: it waits for the user
-    await rig.controller.prompt(info.id, "Give me a tour of this project.")
+    await rig.controller.send(info.id, "Give me a tour of this project.")
     await asyncio.wait_for(rig.settle(), 10)
     assert len(rig.store.asks) == 1
 

@@ -105,7 +105,7 @@ async def test_connects_and_resyncs_once(rig: Rig) -> None:
 
 async def test_prompt_streams_the_text_into_the_store(rig: Rig) -> None:
     info = await rig.controller.create_session()
-    await rig.controller.prompt(info.id, "Write something long.")
+    await rig.controller.send(info.id, "Write something long.")
     await rig.settle()
     state = rig.store.sessions[info.id]
     roles = [m.role for m in state.messages.values()]
@@ -126,7 +126,7 @@ async def test_open_session_loads_the_history(rig: Rig) -> None:
 
 async def test_resync_after_a_drop_rebuilds_the_same_transcript(rig: Rig) -> None:
     info = await rig.controller.create_session()
-    await rig.controller.prompt(info.id, "Give me a tour of this project.")
+    await rig.controller.send(info.id, "Give me a tour of this project.")
     await rig.settle()
     before = transcript(rig.store, info.id)
     [pending] = list(rig.store.asks)
@@ -145,7 +145,7 @@ async def test_resync_after_a_drop_rebuilds_the_same_transcript(rig: Rig) -> Non
 async def test_resync_recovers_what_the_stream_missed(rig: Rig) -> None:
     """Events emitted while disconnected are never replayed: the HTTP resync fills them in."""
     info = await rig.controller.create_session()
-    await rig.controller.prompt(info.id, "Give me a tour of this project.")
+    await rig.controller.send(info.id, "Give me a tour of this project.")
     await rig.settle()
     [pending] = list(rig.store.asks)
     stream = rig.controller.stream
@@ -169,7 +169,7 @@ async def test_resync_recovers_what_the_stream_missed(rig: Rig) -> None:
 
 async def test_interrupt_rejects_pending_permissions_first(rig: Rig) -> None:
     info = await rig.controller.create_session()
-    await rig.controller.prompt(info.id, "Give me a tour of this project.")
+    await rig.controller.send(info.id, "Give me a tour of this project.")
     await rig.settle()
     [pending] = list(rig.store.asks)
     assert isinstance(rig.store.asks[pending], PermissionRequest)

@@ -36,12 +36,13 @@ from tui.protocol.models import (
     SessionInfo,
     SessionRevert,
 )
-from tui.session.auto_approve import AutoApprover, ModeBook
+from tui.session.auto_approve import AutoAnswer, AutoApprover, ModeBook
 from tui.session.commands import Catalog, send_input, slash_skills
 from tui.session.fetch import SessionFetcher
 from tui.session.history_pager import HistoryPager
 from tui.session.intake import StreamIntake
 from tui.state.changes import INTERNAL, Change
+from tui.state.modes import Mode
 from tui.state.store import Store
 
 ChangeSink = Callable[[list[Change]], None]
@@ -304,6 +305,33 @@ class SessionService:
 
     async def cancel_form(self, session_id: str, form_id: str) -> None:
         await self.client.form_cancel(session_id, form_id)
+
+    # ---------------------------------------------------------------- permission modes
+    # Client-side (neither server generation takes a session's rules): the auto-approver answers
+    # what a mode allows. A mode belongs to a session tree's root; subagents follow it.
+    def mode_of(self, session_id: str) -> Mode:
+        return self.auto.mode_of(session_id)
+
+    def mode_root(self, session_id: str) -> str:
+        return self.auto.book.root(self.store, session_id)
+
+    def full_access_confirmed(self, root_id: str) -> bool:
+        """Full access asks once per session tree; True once it was confirmed."""
+        return self.auto.book.full_confirmed(root_id)
+
+    def set_mode(self, root_id: str, mode: Mode) -> bool:
+        """Set (and save) the mode of a tree; False when the state dir could not be written."""
+        if mode is Mode.FULL:
+            self.auto.book.confirm_full(root_id)
+        return self.auto.set_mode(root_id, mode)
+
+    def auto_answered(self, ask_id: str) -> bool:
+        """The mode answered (or is answering) this ask: it never opens a dialog."""
+        return self.auto.claims(ask_id)
+
+    def auto_answers(self) -> list[AutoAnswer]:
+        """What the modes allowed lately, for the inbox."""
+        return self.auto.history_for()
 
     # ---------------------------------------------------------------- session actions
     async def revert_stage(self, session_id: str, message_id: str) -> SessionRevert:

@@ -113,7 +113,7 @@ class AskFlow(Widget):
     def auto_answered(self, ask_id: str) -> bool:
         """The session's permission mode answers this ask itself (``tui.session.auto_approve``): no dialog."""
         session = octui_app(self).session
-        return session.is_ready and session.auto.claims(ask_id)
+        return session.is_ready and session.auto_answered(ask_id)
 
     def drop_stale(self) -> None:
         """After a resync: a dialog whose ask the server no longer has was answered elsewhere."""
@@ -207,7 +207,7 @@ class AskFlow(Widget):
         titles = await self._session_titles({ask.sessionID for ask in asks})
         rows = [(ask, titles.get(ask.sessionID) or ask.sessionID, tool_for_ask(app, ask))
                 for ask in asks if ask.id in store.asks]  # one may have been settled meanwhile
-        history = [a.text for a in app.session.auto.history_for()] if app.session.is_ready else []
+        history = [a.text for a in app.session.auto_answers()] if app.session.is_ready else []
         if not rows and not history:
             toast(self, "Nothing is waiting for you.", timeout=3)
             return

@@ -26,14 +26,14 @@ class PermissionModes(Widget):
         session = octui_app(self).session
         if not session.is_ready or session_id is None:
             return ""
-        mode = session.auto.mode_of(session_id)
+        mode = session.mode_of(session_id)
         return "" if mode is Mode.SUPERVISED else mode.short  # the default shows no indicator
 
     def cycle(self, session_id: str | None) -> None:
         """supervised → auto-accept edits → full access → supervised, for the session's tree."""
         session = octui_app(self).session
         if session.is_ready and session_id is not None:
-            self.set_mode(session_id, next_mode(session.auto.mode_of(session_id)))
+            self.set_mode(session_id, next_mode(session.mode_of(session_id)))
         else:
             self.set_mode(session_id, Mode.SUPERVISED)
 
@@ -45,22 +45,19 @@ class PermissionModes(Widget):
             toast(self, "Open a session first: the permission mode belongs to a session.",
                   severity="warning", timeout=3)
             return
-        auto = session.auto
-        root = auto.book.root(app.store, session_id)
+        root = session.mode_root(session_id)
 
         def apply(confirmed: bool | None = True) -> None:
             if not confirmed:
                 return
-            if mode is Mode.FULL:
-                auto.book.confirm_full(root)
-            saved = auto.set_mode(root, mode)
+            saved = session.set_mode(root, mode)
             self.post_message(self.Changed())
             note = f"Permission mode: {mode.label} — {mode.help}."
             toast(self, note if saved else note + " Not saved: the state dir is not writable.",
                   severity="warning" if mode is Mode.FULL or not saved else "information",
                   timeout=4)
 
-        if mode is Mode.FULL and not auto.book.full_confirmed(root):
+        if mode is Mode.FULL and not session.full_access_confirmed(root):
             app.push_screen(ModeConfirmScreen(app.store.session(root).title), apply)
         else:
             apply()
