@@ -172,7 +172,7 @@ class MainScreen(Screen[None]):
         return self.query_one(ModelAgentChoice)
 
     @property
-    def session_actions(self) -> TranscriptActions:
+    def transcript_actions(self) -> TranscriptActions:
         return self.query_one(TranscriptActions)
 
     # ------------------------------------------------------------------ views
@@ -449,7 +449,7 @@ class MainScreen(Screen[None]):
     @on(MessageView.ActionRequested)
     def _message_action(self, event: MessageView.ActionRequested) -> None:
         event.stop()
-        self.session_actions.message_action(event, self.state)
+        self.transcript_actions.message_action(event, self.state)
 
     @on(SubagentTree.OpenSession)
     def _tree_open(self, event: SubagentTree.OpenSession) -> None:
@@ -566,26 +566,26 @@ class MainScreen(Screen[None]):
         self.composer.detach_all()
 
     def action_copy_last_answer(self) -> None:
-        self.session_actions.copy_last_answer(self.state)
+        self.transcript_actions.copy_last_answer(self.state)
 
     def action_copy_transcript(self) -> None:
-        self.session_actions.copy_transcript(self.state)
+        self.transcript_actions.copy_transcript(self.state)
 
     def action_copy_code(self) -> None:
-        self.session_actions.copy_code(self.state)
+        self.transcript_actions.copy_code(self.state)
 
     def action_export(self) -> None:
-        self.session_actions.export(self.state)
+        self.transcript_actions.export(self.state)
 
     def action_compact(self) -> None:
-        self.session_actions.compact(self.session_id)
+        self.transcript_actions.compact(self.session_id)
 
     def action_undo(self, message_id: str | None = None) -> None:
-        self.session_actions.undo(self.state, message_id)
+        self.transcript_actions.undo(self.state, message_id)
 
     def action_redo(self) -> None:
-        self.session_actions.redo(self.state)
+        self.transcript_actions.redo(self.state)
 
     def action_revert_panel(self) -> None:
-        self.session_actions.revert_panel(self.state)
+        self.transcript_actions.revert_panel(self.state)
 

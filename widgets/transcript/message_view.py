@@ -141,6 +141,16 @@ class MessageView(LightRepaint, Vertical):
         self._blank = None
         self.add_class(f"-{message.role}")
 
+
+    def has_part(self, part_key: str) -> bool:
+        """A widget for ``part_key`` is mounted (the transcript asks before it routes a change)."""
+        return part_key in self._parts
+
+    @property
+    def rendering_behind(self) -> bool:
+        """A text part still renders pieces it was given (work left for later frames)."""
+        return any(isinstance(part, TextBlockView) and part.rendering_behind for part in self._parts.values())
+
     def compose(self) -> ComposeResult:
         msg = self.message
         if msg.role == "assistant":

@@ -25,7 +25,6 @@ from widgets._textual_compat import anchor_released
 from widgets.plain import plain
 from widgets.tools.tool_row import ToolRow
 from widgets.transcript.message_view import MessageView
-from widgets.transcript.text_block import TextBlockView
 from widgets.transcript.transcript_paging import TranscriptPaging
 from widgets.transcript.transcript_window import (
     FIRST,
@@ -302,7 +301,7 @@ class Transcript(TranscriptPaging):
         part = message.part(part_key)
         if part is None:
             return
-        if part_key not in view._parts:
+        if not view.has_part(part_key):
             view.sync(message)
         else:
             view.sync_part(part)
@@ -348,7 +347,7 @@ class Transcript(TranscriptPaging):
         if not self._views or not self._tail:
             return False
         view = next(reversed(self._views.values()))
-        return any(isinstance(part, TextBlockView) and part.rendering_behind for part in view._parts.values())
+        return view.rendering_behind
 
     @property
     def mounted_messages(self) -> int:
