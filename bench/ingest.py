@@ -103,9 +103,9 @@ async def run_one(dialect: Dialect, stream: bytes) -> dict[str, Any]:
     def on_changes(batch: list[Change]) -> None:
         changes[0] += len(batch)
 
-    controller = SessionService(StubClient(dialect), store, on_changes, lambda _state: None)  # type: ignore[arg-type]
-    controller.normaliser = Normaliser()
-    intake = controller.intake
+    service = SessionService(StubClient(dialect), store, on_changes, lambda _state: None)  # type: ignore[arg-type]
+    service.normaliser = Normaliser()
+    intake = service.intake
     parser = SSEParser()
     rss_before = rss_mb()
     # As the app does once its screen is up (``OctuiApp.on_mount``): what exists before the stream

@@ -200,7 +200,7 @@ class Replay:
     server: ReplayServer
     client: OpenCodeClient
     store: Store
-    controller: SessionService
+    service: SessionService
     changes: list[Change]
     states: list[StreamState]
     task: asyncio.Task[None]
@@ -211,7 +211,7 @@ class Replay:
             await asyncio.wait_for(self._drained(), timeout)
         finally:
             self.server.closing.set()
-            self.controller.stop()
+            self.service.stop()
             await asyncio.wait_for(asyncio.gather(self.task, return_exceptions=True), 5.0)
             await self.client.aclose()
 
@@ -220,16 +220,16 @@ class Replay:
         calm = 0
         while calm < 3:  # bounded by ``finish``'s timeout
             await asyncio.sleep(0.01)
-            busy = self.controller.intake.resyncing or any(not t.done() for t in self.controller.intake.tasks)
+            busy = self.service.intake.resyncing or any(not t.done() for t in self.service.intake.tasks)
             calm = 0 if busy else calm + 1
 
     async def settled(self, timeout: float = 10.0) -> None:
-        """The controller has applied what it read (no resync holding frames, no follow-ups)."""
+        """The service has applied what it read (no resync holding frames, no follow-ups)."""
         async def wait() -> None:
             calm = 0
             while calm < 3:
                 await asyncio.sleep(0.01)
-                intake = self.controller.intake
+                intake = self.service.intake
                 busy = intake.resyncing or any(not t.done() for t in intake.tasks)
                 calm = 0 if busy else calm + 1
         await asyncio.wait_for(wait(), timeout)
@@ -238,23 +238,23 @@ class Replay:
         async def wait() -> None:
             while not any(s.phase == "connected" and s.generation >= generation for s in self.states):
                 await asyncio.sleep(0.005)
-            while self.controller.intake.resyncing:
+            while self.service.intake.resyncing:
                 await asyncio.sleep(0.005)
         await asyncio.wait_for(wait(), timeout)
 
 
 async def replay(server: ReplayServer, *, before: Callable[[Replay], Awaitable[None]] | None = None,
                  timeout: float = 20.0) -> Replay:
-    """Run octui's client, stream, controller and store against ``server`` until it is played."""
+    """Run octui's client, stream, service and store against ``server`` until it is played."""
     client = OpenCodeClient(BASE, password="not-the-real-one", transport=server.transport)
     await client.identify()
     store = Store()
     changes: list[Change] = []
     states: list[StreamState] = []
-    controller = SessionService(client, store, changes.extend, states.append, heartbeat_timeout=30.0)
-    controller.stream.backoff_initial = controller.stream.backoff_max = 0.02
-    task = asyncio.create_task(controller.run())
-    run = Replay(server, client, store, controller, changes, states, task)
+    service = SessionService(client, store, changes.extend, states.append, heartbeat_timeout=30.0)
+    service.stream.backoff_initial = service.stream.backoff_max = 0.02
+    task = asyncio.create_task(service.run())
+    run = Replay(server, client, store, service, changes, states, task)
     if before is not None:
         await before(run)
     await run.finish(timeout)

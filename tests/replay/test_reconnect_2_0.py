@@ -55,7 +55,7 @@ async def test_reconnect_mid_block_ends_in_the_server_state() -> None:
 
     async def drive(run: Replay) -> None:
         await run.connected(1)
-        info = await run.controller.create_session()  # as octui does before a first prompt
+        info = await run.service.create_session()  # as octui does before a first prompt
         assert info.id == SID
         conn1.release.set()
         await conn2.held.wait()  # reconnected, resynced over REST, 38 deltas read

@@ -7,7 +7,7 @@ Determinism comes from:
   ``ManualClock`` for the demo server, so message times, session titles and ages never move;
 * counter ids (the demo's default ``IdGenerator``), so every run sees the same ids;
 * ``speed=0`` and no heartbeats: scripts run back to back and ``settle`` waits until they are
-  finished or waiting for an answer, the controller's follow-up tasks are done and the app has
+  finished or waiting for an answer, the service's follow-up tasks are done and the app has
   flushed every change to the screen;
 * a steady (non-blinking) composer cursor and ``animation_level = "none"``.
 """
@@ -89,8 +89,8 @@ def main_screen(app: App[Any]) -> MainScreen:
 
 
 def _quiet(app: MainApp) -> bool:
-    controller = app.session
-    tasks_done = controller is None or all(t.done() for t in controller.intake.tasks)
+    service = app.session
+    tasks_done = service is None or all(t.done() for t in service.intake.tasks)
     busy_workers = [w for w in app.workers if w.group != "stream" and not w.is_finished]
     # On a loaded machine each hop below can outlast the calm checks of ``settle``: frames the demo
     # sent that the stream has not read, changes posted to the app but not handled, widgets of the
@@ -103,7 +103,7 @@ def _quiet(app: MainApp) -> bool:
 
 
 async def wait_connected(pilot: Pilot[Any], timeout: float = 30.0) -> None:
-    """Wait for boot: controller made, stream connected and the first resync applied."""
+    """Wait for boot: service made, stream connected and the first resync applied."""
     app = pilot.app
     assert isinstance(app, MainApp)
     loop = asyncio.get_running_loop()

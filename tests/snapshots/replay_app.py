@@ -75,8 +75,8 @@ async def play(pilot: Pilot[Any], timeout: float = 30.0) -> None:
     await asyncio.wait_for(app.replay.done.wait(), timeout)
     calm = 0
     while calm < 3:
-        controller = app.session
-        quiet = (not controller.intake.resyncing and all(t.done() for t in controller.intake.tasks)
+        service = app.session
+        quiet = (not service.intake.resyncing and all(t.done() for t in service.intake.tasks)
                  and not app._pending and not app._flush_scheduled)
         calm = calm + 1 if quiet else 0
         assert loop.time() < deadline, "the replay app did not settle"

@@ -63,7 +63,7 @@ def v2_no_route_frames() -> list[dict[str, Any]]:
     ]
 
 
-def controller(dialect: Dialect) -> tuple[SessionService, list[Change]]:
+def service_for(dialect: Dialect) -> tuple[SessionService, list[Change]]:
     client = OpenCodeClient("http://127.0.0.1:9")  # never contacted: frames are fed by hand
     client.dialect = dialect
     changes: list[Change] = []
@@ -78,7 +78,7 @@ def failed_message(store: Store, session_id: str) -> Message:
 
 def test_preview_provider_unreachable_names_model_cause_and_fix(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="octui")
-    ctl, changes = controller(Dialect.PREVIEW)
+    ctl, changes = service_for(Dialect.PREVIEW)
     for frame in preview_frames():
         ctl.intake.ingest(frame)
     msg = failed_message(ctl.store, SID)
@@ -94,7 +94,7 @@ def test_preview_provider_unreachable_names_model_cause_and_fix(caplog: pytest.L
 
 def test_v2_no_route_has_no_step_so_the_selected_model_is_named(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="octui")
-    ctl, _ = controller(Dialect.V2)
+    ctl, _ = service_for(Dialect.V2)
     for frame in v2_no_route_frames():
         ctl.intake.ingest(frame)
     msg = failed_message(ctl.store, "ses_v2")
@@ -106,7 +106,7 @@ def test_v2_no_route_has_no_step_so_the_selected_model_is_named(caplog: pytest.L
 
 
 def test_a_retried_step_says_so_and_offers_no_fix() -> None:
-    ctl, _ = controller(Dialect.V2)
+    ctl, _ = service_for(Dialect.V2)
     base = {"sessionID": "ses_r", "assistantMessageID": "msg_a"}
     error = {"type": "provider.invalid-output", "message": "The provider response ended unexpectedly."}
     for n, (kind, data) in enumerate([

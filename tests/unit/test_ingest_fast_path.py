@@ -339,7 +339,7 @@ async def test_controller_ingest_equals_reference_store() -> None:
     class Client:
         dialect = Dialect.V2
 
-    controller = SessionService(Client(), Store(), lambda _c: None, lambda _s: None)  # type: ignore[arg-type]
+    service = SessionService(Client(), Store(), lambda _c: None, lambda _s: None)  # type: ignore[arg-type]
     reference = Store()
     frames = [copy.deepcopy(f) for f in SETUP] + [
         {"type": "session.text.delta", "data": {"sessionID": SID, "assistantMessageID": MID,
@@ -350,20 +350,20 @@ async def test_controller_ingest_equals_reference_store() -> None:
                                                       "id": "call_1", "delta": "{}"}},
     ]
     for frame in frames:
-        controller.intake.ingest(copy.deepcopy(frame))
+        service.intake.ingest(copy.deepcopy(frame))
         reference.apply(parse_event(copy.deepcopy(frame)))
-    assert snapshot(controller.store) == snapshot(reference)
-    text = controller.store.sessions[SID].messages[MID].parts[0]
+    assert snapshot(service.store) == snapshot(reference)
+    text = service.store.sessions[SID].messages[MID].parts[0]
     assert getattr(text, "text", None) == "hello"
 
     preview = {"type": "session.next.text.delta", "data": {
         "timestamp": 1, "sessionID": SID, "assistantMessageID": MID, "textID": "text-0", "delta": "!"}}
-    controller.intake.ingest(copy.deepcopy(preview))  # switches the dialect, then normalises
+    service.intake.ingest(copy.deepcopy(preview))  # switches the dialect, then normalises
     normalised = Normaliser().event(copy.deepcopy(preview))
     assert normalised is not None
     reference.apply(parse_event(normalised))
-    assert controller.client.dialect is Dialect.PREVIEW
-    assert snapshot(controller.store) == snapshot(reference)
-    for task in list(controller.intake.tasks):
+    assert service.client.dialect is Dialect.PREVIEW
+    assert snapshot(service.store) == snapshot(reference)
+    for task in list(service.intake.tasks):
         task.cancel()
     await asyncio.sleep(0)

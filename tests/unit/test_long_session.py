@@ -1,6 +1,6 @@
 """Long sessions load lazily: the newest page is shown first, older pages follow.
 
-SessionService-level tests run the real client and controller against the in-process demo server;
+SessionService-level tests run the real client and service against the in-process demo server;
 app-level tests drive ``OctuiApp`` headless (``run_test``). A ``GatedTransport`` holds back the
 requests for older pages (those with a ``cursor``) until the test opens the gate, so the state
 "painted, older history not fetched yet" can be observed.
@@ -63,7 +63,7 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 
 
 class Rig:
-    """Demo server + gated client + store + controller with its stream running."""
+    """Demo server + gated client + store + service with its stream running."""
 
     def __init__(self) -> None:
         self.demo = DemoServer(clock=lambda: NOW, speed=0, heartbeat=0, ids=IdGenerator())
@@ -71,18 +71,18 @@ class Rig:
         self.client = OpenCodeClient(self.demo.base_url, transport=self.transport)
         self.store = Store()
         self.changes: list[Change] = []
-        self.controller = SessionService(self.client, self.store, self.changes.extend, lambda state: None)
+        self.service = SessionService(self.client, self.store, self.changes.extend, lambda state: None)
         self.task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await self.client.connect()
-        self.task = asyncio.create_task(self.controller.run())
+        self.task = asyncio.create_task(self.service.run())
         await until(lambda: any(c.kind == "resynced" for c in self.changes))
 
     async def settle(self) -> None:
         for _ in range(3):
             await self.demo.idle()
-            await until(lambda: all(t.done() for t in self.controller.intake.tasks))
+            await until(lambda: all(t.done() for t in self.service.intake.tasks))
             await asyncio.sleep(0.01)
 
     def server_ids(self, session_id: str) -> list[str]:
@@ -93,7 +93,7 @@ class Rig:
 
     async def stop(self) -> None:
         self.transport.gate.set()
-        self.controller.stop()
+        self.service.stop()
         if self.task is not None:
             await asyncio.wait_for(self.task, 5)
         await self.client.aclose()
@@ -111,7 +111,7 @@ async def rig() -> AsyncIterator[Rig]:
 async def test_open_returns_with_the_newest_page_and_fetches_the_rest_after(rig: Rig) -> None:
     sid = rig.demo.seed_session("Long", history_fixture(450))["id"]
     rig.transport.gate.clear()
-    await rig.controller.open_session(sid)
+    await rig.service.open_session(sid)
     state = rig.store.sessions[sid]
     assert rig.store_ids(sid) == rig.server_ids(sid)[-history_pager.FIRST_PAGE:]
     assert state.older and state.loaded
@@ -127,8 +127,8 @@ async def test_open_returns_with_the_newest_page_and_fetches_the_rest_after(rig:
 async def test_live_messages_while_older_pages_load_are_neither_lost_nor_duplicated(rig: Rig) -> None:
     sid = rig.demo.seed_session("Long", history_fixture(450))["id"]
     rig.transport.gate.clear()
-    await rig.controller.open_session(sid)
-    await until(lambda: rig.controller.history.loading(sid))
+    await rig.service.open_session(sid)
+    await until(lambda: rig.service.history.loading(sid))
     rig.demo.prompt(sid, "Write something long.")  # a user message and an answer, streamed live
     await rig.demo.idle()
     await until(lambda: len(rig.store.sessions[sid].messages) >= history_pager.FIRST_PAGE + 2)
@@ -145,12 +145,12 @@ async def test_background_pages_stop_at_the_cap_and_the_rest_comes_on_demand(
         rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(history_pager, "BACKGROUND_MAX", 150)
     sid = rig.demo.seed_session("Long", history_fixture(700))["id"]
-    await rig.controller.open_session(sid)
+    await rig.service.open_session(sid)
     await rig.settle()
     state = rig.store.sessions[sid]
     assert 150 <= len(state.messages) < 700 and state.older
 
-    rig.controller.load_older(sid, everything=True)
+    rig.service.load_older(sid, everything=True)
     await rig.settle()
     assert rig.store_ids(sid) == rig.server_ids(sid)
     assert not state.older
@@ -159,10 +159,10 @@ async def test_background_pages_stop_at_the_cap_and_the_rest_comes_on_demand(
 async def test_quick_switching_loads_each_session_once(rig: Rig) -> None:
     a = rig.demo.seed_session("A", history_fixture(120))["id"]
     b = rig.demo.seed_session("B", history_fixture(30))["id"]
-    await asyncio.gather(rig.controller.open_session(a), rig.controller.open_session(b),
-                         rig.controller.open_session(a))
-    await rig.controller.open_session(b)
-    await rig.controller.open_session(a)
+    await asyncio.gather(rig.service.open_session(a), rig.service.open_session(b),
+                         rig.service.open_session(a))
+    await rig.service.open_session(b)
+    await rig.service.open_session(a)
     await rig.settle()
     assert rig.transport.pages(a, older=False) == 1
     assert rig.transport.pages(b, older=False) == 1
@@ -173,7 +173,7 @@ async def test_quick_switching_loads_each_session_once(rig: Rig) -> None:
 
 async def test_a_reconnect_reloads_the_newest_page_and_keeps_the_older_ones(rig: Rig) -> None:
     sid = rig.demo.seed_session("Long", history_fixture(300))["id"]
-    await rig.controller.open_session(sid)
+    await rig.service.open_session(sid)
     await rig.settle()
     assert rig.store_ids(sid) == rig.server_ids(sid)
 

@@ -310,7 +310,7 @@ async def test_notices_survive_a_history_reload(harness: Harness) -> None:
     assert ids.index(notice_key("per_1")) == ids.index("msg_1") + 1
 
 
-# ------------------------------------------------------------------ through the controller
+# ------------------------------------------------------------------ through the service
 class Rig:
     def __init__(self, tmp_path: Path) -> None:
         self.demo = DemoServer(clock=lambda: 1_790_000_000.0, speed=0, heartbeat=0, ids=IdGenerator())
@@ -319,7 +319,7 @@ class Rig:
         self.batches: list[list[Change]] = []
         self.claimed_when_seen: dict[str, bool] = {}
         self.states: list[StreamState] = []
-        self.controller = SessionService(self.client, self.store, self._sink, self.states.append,
+        self.service = SessionService(self.client, self.store, self._sink, self.states.append,
                                      modes=ModeBook(SavedState(tmp_path)))
         self.task: asyncio.Task[None] | None = None
 
@@ -328,12 +328,12 @@ class Rig:
         self.batches.append(changes)
         for change in changes:
             if isinstance(change, AsksChanged) and change.how == "asked" and change.ask_id:
-                self.claimed_when_seen[change.ask_id] = self.controller.auto.claims(change.ask_id)
+                self.claimed_when_seen[change.ask_id] = self.service.auto.claims(change.ask_id)
 
     async def settle(self) -> None:
         for _ in range(3):
             await self.demo.idle()
-            while not all(t.done() for t in self.controller.intake.tasks):
+            while not all(t.done() for t in self.service.intake.tasks):
                 await asyncio.sleep(0.005)
             await asyncio.sleep(0.01)
 
@@ -342,10 +342,10 @@ class Rig:
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     rig = Rig(tmp_path)
     await rig.client.connect()
-    rig.task = asyncio.create_task(rig.controller.run())
+    rig.task = asyncio.create_task(rig.service.run())
     await asyncio.wait_for(_until(lambda: any(c.kind == "resynced" for b in rig.batches for c in b)), 5)
     yield rig
-    rig.controller.stop()
+    rig.service.stop()
     await asyncio.wait_for(rig.task, 5)
     await rig.client.aclose()
     await rig.demo.aclose()
@@ -361,9 +361,9 @@ def _replies(rig: Rig) -> list[str]:
 
 
 async def test_full_access_runs_the_demo_tour_without_a_dialog(rig: Rig) -> None:
-    info = await rig.controller.create_session()
-    rig.controller.auto.set_mode(info.id, F)
-    await rig.controller.send(info.id, "Give me a tour of this project.")
+    info = await rig.service.create_session()
+    rig.service.auto.set_mode(info.id, F)
+    await rig.service.send(info.id, "Give me a tour of this project.")
     await asyncio.wait_for(rig.settle(), 10)
 
     assert _replies(rig) == ["once"]
@@ -377,8 +377,8 @@ async def test_full_access_runs_the_demo_tour_without_a_dialog(rig: Rig) -> None
 
 
 async def test_supervised_leaves_the_shell_ask_for_the_user(rig: Rig) -> None:
-    info = await rig.controller.create_session()
-    await rig.controller.send(info.id, "Give me a tour of this project.")
+    info = await rig.service.create_session()
+    await rig.service.send(info.id, "Give me a tour of this project.")
     await asyncio.wait_for(rig.settle(), 10)
 
     [pending] = list(rig.store.asks)
@@ -388,13 +388,13 @@ async def test_supervised_leaves_the_shell_ask_for_the_user(rig: Rig) -> None:
 
 
 async def test_interrupt_rejects_pending_asks_whatever_the_mode(rig: Rig) -> None:
-    info = await rig.controller.create_session()
-    rig.controller.auto.set_mode(info.id, E)  # shell is not an edit: it waits for the user
-    await rig.controller.send(info.id, "Give me a tour of this project.")
+    info = await rig.service.create_session()
+    rig.service.auto.set_mode(info.id, E)  # shell is not an edit: it waits for the user
+    await rig.service.send(info.id, "Give me a tour of this project.")
     await asyncio.wait_for(rig.settle(), 10)
     assert len(rig.store.asks) == 1
 
-    await rig.controller.interrupt(info.id)
+    await rig.service.interrupt(info.id)
     await asyncio.wait_for(rig.settle(), 10)
     assert _replies(rig) == ["reject"]
     assert not rig.store.asks

@@ -37,7 +37,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
 
 
 class Rig:
-    """Demo server + client + store + controller, with the stream running in a task."""
+    """Demo server + client + store + service, with the stream running in a task."""
 
     def __init__(self) -> None:
         self.demo = DemoServer(clock=lambda: CLOCK, speed=0, heartbeat=0, ids=IdGenerator())
@@ -46,12 +46,12 @@ class Rig:
         self.store = Store()
         self.changes: list[Change] = []
         self.states: list[StreamState] = []
-        self.controller = SessionService(self.client, self.store, self.changes.extend, self.states.append)
+        self.service = SessionService(self.client, self.store, self.changes.extend, self.states.append)
         self.task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await self.client.connect()
-        self.task = asyncio.create_task(self.controller.run())
+        self.task = asyncio.create_task(self.service.run())
         await self.wait_for(lambda: self.resyncs() >= 1)
 
     def resyncs(self) -> int:
@@ -65,14 +65,14 @@ class Rig:
         await asyncio.wait_for(poll(), timeout)
 
     async def settle(self) -> None:
-        """Scripts idle and the controller's follow-up tasks (fetches, resyncs) done."""
+        """Scripts idle and the service's follow-up tasks (fetches, resyncs) done."""
         for _ in range(3):
             await self.demo.idle()
-            await self.wait_for(lambda: all(t.done() for t in self.controller.intake.tasks))
+            await self.wait_for(lambda: all(t.done() for t in self.service.intake.tasks))
             await asyncio.sleep(0.01)
 
     async def stop(self) -> None:
-        self.controller.stop()
+        self.service.stop()
         if self.task is not None:
             await asyncio.wait_for(self.task, 5)
         await self.client.aclose()
@@ -99,13 +99,13 @@ def transcript(store: Store, session_id: str) -> list[tuple[str, str, str, list[
 
 async def test_connects_and_resyncs_once(rig: Rig) -> None:
     assert [s.phase for s in rig.states[:2]] == ["connecting", "connected"]
-    assert rig.controller.stream_state is not None and rig.controller.stream_state.generation == 1
+    assert rig.service.stream_state is not None and rig.service.stream_state.generation == 1
     assert rig.resyncs() == 1
 
 
 async def test_prompt_streams_the_text_into_the_store(rig: Rig) -> None:
-    info = await rig.controller.create_session()
-    await rig.controller.send(info.id, "Write something long.")
+    info = await rig.service.create_session()
+    await rig.service.send(info.id, "Write something long.")
     await rig.settle()
     state = rig.store.sessions[info.id]
     roles = [m.role for m in state.messages.values()]
@@ -118,15 +118,15 @@ async def test_prompt_streams_the_text_into_the_store(rig: Rig) -> None:
 
 async def test_open_session_loads_the_history(rig: Rig) -> None:
     seeded = rig.demo.seed_session("Seeded", [user("hello"), assistant(text("Hi there."))])
-    await rig.controller.open_session(seeded["id"])
+    await rig.service.open_session(seeded["id"])
     got = transcript(rig.store, seeded["id"])
     assert [(role, body) for _, role, body, _ in got] == [("user", "hello"), ("assistant", "Hi there.")]
-    assert rig.controller.current == seeded["id"]
+    assert rig.service.current == seeded["id"]
 
 
 async def test_resync_after_a_drop_rebuilds_the_same_transcript(rig: Rig) -> None:
-    info = await rig.controller.create_session()
-    await rig.controller.send(info.id, "Give me a tour of this project.")
+    info = await rig.service.create_session()
+    await rig.service.send(info.id, "Give me a tour of this project.")
     await rig.settle()
     before = transcript(rig.store, info.id)
     [pending] = list(rig.store.asks)
@@ -137,18 +137,18 @@ async def test_resync_after_a_drop_rebuilds_the_same_transcript(rig: Rig) -> Non
     await rig.settle()
 
     assert [s.phase for s in rig.states].count("reconnecting") == 1
-    assert rig.controller.stream_state is not None and rig.controller.stream_state.generation == 2
+    assert rig.service.stream_state is not None and rig.service.stream_state.generation == 2
     assert transcript(rig.store, info.id) == before
     assert list(rig.store.asks) == [pending]  # pending across the drop: re-read, still there
 
 
 async def test_resync_recovers_what_the_stream_missed(rig: Rig) -> None:
     """Events emitted while disconnected are never replayed: the HTTP resync fills them in."""
-    info = await rig.controller.create_session()
-    await rig.controller.send(info.id, "Give me a tour of this project.")
+    info = await rig.service.create_session()
+    await rig.service.send(info.id, "Give me a tour of this project.")
     await rig.settle()
     [pending] = list(rig.store.asks)
-    stream = rig.controller.stream
+    stream = rig.service.stream
     stream.backoff_initial = stream.backoff_max = 0.4  # hold the reconnect while we act
 
     rig.demo.drop_connections()
@@ -168,14 +168,14 @@ async def test_resync_recovers_what_the_stream_missed(rig: Rig) -> None:
 
 
 async def test_interrupt_rejects_pending_permissions_first(rig: Rig) -> None:
-    info = await rig.controller.create_session()
-    await rig.controller.send(info.id, "Give me a tour of this project.")
+    info = await rig.service.create_session()
+    await rig.service.send(info.id, "Give me a tour of this project.")
     await rig.settle()
     [pending] = list(rig.store.asks)
     assert isinstance(rig.store.asks[pending], PermissionRequest)
     rig.transport.requests.clear()
 
-    await rig.controller.interrupt(info.id)
+    await rig.service.interrupt(info.id)
     await rig.settle()
 
     posts = [r for r in rig.transport.requests if r.startswith("POST")]
@@ -205,7 +205,7 @@ async def test_event_for_an_unknown_message_fetches_it(rig: Rig) -> None:
 
 
 async def test_malformed_frames_are_warned_not_fatal(rig: Rig) -> None:
-    info = await rig.controller.create_session()
+    info = await rig.service.create_session()
     for queue in rig.demo._subscribers:  # raw frames the demo would never send
         queue.put_nowait(b"data: {not json\n\n")
         queue.put_nowait(b"data: [1, 2, 3]\n\n")
@@ -219,6 +219,6 @@ async def test_malformed_frames_are_warned_not_fatal(rig: Rig) -> None:
     assert any("not JSON" in line for line in logs), logs
     assert any("list" in line for line in logs), logs
     assert any("session.text.delta" in w for w in rig.store.warnings), list(rig.store.warnings)
-    assert rig.controller.stream_state is not None
-    assert rig.controller.stream_state.phase == "connected" and rig.controller.stream_state.generation == 1
+    assert rig.service.stream_state is not None
+    assert rig.service.stream_state.phase == "connected" and rig.service.stream_state.generation == 1
 

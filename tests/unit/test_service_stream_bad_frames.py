@@ -83,37 +83,37 @@ async def run_controller(body: bytes) -> tuple[SessionService, list[Change]]:
     client.dialect = Dialect.PREVIEW  # like the reference pipeline: every frame is normalised
     changes: list[Change] = []
     states: list[StreamState] = []
-    controller = SessionService(client, Store(), changes.extend, states.append, heartbeat_timeout=5.0)
-    controller.stream.backoff_initial = controller.stream.backoff_max = 60.0  # one connection only
+    service = SessionService(client, Store(), changes.extend, states.append, heartbeat_timeout=5.0)
+    service.stream.backoff_initial = service.stream.backoff_max = 60.0  # one connection only
 
     async def one_pass() -> None:
         while not any(s.phase == "reconnecting" for s in states):
             await asyncio.sleep(0.005)
 
-    task = asyncio.create_task(controller.run())
+    task = asyncio.create_task(service.run())
     try:
         await asyncio.wait_for(one_pass(), 10.0)
-        while controller.intake.resyncing:  # bounded by the resync's own (failing, fast) HTTP calls
+        while service.intake.resyncing:  # bounded by the resync's own (failing, fast) HTTP calls
             await asyncio.sleep(0.005)
     finally:
-        controller.stop()
+        service.stop()
         await asyncio.wait_for(task, 5.0)
         await client.aclose()
-    return controller, changes
+    return service, changes
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["file"] for c in CASES])
 async def test_bad_case_through_controller(case: dict[str, Any], caplog: pytest.LogCaptureFixture) -> None:
     body = stream_body(case)
     caplog.set_level(logging.WARNING)
-    controller, changes = await run_controller(body)
+    service, changes = await run_controller(body)
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert not errors, [r.getMessage() for r in errors]
     logs = [c.text for c in changes if isinstance(c, LogLine)]
     logs = [text for text in logs if not text.startswith(("resync failed", "could not load pending"))]
     assert not any(text.startswith("event handler failed") for text in logs), logs
     reference, bad = expected(body)
-    assert snapshot(controller.store) == snapshot(reference), "valid frames applied, as on their own"
+    assert snapshot(service.store) == snapshot(reference), "valid frames applied, as on their own"
     assert len(logs) == bad, logs
     for text in logs:
         assert text and "\n" not in text and len(text) <= WARNING_MAX, text
@@ -124,10 +124,10 @@ async def test_a_bad_frame_between_good_ones_loses_nothing() -> None:
     body = CONNECTED + b"".join(
         b"data: " + chunk + b"\n\n" for chunk in [good, b"{not json", good, b"[1,2]", b"\xff\xfe", good]
     )
-    controller, changes = await run_controller(body)
+    service, changes = await run_controller(body)
     logs = [c.text for c in changes if isinstance(c, LogLine) and not c.text.startswith(
         ("resync failed", "could not load pending"))]
     assert len(logs) == 3
     reference, bad = expected(body)
-    assert bad == 3 and snapshot(controller.store) == snapshot(reference)
-    assert controller.store.sessions, "the good deltas were applied"
+    assert bad == 3 and snapshot(service.store) == snapshot(reference)
+    assert service.store.sessions, "the good deltas were applied"

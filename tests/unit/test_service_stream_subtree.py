@@ -1,4 +1,4 @@
-"""After (re)opening a session the controller re-reads its subagent tree (the stream has no replay)."""
+"""After (re)opening a session the session service re-reads its subagent tree (the stream has no replay)."""
 
 from __future__ import annotations
 

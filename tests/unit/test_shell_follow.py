@@ -1,4 +1,4 @@
-"""v2 shells: the controller follows live output via /api/shell/{id}/output until the tool ends."""
+"""v2 shells: the session service follows live output via /api/shell/{id}/output until the tool ends."""
 
 from __future__ import annotations
 

@@ -45,20 +45,20 @@ def server(*, spec: bool, pending: tuple[int, Any] = (200, PENDING)) -> ReplaySe
 async def open_session(replay: ReplayServer, *, identify: bool) -> tuple[SessionService, list[str]]:
     client = OpenCodeClient(BASE, password=SECRET, transport=replay.transport)
     await (client.identify() if identify else client.connect())
-    controller = SessionService(client, Store(), lambda _c: None, lambda _s: None)
+    service = SessionService(client, Store(), lambda _c: None, lambda _s: None)
     warnings: list[str] = []
-    controller.intake.warn = warnings.append  # type: ignore[method-assign]
-    await controller.open_session(SID)
+    service.intake.warn = warnings.append  # type: ignore[method-assign]
+    await service.open_session(SID)
     await client.aclose()
-    return controller, warnings
+    return service, warnings
 
 
 @pytest.mark.parametrize("identify", [True, False], ids=["spec read first", "health only"])
 async def test_a_session_opens_with_its_pending_prompts(identify: bool) -> None:
     replay = server(spec=identify)
-    controller, warnings = await open_session(replay, identify=identify)
-    assert controller.client.dialect is Dialect.V2_0_PREVIEW
-    state = controller.store.sessions[SID]
+    service, warnings = await open_session(replay, identify=identify)
+    assert service.client.dialect is Dialect.V2_0_PREVIEW
+    state = service.store.sessions[SID]
     assert [m["id"] for m in HISTORY["data"]] == list(state.messages)
     assert [(p.id, p.delivery, p.text) for p in state.inbox.values()] == [
         (i["id"], i["delivery"], i["data"]["text"]) for i in PENDING["data"]]
@@ -71,8 +71,8 @@ async def test_a_session_opens_with_its_pending_prompts(identify: bool) -> None:
 
 async def test_a_failing_pending_list_does_not_stop_the_session_opening() -> None:
     replay = server(spec=True, pending=(500, {"_tag": "UnknownError", "message": "boom"}))
-    controller, warnings = await open_session(replay, identify=True)
-    assert list(controller.store.sessions[SID].messages) == [m["id"] for m in HISTORY["data"]]
+    service, warnings = await open_session(replay, identify=True)
+    assert list(service.store.sessions[SID].messages) == [m["id"] for m in HISTORY["data"]]
     assert len(warnings) == 1 and "pending prompts" in warnings[0] and "boom" in warnings[0]
 
 
@@ -80,16 +80,16 @@ async def test_event_names_tell_the_generation_when_nothing_else_did() -> None:
     class Client:
         dialect = Dialect.V2
 
-    controller = SessionService(Client(), Store(), lambda _c: None, lambda _s: None)  # type: ignore[arg-type]
+    service = SessionService(Client(), Store(), lambda _c: None, lambda _s: None)  # type: ignore[arg-type]
     frames = [r["data"] for r in records(TRACES_20 / "traces" / "m01_queue.jsonl") if "data" in r]
     admitted = next(f for f in frames if f["type"] == "session.input.admitted")
-    controller.intake.ingest(copy.deepcopy(admitted))
-    assert controller.client.dialect is Dialect.V2_0_PREVIEW
-    inbox = controller.store.sessions[SID].inbox
+    service.intake.ingest(copy.deepcopy(admitted))
+    assert service.client.dialect is Dialect.V2_0_PREVIEW
+    inbox = service.store.sessions[SID].inbox
     assert list(inbox) == [admitted["data"]["inputID"]]
     promoted = next(f for f in frames if f["type"] == "session.input.promoted")
-    controller.intake.ingest(copy.deepcopy(promoted))
-    user = controller.store.sessions[SID].messages[admitted["data"]["inputID"]]
+    service.intake.ingest(copy.deepcopy(promoted))
+    user = service.store.sessions[SID].messages[admitted["data"]["inputID"]]
     assert user.role == "user" and user.text == admitted["data"]["input"]["data"]["text"]
     assert not inbox
 
