@@ -209,7 +209,7 @@ async def test_send_sets_the_picked_model_and_agent_first(v2: Rig) -> None:
 
 async def test_send_with_a_mention_and_an_attachment(v2: Rig) -> None:
     route = v2.router.post(f"/api/session/{SID}/prompt").respond(200, json={"data": {}})
-    attachment = {"uri": "file:///tmp/x.png", "mime": "image/png"}
+    attachment = {"uri": f"file://{DIRECTORY}/x.png", "mime": "image/png"}
     await v2.service.send(SID, "read @a.py", mentioned={"a.py"}, attachments=[attachment])
     body = sent(route)
     assert body["text"] == "read @a.py"
