@@ -43,6 +43,7 @@ from tui.app import clock
 from tui.app.cli import _say
 from tui.client.service import discover
 from tui.protocol.models import (
+    FileDiff,
     FormField,
     FormInfo,
     FormOption,
@@ -60,6 +61,7 @@ from tui.screens.form import FormScreen
 from tui.screens.inbox import HISTORY_SHOWN, InboxScreen
 from tui.screens.permission import PermissionScreen
 from tui.screens.question import QuestionScreen
+from tui.screens.revert import RevertScreen
 from tui.state.asks import PREVIEW_LINES
 from tui.state.interrupts import INTERRUPTED
 from tui.state.transcript import Message, PendingInput, TextBlock, ToolCall
@@ -204,6 +206,15 @@ async def inbox(pilot: Pilot[None], texts: list[str]) -> Shown:
     screen = await _push(pilot, InboxScreen(asks, history=texts))
     history = texts[:HISTORY_SHOWN]  # the inbox shows the newest few auto-answers only
     return [(screen.query_one("#inbox-list"), texts), (screen.query_one("#inbox-history"), history)]
+
+
+async def revert_panel(pilot: Pilot[None], texts: list[str]) -> Shown:
+    """The staged revert: the prompt it goes back to and each file's path (a column of its own)."""
+    files = [FileDiff(file=t, status="modified", additions=1, deletions=2) for t in texts]
+    screen = await _push(pilot, RevertScreen(texts[0], files, reverted_messages=3))
+    paths = list(screen.query(".file-path"))
+    return [(screen.query_one("#revert-prompt"), texts[:1])] + \
+        [(w, [t]) for w, t in zip(paths, texts, strict=True)]
 
 
 async def toasts(pilot: Pilot[None], texts: list[str]) -> Shown:
@@ -475,6 +486,7 @@ SCENARIOS = [
     Scenario("question dialog", question),
     Scenario("form dialog", form, chunk=6),
     Scenario("inbox", inbox),
+    Scenario("revert panel: prompt and file paths", revert_panel, chunk=6),
     Scenario("toast", toasts, chunk=4),
     Scenario("connection banner", banner),
     Scenario("session list", session_list),
@@ -589,7 +601,7 @@ async def test_hostile_corpus(scenario: Scenario) -> None:
 
 BIG_SCENARIOS = [s for s in SCENARIOS if s.name in (
     "permission: bash command, save patterns, title", "permission: edit resources and diff",
-    "question dialog", "form dialog", "toast",
+    "question dialog", "form dialog", "toast", "revert panel: prompt and file paths",
     "session list", "pending inputs", "connection banner", "inbox", "breadcrumb", "status bar",
     "subagent tree", "pending inputs: subagent reports, no cancel or redeliver",
     "session header: title, directory, server", "message views: failure line (model, provider, cause)",
