@@ -153,3 +153,20 @@ def test_saved_config_is_user_only(tmp_path: Path) -> None:
     save_config(Config(), path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_probe_thread_hands_back_failures_and_raises_bugs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start-up probe runs in a thread while the UI loads: a server's refusal comes back as
+    the error to report, anything else is raised in the main thread, not lost in the thread."""
+    async def refused(url: str, username: str, password: str | None) -> None:
+        raise ServerUnreachable(url, "refused")
+
+    async def broken(url: str, username: str, password: str | None) -> None:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli, "_probe", refused)
+    failure = cli._Probe(cli.Connection("http://127.0.0.1:9", "opencode", None)).result()
+    assert isinstance(failure, ServerUnreachable)
+    monkeypatch.setattr(cli, "_probe", broken)
+    with pytest.raises(KeyError):
+        cli._Probe(cli.Connection("http://127.0.0.1:9", "opencode", None)).result()

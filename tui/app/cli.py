@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -187,6 +188,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: str,
             config: Config) -> int:
+    # A server named on the command line is asked first (a wrong password or URL fails here, with
+    # its exit code), in a thread while the UI's modules load: the first frame waits for neither
+    # twice.
+    probe = _Probe(connection) if connection is not None and not args.demo else None
     from tui.app.app import ConnectSpec, OctuiApp
 
     demo = None
@@ -198,10 +203,9 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
                            session_id=args.session)
     elif connection is not None:
         url, username, password = connection
-        try:
-            asyncio.run(_probe(url, username, password))
-        except OctuiError as exc:
-            return _fail(str(exc), _code_for(exc))
+        failure = probe.result() if probe is not None else None
+        if failure is not None:
+            return _fail(str(failure), _code_for(failure))
         spec = ConnectSpec(url=url, username=username, password=password, directory=directory,
                            session_id=args.session, continue_last=args.continue_last)
     else:
@@ -265,6 +269,28 @@ def _find_service(standalone: bool) -> Discovery:
 async def _probe(url: str, username: str, password: str | None) -> None:
     async with OpenCodeClient(url, username=username, password=password, timeout=5.0) as client:
         await client.connect()
+
+
+class _Probe:
+    """``_probe`` of one server in a thread of its own (its own event loop), started at once."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._failure: Exception | None = None
+        self._thread = threading.Thread(target=self._run, args=connection, name="octui-probe", daemon=True)
+        self._thread.start()
+
+    def _run(self, url: str, username: str, password: str | None) -> None:
+        try:
+            asyncio.run(_probe(url, username, password))
+        except Exception as exc:  # noqa: BLE001 - handed to the main thread, which raises the unexpected
+            self._failure = exc
+
+    def result(self) -> OctuiError | None:
+        """The probe's failure (None: the server answered); waits for it (bounded by its timeouts)."""
+        self._thread.join()
+        if self._failure is not None and not isinstance(self._failure, OctuiError):
+            raise self._failure
+        return self._failure
 
 
 def _export(args: argparse.Namespace, connection: Connection | None, directory: str) -> int:
