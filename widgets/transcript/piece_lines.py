@@ -20,6 +20,7 @@ from widgets.transcript.markdown_chunk import (
     render_piece,
 )
 from widgets.transcript.markdown_seal import Piece
+from widgets.transcript.paragraph_tail import ends_in_paragraph, extend_paragraph, plain_growth
 
 
 class PieceLines:
@@ -33,6 +34,8 @@ class PieceLines:
         self.unrendered = 0
         self.rendered_count = 0  # pieces rendered with Rich, ever (benchmarks, tests)
         self._placeholders: dict[int, list[str]] = {}
+        self._paragraph_end: tuple[Piece, bool] | None = None  # a piece, and whether it ends in one
+        self.grown = 0  # pieces whose lines came from the piece they grew from (benchmarks, tests)
 
     def __len__(self) -> int:
         return len(self.pieces)
@@ -99,6 +102,27 @@ class PieceLines:
         self._placeholders.pop(index, None)
         self.heights.set(index, len(lines))
         self.rendered_count += 1
+
+    def grow(self, index: int, old: Piece, old_lines: list[Line]) -> bool:
+        """Piece ``index`` is ``old`` (rendered as ``old_lines``) with text added at its end: take
+        its lines from those when only plain words were added to a paragraph
+        (``paragraph_tail.py``). Returns whether it did; if not, it is rendered as usual."""
+        new = self.pieces[index]
+        if plain_growth(old, new) is None:
+            return False
+        known = self._paragraph_end
+        paragraph = known[1] if known is not None and known[0] is old else ends_in_paragraph(old.markdown)
+        self._paragraph_end = (new, paragraph)  # plain growth keeps every block as it was
+        lines = extend_paragraph(old, old_lines, new, self.width) if paragraph else None
+        if lines is None:
+            return False
+        if self._lines[index] is None:
+            self.unrendered -= 1
+        self._lines[index] = lines
+        self._placeholders.pop(index, None)
+        self.heights.set(index, len(lines))
+        self.grown += 1
+        return True
 
     def line(self, y: int) -> Line | None:
         """Segments of line ``y`` (a placeholder if its piece is not rendered); None past the end."""

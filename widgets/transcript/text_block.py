@@ -110,6 +110,7 @@ class TextBlockView(LightRepaint):
         first = len(pieces) - (1 if self._has_tail else 0)
         tail = first
         old_tail = pieces.rendered_lines(first) if self._has_tail else None
+        old_piece = pieces.pieces[first] if self._has_tail else None
         if self._fed < shown or (self._has_tail and not self._streaming):  # new text, or the end
             if self._has_tail:  # the tail is re-sealed or replaced below
                 pieces.pop()
@@ -125,6 +126,8 @@ class TextBlockView(LightRepaint):
             self._has_tail = not final
             if self._has_tail:
                 pieces.push(self._sealer.tail(text, self._fed))
+                if old_piece is not None and old_tail is not None and len(pieces) - 1 == tail:
+                    pieces.grow(tail, old_piece, old_tail)  # a paragraph grew by plain words
         self._note = self._cut_note()
         if pieces.width and self._near_view():
             done = self._render_slice(pieces.unrendered_at_end(self.app.size.height))
