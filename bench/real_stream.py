@@ -11,7 +11,7 @@ fresh session; the prompt is typed with ``tmux send-keys``. Figures per client:
 * ``end_marker_lag_s``: the fake LLM wrote the last chunk → the end marker is in
   ``capture-pane`` (polled every 20 ms); ``checkpoint_lag_max_s``: the worst of that and of the
   checkpoint words spread through the answer (one per ~1 KB; a burst scrolls most of them past
-  between two polls: ``checkpoints_seen`` says how many counted);
+  between two polls: ``checkpoints_seen`` says how many counted), and their median;
 * ``…_behind_server``: the same lags from when the server sent the word on the event route the
   client reads (a reader of its own on ``/api/event`` for octui, on the legacy ``/event`` for
   OpenCode's TUI, which prompts on the v1 routes): the client's own share. The 1.18 server
@@ -265,6 +265,7 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
             lags = {label: shown[label] - sent[label] for label in shown if label in sent}
             out[f"end_marker_lag{name}_s"] = lags.get(END_MARKER)
             out[f"checkpoint_lag{name}_max_s"] = max(lags.values()) if lags else None
+            out[f"checkpoint_lag{name}_median_s"] = statistics.median(lags.values()) if lags else None
         out["checkpoints_seen"] = sum(1 for label in shown if label != END_MARKER)
         turn_end = time.monotonic()
         out["cpu_s"] = tree_cpu(pid) - cpu_before
@@ -295,7 +296,8 @@ def median(runs: list[dict[str, Any]], key: str) -> float | None:
 
 
 KEYS = ("cpu_s", "bytes", "sync_frames", "write_bursts", "checkpoint_lag_max_s", "end_marker_lag_s",
-        "checkpoint_lag_behind_server_max_s", "end_marker_lag_behind_server_s",
+        "checkpoint_lag_behind_server_max_s", "checkpoint_lag_behind_server_median_s",
+        "end_marker_lag_behind_server_s",
         "peak_rss_mb", "first_frame_s", "idle_cpu_pct", "idle_bytes", "idle_rss_mb")
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from markdown_it.token import Token
+from rich._wrap import divide_line as rich_divide_line
 from rich.color import ColorSystem
 from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
@@ -36,13 +37,20 @@ __all__ = [
     "RICH_VERSION", "SYNC_END", "SYNC_START", "TEXTUAL_VERSION", "ChopsUpdate", "DisplayHookApp",
     "LayoutUpdate", "LightRepaintBase", "PreparsedMarkdown", "TextAreaInputHooks", "anchor_released",
     "console_color_system", "driver_write", "install_cropped_renders", "node_bindings",
-    "report_exception", "terminal_sync_available", "widget_visual",
+    "report_exception", "rich_divide_line", "terminal_sync_available", "widget_visual",
 ]
 
 TEXTUAL_VERSION = "8.2.8"  # the versions this module was written against (pinned in pyproject.toml)
 RICH_VERSION = "15.0.0"
 
 ReturnType = TypeVar("ReturnType")
+
+# ---------------------------------------------------------------------------- Rich's line breaking
+# ``rich._wrap.divide_line(text, width, fold)`` (re-exported above as ``rich_divide_line``): the
+# offsets where ``Text.wrap`` breaks a line (greedy, at word starts; a word longer than the width
+# folded). ``widgets/transcript/paragraph_tail.py`` wraps a grown paragraph's last line with it
+# and must break exactly where Rich does: if it changes, a grown paragraph wraps differently from
+# a rendered one.
 
 # ---------------------------------------------------------------------------- the App and its driver
 # ``textual._ansi_sequences.SYNC_START`` / ``SYNC_END`` (DEC mode 2026 begin/end) and the

@@ -79,3 +79,48 @@ async def test_a_paced_stream_is_painted_at_a_reading_pace_not_per_delta() -> No
         await settle(pilot)
         assert 3 <= counter.flushes <= elapsed * 16 + 3, (counter.flushes, elapsed)
         assert counter.flushes < 60
+
+
+class GrowthProbe:
+    """Drives ``OctuiApp._measure_growth`` with a clock and a transcript height of its own."""
+
+    def __init__(self, app: MainApp, monkeypatch: pytest.MonkeyPatch) -> None:
+        import tui.app.app as app_module
+
+        self.app, self.now, self.rows = app, 1000.0, 30
+        monkeypatch.setattr(app_module, "perf_counter", lambda: self.now)
+        monkeypatch.setattr(app, "_main_or_none", lambda: self)
+        app._growth.clear()
+        app._flooding = False
+
+    def content_rows(self) -> int:
+        return self.rows
+
+    def frame(self, after: float, grown: int) -> bool:
+        self.now += after
+        self.rows += grown
+        self.app._measure_growth()
+        return self.app._flooding
+
+
+async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        height = app.size.height
+        probe = GrowthProbe(app, monkeypatch)
+        assert not probe.frame(0, 0)
+        # A burst after a long idle time: a screen a second, 20 frames a second. The idle frame
+        # long before does not water the rate down; a quarter of a second of frames decides.
+        decided = [probe.frame(10.0 if n == 0 else 0.05, max(1, height // 20)) for n in range(8)]
+        assert not any(decided[:5]) and all(decided[6:]), decided  # ≤ 0.2 s: not yet; ≥ 0.3 s: yes
+        # Painting is held in a flood: the next frames come a second apart, and it goes on.
+        assert probe.frame(1.05, height * 2) and probe.frame(1.05, height * 2)
+        # The stream paused, then a frame: not a flood any more.
+        assert not probe.frame(5.0, 1)
+        # Half a screen at once is a flood at once.
+        assert probe.frame(0.05, height // 2 + 1)
+        assert not probe.frame(5.0, 0)
+        # Read as it comes (a line every 0.2 s): never a flood.
+        assert not any(probe.frame(0.2, 1) for _ in range(40))

@@ -27,6 +27,7 @@ from rich.color import ColorSystem
 from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingsMap
@@ -51,6 +52,7 @@ from widgets._textual_compat import (
     LayoutUpdate,
     PreparsedMarkdown,
     TextAreaInputHooks,
+    rich_divide_line,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -316,6 +318,18 @@ def test_preparsed_markdown_sets_what_rich_markdown_init_sets() -> None:
     assert set(vars(ours)) == set(vars(rich_own)), _recheck("PreparsedMarkdown (the attributes it sets)")
     console = Console(width=40, color_system="truecolor", force_terminal=True, legacy_windows=False)
     assert console.render_lines(ours) == console.render_lines(rich_own), _recheck("PreparsedMarkdown")
+
+
+def test_rich_divide_line_is_where_text_wrap_breaks() -> None:
+    assert _params(rich_divide_line) == ["text", "width", "fold"], _recheck("rich_divide_line")
+    console = Console(width=40, color_system="truecolor", force_terminal=True, legacy_windows=False)
+    for text in ("short words and a Supercalifragilisticexpialidocious-long-word  then more",
+                 "x" * 75, "a  b   c    " * 6):
+        for width in (7, 12, 30):
+            offsets = rich_divide_line(text, width, fold=True)
+            ours = [text[a:b] for a, b in zip([0, *offsets], [*offsets, len(text)], strict=True)]
+            theirs = [line.plain for line in Text(text).wrap(console, width, overflow="fold")]
+            assert [line[:width] for line in ours] == theirs, _recheck("rich_divide_line")
 
 
 def test_collapsible_still_has_its_own_watcher_before_ours() -> None:

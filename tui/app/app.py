@@ -50,17 +50,19 @@ log = logging.getLogger("octui")
 STYLES = Path(styles.__file__).resolve().parent
 CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
-STREAM_FRAME_S = 1 / 10  # parts growing (an answer streaming): ~8-9 frames a second read as smooth
+STREAM_FRAME_S = 1 / 20  # parts growing (an answer streaming): a word is on screen within ~1/20 s
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
-# An answer that grows by more than a quarter of a screen a second (over the last second) cannot
-# be read as it passes: while it floods, the widgets keep up at the streaming pace (each piece
-# rendered as it comes, within its slice) but the terminal is painted once a second (each frame
-# much of a new screen), and at once when the stream has been quiet for QUIET_S, when a key or
-# the mouse is used, or when anything but an answer's parts changes. It is over below half
-# that rate.
+# An answer that grows by more than a quarter of a screen a second cannot be read as it passes
+# (the rate is that of the frames of the last second, judged once they span FLOOD_DECIDE_S, so a
+# burst is known as one after a quarter of a second): while it floods, the widgets keep up at the
+# streaming pace (each piece rendered as it comes, within its slice) but the terminal is painted
+# once a second (each frame much of a new screen), and at once when the stream has been quiet for
+# QUIET_S, when a key or the mouse is used, or when anything but an answer's parts changes. It
+# is over below half that rate.
 FLOOD_SCREENS_PER_S = 0.25
 FLOOD_WINDOW_S = 1.0
+FLOOD_DECIDE_S = 0.25  # the rate is judged over the frames of the last window once they span this
 FLOOD_FRAME_S = 1.0
 QUIET_S = 0.05
 RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
@@ -318,11 +320,16 @@ class OctuiApp(DiffedOutput[int]):
         rows = main.content_rows() if main is not None else 0
         growth = self._growth
         growth.append((now, rows))
-        while len(growth) > 2 and now - growth[1][0] >= FLOOD_WINDOW_S:
-            growth.popleft()  # the oldest kept is the last one at least a window old
+        while len(growth) > 2 and now - growth[1][0] > FLOOD_WINDOW_S:
+            growth.popleft()  # at most one frame older than the window stays: the newest such
         then, before = growth[0]
-        if now - then >= FLOOD_WINDOW_S / 2:
-            rate = (rows - before) / (now - then) / max(1, self.size.height)  # screens a second
+        if now - then > FLOOD_WINDOW_S and len(growth) > 2:
+            then, before = growth[1]  # the last window has frames of its own: judged on them
+        span = now - then
+        if span > 2 * FLOOD_WINDOW_S:
+            self._flooding = False  # the frame before is long past (a stream after a pause)
+        elif span >= FLOOD_DECIDE_S or rows - before >= self.size.height / 2:  # or plainly one
+            rate = (rows - before) / max(span, 1e-3) / max(1, self.size.height)  # screens a second
             limit = FLOOD_SCREENS_PER_S / 2 if self._flooding else FLOOD_SCREENS_PER_S
             self._flooding = rate > limit
 

@@ -17,7 +17,7 @@ the paragraph's last line is wrapped again here, exactly as Rich's markdown rend
   of one long word folded across lines: a space in it, or short of the width), and ends short of
   the width (its padding shows the paragraph's padding style).
 
-Rich wraps greedily from each line's start (``rich._wrap.divide_line``), so the lines before the
+Rich wraps greedily from each line's start (``rich_divide_line``), so the lines before the
 last one stay as they are; the last one's text (its cells and styles, then the source's trailing
 spaces and the added text in the style of its last character) is wrapped again and padded.
 ``tests/unit/test_paragraph_tail.py`` checks the result against Rich's own rendering.
@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import string
 
-from rich._wrap import divide_line
 from rich.cells import cell_len
 
 from tui.text.sanitize import clean_text
+from widgets._textual_compat import rich_divide_line
 from widgets.transcript.markdown_chunk import _PARSER, Line
 from widgets.transcript.markdown_seal import Piece
 
@@ -86,7 +86,7 @@ def extend_paragraph(old: Piece, old_lines: list[Line], new: Piece, width: int) 
     styles.extend([styles[-1]] * len(tail))
     lines: list[Line] = []
     start = 0
-    for end in [*divide_line(plain, width, fold=True), len(plain)]:
+    for end in [*rich_divide_line(plain, width, fold=True), len(plain)]:
         text = plain[start:end]
         if len(text) > width:
             text = text[:width] if not text[width:].strip(" ") else text  # Rich's rstrip_end
