@@ -6,6 +6,7 @@ from, they must be, cell for cell and style for style, what rendering the new ta
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -23,7 +24,8 @@ CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, lega
 WORDS = ["word", "streaming", "a", "of", "text,", "end.", "x=1", "50%", "well-known", "9", " ", "  ",
          "**", "*", "_", "`", "[", "]", "(", ")", "](http://x)", "\\", "&amp;", "&", '"', "'", "~~",
          "<b>", "<", ">", "!", "|", "#", "\n", "\n\n", "\n- ", "\n1. ", "\n> ", "\n    ", "\n```\n",
-         "\n===", "\n---", "\t", "é", "日本語", "e\u0301", "Supercalifragilisticexpialidocious" * 3]
+         "\n===", "\n---", "\t", "é", "日本語", "e\u0301", "Supercalifragilisticexpialidocious" * 3,
+         ";", "amp", "&#32;", "[a]:\nhttp://x", "[a]:", " " * 12]
 
 
 def cells(lines: list[Line]) -> list[list[tuple[str, Style]]]:
@@ -59,7 +61,7 @@ def grow_all(chunks: list[str], width: int, sentinel: bool) -> PieceLines:
 
 
 PLAIN_WORDS = ["the", "and", "longer", "words", "x", "a", "streaming,", "end.", "  ", "q",
-               "Supercalifragilistic" * 2]
+               "Supercalifragilistic" * 2, "the   "]
 # Mostly plain words (so paragraphs grow for many chunks and wrap), with markup mixed in.
 TOKEN = st.one_of(*[st.sampled_from(PLAIN_WORDS)] * 3, st.sampled_from(WORDS))
 
@@ -114,3 +116,16 @@ def test_only_a_paragraph_grows() -> None:
         pieces.pop()
         pieces.push(Piece(start + " more", start + " more"))
         assert not pieces.grow(0, old, old_lines), start
+
+
+@pytest.mark.parametrize("chunks,width", [
+    (["Tom &amp", "; Jerry"], 40),  # ";" ends an entity
+    (["foo&#32;", "bar"], 40),  # an entity that renders as a space, at the end
+    (["Intro text.\n\n[a]:\nhttp://x.com", " b"], 40),  # a definition's URL line grows
+    (["x" * 11 + " " * 12 + "ab", "cdefgh"], 10),  # a last line of folded trailing spaces
+    (["the", "the   "], 4),  # trailing spaces added: the paragraph's end is trimmed, not folded
+])
+def test_growth_that_changes_what_came_before_is_rendered_again(chunks: list[str], width: int) -> None:
+    """Counter-examples a review found: each once took the shortcut and drew what Rich does not."""
+    for sentinel in (False, True):
+        grow_all(chunks, width, sentinel)

@@ -330,6 +330,15 @@ def test_rich_divide_line_is_where_text_wrap_breaks() -> None:
             ours = [text[a:b] for a, b in zip([0, *offsets], [*offsets, len(text)], strict=True)]
             theirs = [line.plain for line in Text(text).wrap(console, width, overflow="fold")]
             assert [line[:width] for line in ours] == theirs, _recheck("rich_divide_line")
+    # And Rich's markdown wraps a paragraph that way (left-justified, folded, padded).
+    text = "plain words of a paragraph and Supercalifragilisticexpialidocious-long-words after"
+    for width in (9, 20, 33):
+        offsets = rich_divide_line(text, width, fold=True)
+        ours = [text[a:b].ljust(width)[:width]
+                for a, b in zip([0, *offsets], [*offsets, len(text)], strict=True)]
+        theirs = ["".join(segment.text for segment in line)
+                  for line in console.render_lines(RichMarkdown(text), console.options.update(width=width))]
+        assert ours == theirs, _recheck("rich_divide_line (Rich's markdown paragraph)")
 
 
 def test_collapsible_still_has_its_own_watcher_before_ours() -> None:

@@ -50,7 +50,7 @@ log = logging.getLogger("octui")
 STYLES = Path(styles.__file__).resolve().parent
 CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
-STREAM_FRAME_S = 1 / 20  # parts growing (an answer streaming): a word is on screen within ~1/20 s
+STREAM_FRAME_S = 1 / 20  # parts growing (an answer streaming): at most ~20 frames a second
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
 # An answer that grows by more than a quarter of a screen a second cannot be read as it passes

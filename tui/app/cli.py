@@ -275,14 +275,14 @@ class _Probe:
     """``_probe`` of one server in a thread of its own (its own event loop), started at once."""
 
     def __init__(self, connection: Connection) -> None:
-        self._failure: Exception | None = None
+        self._failure: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=connection, name="octui-probe", daemon=True)
         self._thread.start()
 
     def _run(self, url: str, username: str, password: str | None) -> None:
         try:
             asyncio.run(_probe(url, username, password))
-        except Exception as exc:  # noqa: BLE001 - handed to the main thread, which raises the unexpected
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises the unexpected
             self._failure = exc
 
     def result(self) -> OctuiError | None:

@@ -78,12 +78,13 @@ def _connect_reason(exc: Exception) -> str:
     return detail[:160] if detail else type(exc).__name__
 
 
-
 @cache
 def tls_context() -> ssl.SSLContext:
-    """One TLS context for every client of the process: httpx builds (and loads the CA bundle
-    for) a new one per client otherwise, ~20 ms each, paid again before the first frame."""
+    """One TLS context for every ``ClientCore`` of the process (the start-up probe's and the
+    app's): httpx builds (and loads the CA bundle for) a new one per client otherwise, ~20 ms
+    each, paid again before the first frame."""
     return httpx.create_ssl_context()
+
 
 class ClientCore:
     """Owns the ``httpx.AsyncClient``. The password lives only inside httpx's BasicAuth."""

@@ -8,18 +8,22 @@ the paragraph's last line is wrapped again here, exactly as Rich's markdown rend
 "Provably" means all of these hold (else the caller renders the piece with Rich, as before):
 
 * the piece ends with a top-level paragraph (checked with the markdown parser once, then carried
-  over: the additions below never change a block);
+  over while the additions below are all it gets: they cannot end a block or start one);
 * the added text is ASCII with no character that means anything to markdown (no newline, no
-  emphasis, code, link, escape, entity, HTML or quote character), and is appended to a source
-  line that starts with a letter (paragraph text, whatever follows) and ends with such a plain
-  character (a delimiter run or an escape can change meaning with the character after it);
-* the rendered last line starts a line of Rich's wrap at a word (the line above it is not a piece
-  of one long word folded across lines: a space in it, or short of the width), and ends short of
-  the width (its padding shows the paragraph's padding style).
+  emphasis, code, link, escape, entity (``&``, ``;``), HTML or quote character), and is appended
+  to a source line that starts with a letter (paragraph text, whatever follows) and ends with such
+  a plain character (a delimiter run, an escape or an entity can change meaning with the
+  character after it), and that is the paragraph's own last line (not a link reference
+  definition's, which renders nothing);
+* the rendered last line starts a line of Rich's wrap at a word (it does not start with a space,
+  and the line above it is not a piece of one long word folded across lines: a space in it, or
+  short of the width), and ends short of the width (its padding shows the paragraph's padding
+  style).
 
 Rich wraps greedily from each line's start (``rich_divide_line``), so the lines before the
 last one stay as they are; the last one's text (its cells and styles, then the source's trailing
-spaces and the added text in the style of its last character) is wrapped again and padded.
+spaces and the added text in the style of its last character, trimmed at the end as the
+paragraph is) is wrapped again and padded.
 ``tests/unit/test_paragraph_tail.py`` checks the result against Rich's own rendering.
 """
 
@@ -34,14 +38,21 @@ from widgets._textual_compat import rich_divide_line
 from widgets.transcript.markdown_chunk import _PARSER, Line
 from widgets.transcript.markdown_seal import Piece
 
-PLAIN = frozenset(string.ascii_letters + string.digits + " ,.;:?/%@=$^{}-+")
+PLAIN = frozenset(string.ascii_letters + string.digits + " ,.:?/%@=$^{}-+")  # no ";": "&amp" + ";"
 
 
 def ends_in_paragraph(markdown: str) -> bool:
-    """Whether the last block of ``markdown`` (as rendered) is a top-level paragraph."""
-    tokens = _PARSER.parse(clean_text(markdown))
-    return (len(tokens) >= 3 and tokens[-1].type == "paragraph_close"
-            and tokens[-3].type == "paragraph_open" and tokens[-3].level == 0 and not tokens[-3].hidden)
+    """Whether ``markdown`` ends with a top-level paragraph, its last line included (a link
+    reference definition after a paragraph renders nothing: the paragraph before it would look
+    like the last block)."""
+    text = clean_text(markdown)
+    tokens = _PARSER.parse(text)
+    if len(tokens) < 3 or tokens[-1].type != "paragraph_close":
+        return False
+    opening = tokens[-3]
+    lines = text.count("\n") + 1
+    return (opening.type == "paragraph_open" and opening.level == 0 and not opening.hidden
+            and opening.map is not None and opening.map[1] == lines)
 
 
 def plain_growth(old: Piece, new: Piece) -> str | None:
@@ -71,6 +82,8 @@ def extend_paragraph(old: Piece, old_lines: list[Line], new: Piece, width: int) 
     content = len(cells.rstrip(" "))
     if content == 0 or content >= width or len(cells) != width or not cells.isascii():
         return None  # no padding to learn its style from, or not one cell per character
+    if cells[0] == " ":
+        return None  # the rest of a long word's trailing spaces, folded: not a word's start
     if len(old_lines) > 1:
         above = "".join(text for text, _style in old_lines[-2]).rstrip(" ")
         if " " not in above and cell_len(above) >= width - 1:
@@ -81,9 +94,8 @@ def extend_paragraph(old: Piece, old_lines: list[Line], new: Piece, width: int) 
     pad_style = styles[-1]
     del styles[content:]
     gap = len(old.markdown) - len(old.markdown.rstrip(" "))  # the source's trailing spaces
-    tail = " " * gap + added
-    plain = cells[:content] + tail
-    styles.extend([styles[-1]] * len(tail))
+    plain = (cells[:content] + " " * gap + added).rstrip(" ")  # a paragraph's end is trimmed
+    styles.extend([styles[-1]] * (len(plain) - content))
     lines: list[Line] = []
     start = 0
     for end in [*rich_divide_line(plain, width, fold=True), len(plain)]:

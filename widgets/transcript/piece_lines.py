@@ -112,7 +112,9 @@ class PieceLines:
             return False
         known = self._paragraph_end
         paragraph = known[1] if known is not None and known[0] is old else ends_in_paragraph(old.markdown)
-        self._paragraph_end = (new, paragraph)  # plain growth keeps every block as it was
+        # Plain words added to a paragraph's own last line leave it the last block (a "no" is
+        # not carried over as such: it is asked again, and only means no shortcut this time).
+        self._paragraph_end = (new, True) if paragraph else None
         lines = extend_paragraph(old, old_lines, new, self.width) if paragraph else None
         if lines is None:
             return False
