@@ -107,6 +107,7 @@ class ClientCore:
         self._has_password = bool(password)
         self.timeout = timeout
         auth = httpx.BasicAuth(username, password) if password else None
+        self.uses_own_transport = transport is None  # real network (not a test's or the demo's)
         self.http = httpx.AsyncClient(
             base_url=clean,
             auth=auth,

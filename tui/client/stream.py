@@ -15,15 +15,17 @@ import inspect
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
 from httpx_sse import aconnect_sse
 
+from tui.client.core import tls_context
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
+from tui.client.sse_socket import StreamBroke, direct_route, open_event_stream
 from tui.protocol.frames import decode_frame
 
 log = logging.getLogger("octui.stream")
@@ -170,6 +172,7 @@ class EventStream:
         # doubles per unanswered attempt (slow links), up to the client/heartbeat timeout.
         self.open_timeout = open_timeout
         self._unanswered = 0
+        self._answered = False  # the current connection got an answer (its timeouts mean silence)
         self.max_frame_bytes = max_frame_bytes
         self._rng = rng or random.Random()
         self._state = StreamState("stopped")
@@ -268,38 +271,23 @@ class EventStream:
 
     async def _connection(self) -> _Outcome:
         """One connection from request to EOF/error. Never raises except on cancellation."""
-        loop = asyncio.get_running_loop()
         url = self._client.display_url
         cap = min(self._client.timeout, self.heartbeat_timeout)
         open_for = min(cap, self.open_timeout * 2 ** min(self._unanswered, 8))
-        answered = False
+        self._answered = False
         try:
             async with asyncio.timeout(open_for) as guard:
+                if direct_route(self._client.http, self._client.uses_own_transport):
+                    return await self._direct(guard)
                 opened = aconnect_sse(self._client.http, "GET", EVENT_PATH, timeout=self._timeouts())
                 async with opened as src:
-                    answered = True
-                    self._unanswered = 0
-                    guard.reschedule(loop.time() + self.heartbeat_timeout)
                     resp = src.response
-                    if resp.status_code != 200:
-                        return await self._http_error(resp)
                     ctype = resp.headers.get("content-type", "")
-                    if "text/event-stream" not in ctype:
-                        return _Outcome(f"{url}{EVENT_PATH} answered {ctype or 'no content type'}, not SSE")
-                    parser = SSEParser(self.max_frame_bytes)
-                    async for chunk in resp.aiter_bytes():
-                        guard.reschedule(None)  # time spent in callbacks is not server silence
-                        for kind, payload in parser.feed(chunk):
-                            if kind == "data":
-                                await self._frame(payload)
-                            elif kind == "oversize":
-                                await self._warn(f"event frame over {self.max_frame_bytes} bytes skipped")
-                            if self._stopping:  # stop() called from a callback
-                                return _Outcome(None)
-                        guard.reschedule(loop.time() + self.heartbeat_timeout)
-            return _Outcome("server closed the event stream")
+                    status = resp.status_code
+                    refused = await self._answer(guard, status, ctype, lambda: self._httpx_body(resp))
+                    return refused or await self._read(guard, resp.aiter_bytes())
         except TimeoutError:
-            if not answered:
+            if not self._answered:
                 self._unanswered += 1
                 return _Outcome(f"{url}{EVENT_PATH} did not answer within {open_for:g} s")
             return _Outcome(f"no data from {url} for {self.heartbeat_timeout:g} s")
@@ -310,16 +298,64 @@ class EventStream:
             return _Outcome(f"cannot reach {url}: {reason}")
         except httpx.TransportError as exc:
             return _Outcome(f"event stream from {url} broke: {type(exc).__name__}")
+        except StreamBroke as exc:
+            return _Outcome(f"event stream from {url} broke: {exc}")
+        except ConnectionRefusedError:
+            return _Outcome(f"cannot reach {url}: connection refused")
+        except OSError as exc:  # the direct route's socket: reset, unreachable, TLS
+            if not self._answered:
+                return _Outcome(f"cannot reach {url}: {type(exc).__name__}")
+            return _Outcome(f"event stream from {url} broke: {type(exc).__name__}")
 
-    async def _http_error(self, resp: httpx.Response) -> _Outcome:
+    async def _direct(self, guard: asyncio.Timeout) -> _Outcome:
+        """The stream over a bare connection (``sse_socket.py``): same checks, same frames."""
+        response = await open_event_stream(self._client.http, EVENT_PATH, tls_context())
+        try:
+            refused = await self._answer(guard, response.status, response.headers.get("content-type", ""),
+                                         lambda: response.body(_ERROR_BODY_MAX))
+            return refused or await self._read(guard, response.chunks())
+        finally:
+            await response.close()
+
+    async def _answer(self, guard: asyncio.Timeout, status: int, ctype: str,
+                      body: Callable[[], Awaitable[bytes]]) -> _Outcome | None:
+        """The server answered: None when it is the stream, else why not."""
+        self._answered = True
+        self._unanswered = 0
+        guard.reschedule(asyncio.get_running_loop().time() + self.heartbeat_timeout)
+        if status != 200:
+            err = self._client.error_for(status, await body(), "GET", EVENT_PATH)
+            text = str(err) if isinstance(err, OctuiError) else f"HTTP {status}"
+            return _Outcome(text, fatal=status == 401)
+        if "text/event-stream" not in ctype:
+            what = ctype or "no content type"
+            return _Outcome(f"{self._client.display_url}{EVENT_PATH} answered {what}, not SSE")
+        return None
+
+    async def _read(self, guard: asyncio.Timeout, chunks: AsyncIterator[bytes]) -> _Outcome:
+        """Frames out of the body's bytes until it ends (or ``stop()``)."""
+        loop = asyncio.get_running_loop()
+        parser = SSEParser(self.max_frame_bytes)
+        async for chunk in chunks:
+            guard.reschedule(None)  # time spent in callbacks is not server silence
+            for kind, payload in parser.feed(chunk):
+                if kind == "data":
+                    await self._frame(payload)
+                elif kind == "oversize":
+                    await self._warn(f"event frame over {self.max_frame_bytes} bytes skipped")
+                if self._stopping:  # stop() called from a callback
+                    return _Outcome(None)
+            guard.reschedule(loop.time() + self.heartbeat_timeout)
+        return _Outcome("server closed the event stream")
+
+    @staticmethod
+    async def _httpx_body(resp: httpx.Response) -> bytes:
         content = bytearray()
         async for chunk in resp.aiter_bytes():
             content += chunk
             if len(content) >= _ERROR_BODY_MAX:
                 break
-        err = self._client.error_for(resp.status_code, bytes(content[:_ERROR_BODY_MAX]), "GET", EVENT_PATH)
-        text = str(err) if isinstance(err, OctuiError) else f"HTTP {resp.status_code}"
-        return _Outcome(text, fatal=resp.status_code == 401)
+        return bytes(content[:_ERROR_BODY_MAX])
 
     async def _frame(self, payload: bytes) -> None:
         try:
