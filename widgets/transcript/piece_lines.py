@@ -95,13 +95,15 @@ class PieceLines:
         return same
 
     def render(self, index: int, console: Console) -> None:
-        lines = render_piece(console, self.pieces[index], self.width)
+        self._set_lines(index, render_piece(console, self.pieces[index], self.width))
+        self.rendered_count += 1
+
+    def _set_lines(self, index: int, lines: list[Line]) -> None:
         if self._lines[index] is None:
             self.unrendered -= 1
         self._lines[index] = lines
         self._placeholders.pop(index, None)
         self.heights.set(index, len(lines))
-        self.rendered_count += 1
 
     def grow(self, index: int, old: Piece, old_lines: list[Line]) -> bool:
         """Piece ``index`` is ``old`` (rendered as ``old_lines``) with text added at its end: take
@@ -118,11 +120,7 @@ class PieceLines:
         lines = extend_paragraph(old, old_lines, new, self.width) if paragraph else None
         if lines is None:
             return False
-        if self._lines[index] is None:
-            self.unrendered -= 1
-        self._lines[index] = lines
-        self._placeholders.pop(index, None)
-        self.heights.set(index, len(lines))
+        self._set_lines(index, lines)
         self.grown += 1
         return True
 
