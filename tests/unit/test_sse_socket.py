@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import shutil
+import ssl
+import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -144,3 +148,31 @@ async def test_event_stream_over_the_direct_route(monkeypatch: pytest.MonkeyPatc
         await asyncio.wait_for(stream.run(), 10)
         await client.aclose()
     assert states[-1].phase == "unauthorized", states
+
+
+async def test_tls_is_verified_against_the_context(tmp_path: Path) -> None:
+    """Over https the stream is read through TLS with the given context: a server whose
+    certificate the context trusts is read; the same server under the default context is refused."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is needed to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                    "-out", str(cert), "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
+    server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_tls.load_cert_chain(cert, key)
+    handler = answer(SSE_HEAD, [chunked(BODY, 100)])
+    server = await asyncio.start_server(handler, "127.0.0.1", 0, ssl=server_tls)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with httpx.AsyncClient(base_url=f"https://127.0.0.1:{port}") as client:
+            trusting = ssl.create_default_context(cafile=str(cert))
+            response = await open_event_stream(client, "/api/event", trusting)
+            assert b"".join([chunk async for chunk in response.chunks()]) == BODY
+            await response.close()
+            with pytest.raises(ssl.SSLError):
+                await open_event_stream(client, "/api/event", tls_context())
+    finally:
+        server.close()
+        await server.wait_closed()

@@ -25,6 +25,7 @@ import httpx
 
 HEAD_MAX = 64 * 1024  # status line and headers
 SIZE_LINE_MAX = 1024  # one chunk-size line (hex size and extensions)
+CLOSE_WAIT_S = 1.0
 
 
 class StreamBroke(Exception):
@@ -74,11 +75,13 @@ class EventResponse:
         return bytes(out[:limit])
 
     async def close(self) -> None:
+        """Closes the connection; waits for it at most a second (a TLS peer that never answers
+        the close must not hold up a reconnect)."""
         if not self._closed:
             self._closed = True
             self._writer.close()
-            with contextlib.suppress(OSError, ssl.SSLError):
-                await self._writer.wait_closed()
+            with contextlib.suppress(OSError, ssl.SSLError, TimeoutError):
+                await asyncio.wait_for(self._writer.wait_closed(), CLOSE_WAIT_S)
 
 
 class _Chunked:
