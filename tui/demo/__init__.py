@@ -38,11 +38,37 @@ Scripts (``SCRIPTS``; a prompt picks one by name as a word, default "welcome"): 
 question (form-based question tool), question-legacy (``question.asked``), error, long, subagents.
 """
 
-from tui.demo.fixtures import assistant, history_fixture, reasoning, synthetic, text, tool, user
-from tui.demo.ids import DURABLE_VERSIONS, IdGenerator
-from tui.demo.scripts import SCRIPTS, Script, pick_script
-from tui.demo.server import DemoServer
-from tui.demo.transport import DemoTransport
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui.demo.fixtures import assistant, history_fixture, reasoning, synthetic, text, tool, user
+    from tui.demo.ids import DURABLE_VERSIONS, IdGenerator
+    from tui.demo.scripts import SCRIPTS, Script, pick_script
+    from tui.demo.server import DemoServer
+    from tui.demo.transport import DemoTransport
+
+# Imported on first use (PEP 562): the CLI reads ``tui.demo.generation`` for its options, and a
+# session with a real server must not load the whole demo server (~45 ms and its memory) for it.
+_LAZY = {
+    "assistant": "fixtures", "history_fixture": "fixtures", "reasoning": "fixtures",
+    "synthetic": "fixtures", "text": "fixtures", "tool": "fixtures", "user": "fixtures",
+    "DURABLE_VERSIONS": "ids", "IdGenerator": "ids",
+    "SCRIPTS": "scripts", "Script": "scripts", "pick_script": "scripts",
+    "DemoServer": "server", "DemoTransport": "transport",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DURABLE_VERSIONS",
