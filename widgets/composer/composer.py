@@ -53,6 +53,9 @@ class Composer(TextAreaInputHooks):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          compact=True, placeholder="Ask anything… (Enter send · Alt+Enter queue)")
+        # A steady cursor: a blinking one repaints the screen twice a second, all day (idle CPU,
+        # and bytes through every SSH link and tmux pane).
+        self.cursor_blink = False
         self.prompt_history: list[str] = []
         self._history_index = 0
         self.mentioned: set[str] = set()
