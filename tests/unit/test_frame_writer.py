@@ -33,6 +33,7 @@ from tests.snapshots.main_app import (
     type_prompt,
     wait_connected,
 )
+from tests.unit.test_textual_compat import RecordingDriver
 from tui.app.frame_writer import DiffedOutput, FrameWriter, render_cells
 from widgets.status.status_bar import StatusBar
 from widgets.transcript.text_block import TextBlockView
@@ -346,23 +347,10 @@ async def test_an_idle_screen_writes_nothing_when_chrome_repaints_unchanged() ->
 
 
 async def test_frames_go_out_in_synchronized_output(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Driver:
-        is_headless = False
-        is_inline = False
-
-        def __init__(self) -> None:
-            self.data: list[str] = []
-
-        def write(self, data: str) -> None:
-            self.data.append(data)
-
-        def flush(self) -> None:
-            pass
-
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:
         await open_session(app, pilot)
-        real, fake = app._driver, Driver()
+        real, fake = app._driver, RecordingDriver()
         app._driver = fake  # type: ignore[assignment]
         try:
             app.sync_assumed = True

@@ -91,7 +91,9 @@ def test_pyproject_pins_textual_and_rich_exactly_to_those_versions() -> None:
 
 
 # ---------------------------------------------------------------------------- App and driver
-class _FakeDriver:
+class RecordingDriver:
+    """Stands in for the app's driver and keeps what is written (also used by test_frame_writer)."""
+
     is_headless = False
     is_inline = False
 
@@ -109,7 +111,7 @@ def test_driver_write_uses_app_driver() -> None:
     app = App[None]()
     assert "_driver" in vars(app), _recheck("driver_write (App._driver)")
     assert compat.driver_write(app, "\x07") is False  # no driver yet
-    fake = _FakeDriver()
+    fake = RecordingDriver()
     app._driver = fake  # type: ignore[assignment]
     assert not app.is_headless, _recheck("driver_write (App.is_headless reads App._driver)")
     assert compat.driver_write(app, "\x07") and fake.data == ["\x07"]
