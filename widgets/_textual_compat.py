@@ -12,7 +12,7 @@ entry below against the new source. Each docstring says what breaks if it change
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from markdown_it.token import Token
 from rich._wrap import divide_line as rich_divide_line
@@ -35,8 +35,8 @@ from textual.widgets import TextArea
 
 __all__ = [
     "RICH_VERSION", "SYNC_END", "SYNC_START", "TEXTUAL_VERSION", "ChopsUpdate", "DisplayHookApp",
-    "LayoutUpdate", "LightRepaintBase", "PreparsedMarkdown", "TextAreaInputHooks", "anchor_released",
-    "console_color_system", "driver_write", "install_cropped_renders", "node_bindings",
+    "LayoutUpdate", "LightRepaintBase", "OneLayoutPass", "PreparsedMarkdown", "TextAreaInputHooks",
+    "anchor_released", "console_color_system", "driver_write", "install_cropped_renders", "node_bindings",
     "report_exception", "rich_divide_line", "terminal_sync_available", "widget_visual",
 ]
 
@@ -186,7 +186,37 @@ directly (no wrapper: it is called per line); callers must not override ``_rende
 checks ``MessageView`` does not)."""
 
 
-class LightRepaintBase(Widget):
+# A mixin is a plain class at run time: Textual inherits default CSS and type selectors through
+# the first DOMNode base only, so a Widget mixin put first would hide the real base's CSS.
+if TYPE_CHECKING:
+    _MixinBase = Widget
+else:
+    _MixinBase = object
+
+
+class OneLayoutPass(_MixinBase):
+    """A widget whose new size, set by a layout pass, does not ask for a second layout pass.
+
+    Textual's ``Widget._size_updated(size, virtual_size, container_size, layout)`` (8.2.8) is
+    called by the layout pass with each widget's new size, and stores the virtual size through
+    the ``virtual_size`` reactive, which is declared ``layout=True``: every layout that resizes
+    the widget asks for another full layout and a full repaint of it on the next update, though
+    the pass that called it has just placed everything at these sizes. A streaming answer resizes
+    its block, its message and the transcript on every new line, so half of its layout passes
+    were these. This passes ``layout=False`` (Textual's own choice for the layout of a scroll,
+    and ``ScrollView``'s always): the value is set without a refresh. A scrollbar that appears or
+    goes still asks for a layout (``show_vertical_scrollbar`` is a layout reactive), and a widget
+    whose size changed is still repainted (``_size_updated`` calls ``_set_dirty()``). If Textual
+    renames the method or its ``layout`` argument, the second pass comes back: the canary counts
+    the passes. Put it before the Textual base class.
+    """
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, False)
+
+
+class LightRepaintBase(OneLayoutPass, Widget):
     """A full repaint of a tall widget that costs O(1), not O(height) (put before the Textual base).
 
     Textual's ``Widget._set_dirty()`` (a full repaint, done on every resize) empties the widget's

@@ -269,6 +269,61 @@ async def test_light_repaint_marks_the_whole_widget_dirty() -> None:
         assert tall._repaint_regions == {tall.outer_size.region}, _recheck("LightRepaintBase._set_dirty")
 
 
+class _GrowingScroll(compat.OneLayoutPass, VerticalScroll):
+    pass
+
+
+class _Growing(compat.OneLayoutPass, Static):
+    pass
+
+
+class _GrowingApp(App[None]):
+    def __init__(self, mixed: bool) -> None:
+        super().__init__()
+        self.mixed = mixed
+
+    def compose(self) -> ComposeResult:
+        with _GrowingScroll() if self.mixed else VerticalScroll():
+            text = "\n".join(["x"] * 20)  # taller than the screen: the scrollbar is there already
+            yield _Growing(text) if self.mixed else Static(text)
+
+
+async def _layout_passes_for_a_new_line(mixed: bool, monkeypatch: pytest.MonkeyPatch) -> int:
+    passes: list[int] = []
+    original = Screen._refresh_layout
+
+    def counted(screen: Screen[Any], *args: Any, **kwargs: Any) -> None:
+        passes.append(1)
+        original(screen, *args, **kwargs)
+
+    app = _GrowingApp(mixed)
+    async with app.run_test(size=(20, 10)) as pilot:
+        await pilot.pause()
+        monkeypatch.setattr(Screen, "_refresh_layout", counted)
+        app.query_one(Static).update("\n".join(["x"] * 30))  # the scroll view's virtual size grows too
+        for _ in range(5):
+            await pilot.pause()
+        monkeypatch.undo()
+        scroll = app.query_one(VerticalScroll)
+        assert scroll.virtual_size.height == 30 and scroll.show_vertical_scrollbar
+    return len(passes)
+
+
+async def test_one_layout_pass_per_resize(monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = await _layout_passes_for_a_new_line(False, monkeypatch)
+    mixed = await _layout_passes_for_a_new_line(True, monkeypatch)
+    assert (plain, mixed) == (2, 1), _recheck(f"OneLayoutPass ({plain} layout passes without it, {mixed} with it)")
+
+
+async def test_one_layout_pass_keeps_the_base_class_css() -> None:
+    """A mixin put first must not hide the Textual base's default CSS (VerticalScroll: overflow-y auto)."""
+    app = _GrowingApp(True)
+    async with app.run_test(size=(20, 10)):
+        scroll = app.query_one(_GrowingScroll)
+        assert scroll.styles.overflow_y == "auto"
+        assert app.query("VerticalScroll").first() is scroll  # its type selector matches too
+
+
 def test_text_area_has_the_private_handlers_the_hooks_wrap() -> None:
     for name in ("_on_key", "_on_paste"):
         assert name in TextArea.__dict__, _recheck(f"TextAreaInputHooks (TextArea.{name})")

@@ -13,12 +13,17 @@ from textual.widget import AwaitMount
 from textual.widgets import Button
 
 from tui.state.transcript import SessionState
+from widgets._textual_compat import OneLayoutPass
 from widgets.transcript.message_view import MessageView
 from widgets.transcript.transcript_window import MOUNTED_MAX, PAGE, WINDOW, WindowPlan
 
 
-class TranscriptPaging(VerticalScroll):
-    """Older / newer pages of a windowed transcript, Home and End."""
+class TranscriptPaging(OneLayoutPass, VerticalScroll):
+    """Older / newer pages of a windowed transcript, Home and End.
+
+    ``OneLayoutPass``: the transcript grows with every line an answer streams, and each growth
+    would otherwise ask for a second layout of the whole screen.
+    """
 
     state: SessionState | None
     _views: dict[str, MessageView]  # mounted, in transcript order
