@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from tests.snapshots.main_app import NOW, SIZE, MainApp, frozen, main_screen, settle, wait_connected
-from tui.app.app import STREAM_FRAME_S
+from tui.app.app import FLUSH_GAP, STREAM_FRAME_S
+from tui.state.changes import PartChanged
 from widgets.transcript.text_block import TextBlockView
 
 
@@ -26,12 +27,15 @@ class FrameCounter:
     def __init__(self, app: MainApp) -> None:
         self.flushes = 0
         self.changes = 0
+        self.starts: list[float] = []  # when each flush with changes ran
         original = app._flush_changes
+        loop = asyncio.get_running_loop()
 
         def flush_changes() -> None:
             if app._pending:
                 self.flushes += 1
                 self.changes += len(app._pending)
+                self.starts.append(loop.time())
             original()
 
         app._flush_changes = flush_changes  # type: ignore[method-assign]
@@ -81,6 +85,52 @@ async def test_a_paced_stream_is_painted_at_a_reading_pace_not_per_delta() -> No
         # At most one flush per STREAM_FRAME_S (a delta every 20 ms: every third one at 1/20 s).
         assert 3 <= counter.flushes <= elapsed / STREAM_FRAME_S + 5, (counter.flushes, elapsed)
         assert counter.flushes < 60
+        gaps = [b - a for a, b in zip(counter.starts, counter.starts[1:], strict=False)]
+        assert min(gaps) >= STREAM_FRAME_S - 0.005, gaps  # frames start a slot apart, never closer
+
+
+class FlushClock:
+    """Drives ``OctuiApp._queue_changes`` with a clock of its own; records how each flush is asked."""
+
+    def __init__(self, app: MainApp, monkeypatch: pytest.MonkeyPatch) -> None:
+        import tui.app.app as app_module
+
+        self.app, self.now = app, 1000.0
+        self.asked: list[float] = []  # the wait of each flush asked for (0: at once)
+        monkeypatch.setattr(app_module, "perf_counter", lambda: self.now)
+        monkeypatch.setattr(app, "set_timer", lambda wait, callback: self.asked.append(wait))
+        monkeypatch.setattr(app, "call_later", lambda callback: self.asked.append(0.0))
+        app._last_flush = app._last_frame_end = self.now - 10  # the app's frames so far, long past
+        app._flush_cost = 0.0
+
+    def delta(self, after: float) -> float:
+        """A streamed part changes ``after`` seconds from now: the wait its flush was asked with."""
+        self.now += after
+        self.app._flush_scheduled = False
+        self.app._queue_changes([PartChanged("ses", "msg", "text:0")])
+        return self.asked[-1]
+
+    def flushed(self, cost: float = 0.002) -> None:
+        """A frame starts now and takes ``cost`` seconds."""
+        self.app._pending.clear()
+        self.app._last_flush = self.now
+        self.app._flush_cost = cost
+        self.app._last_frame_end = self.now + cost
+
+
+async def test_a_word_after_a_quiet_spell_is_drawn_at_once_and_frames_keep_a_slot_apart(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        clock = FlushClock(app, monkeypatch)
+        assert clock.delta(after=1.0) == 0.0  # nothing drawn for a second: at once, not a frame later
+        clock.flushed()
+        assert clock.delta(after=0.01) == pytest.approx(STREAM_FRAME_S - 0.01)  # the rest of the slot
+        clock.flushed()
+        assert clock.delta(after=STREAM_FRAME_S + 0.001) == 0.0  # the slot is over: at once
+        clock.flushed(cost=0.1)  # a slow frame: the loop gets FLUSH_GAP times its cost first
+        assert clock.delta(after=0.1) == pytest.approx(FLUSH_GAP * 0.1)
 
 
 class GrowthProbe:

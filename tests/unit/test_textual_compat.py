@@ -312,7 +312,8 @@ async def _layout_passes_for_a_new_line(mixed: bool, monkeypatch: pytest.MonkeyP
 async def test_one_layout_pass_per_resize(monkeypatch: pytest.MonkeyPatch) -> None:
     plain = await _layout_passes_for_a_new_line(False, monkeypatch)
     mixed = await _layout_passes_for_a_new_line(True, monkeypatch)
-    assert (plain, mixed) == (2, 1), _recheck(f"OneLayoutPass ({plain} layout passes without it, {mixed} with it)")
+    assert (plain, mixed) == (2, 1), _recheck(
+        f"OneLayoutPass ({plain} layout passes without it, {mixed} with it)")
 
 
 async def test_one_layout_pass_keeps_the_base_class_css() -> None:

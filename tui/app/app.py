@@ -113,6 +113,8 @@ class OctuiApp(DiffedOutput[int]):
         self._pending: list[Change] = []
         self._flush_scheduled = False
         self._flush_cost = 0.0  # CPU seconds the last frame took: the flush and the repaint after it
+        self._last_flush = 0.0  # when the last frame started (perf_counter)
+        self._last_frame_end = 0.0  # when it was painted
         self._held: contextlib.AbstractContextManager[None] | None = None  # painting held (a flood)
         self._hold_until = 0.0
         self._hold_flood = False
@@ -240,16 +242,20 @@ class OctuiApp(DiffedOutput[int]):
         if self._flush_scheduled:
             return
         self._flush_scheduled = True
-        # A slow frame (a long answer streaming very fast) spaces the next one out, so keys
-        # and the stream always get part of the event loop. The wait starts at the first change
-        # after a frame: none waits longer than that, and a steady stream gets a little fewer
-        # frames than 1 / pace.
+        # Frames start at most 1 / pace apart, and a change that comes after a quiet spell is
+        # drawn at once: a word waits for the rest of the current frame's slot, never a whole
+        # one. A slow frame (a long answer streaming very fast) spaces the next one out, so
+        # keys and the stream always get part of the event loop.
         parts = all(type(change) is PartChanged for change in changes)
         if not parts:
             self.release_paint()
         pace = STREAM_FRAME_S if parts else FRAME_S
-        wait = min(FLUSH_WAIT_MAX_S, max(pace, FLUSH_GAP * self._flush_cost))
-        self.set_timer(wait, self._flush_changes)
+        start = max(self._last_flush + pace, self._last_frame_end + FLUSH_GAP * self._flush_cost)
+        wait = min(FLUSH_WAIT_MAX_S, start - now)
+        if wait > 0:
+            self.set_timer(wait, self._flush_changes)
+        else:
+            self.call_later(self._flush_changes)  # after what the loop holds now (more deltas)
 
     # ------------------------------------------------------------------ painting held in a flood
     def _hold_paint(self, seconds: float) -> None:
@@ -287,6 +293,7 @@ class OctuiApp(DiffedOutput[int]):
 
     def _flush_changes(self) -> None:
         self._flush_scheduled = False
+        self._last_flush = perf_counter()
         changes, self._pending = self._pending, []
         main = self._main_or_none()  # None while the app is closing: late changes are dropped
         if changes and main is not None:
@@ -311,6 +318,7 @@ class OctuiApp(DiffedOutput[int]):
 
     def _frame_done(self, started: float) -> None:
         self._flush_cost = thread_time() - started
+        self._last_frame_end = perf_counter()
         if self._held is None:  # no layout while painting is held: measured once it is shown
             self._measure_growth()
 
