@@ -7,7 +7,8 @@ octui (``octui --url``) and ``opencode attach URL`` from the same npm package. E
 fresh session; the prompt is typed with ``tmux send-keys``. Figures per client:
 
 * ``cpu_s``: CPU seconds of the client's process tree from Enter until 1 s after the end marker
-  is on screen; ``peak_rss_mb``: sampled VmRSS of the tree;
+  is on screen; ``peak_rss_mb``: sampled VmRSS of the tree (``rss_before_turn_mb``: before the
+  prompt is typed);
 * ``end_marker_lag_s``: the fake LLM wrote the last chunk → the end marker is in
   ``capture-pane`` (polled every 20 ms); ``checkpoint_lag_max_s``: the worst of that and of the
   checkpoint words spread through the answer (one per ~1 KB; a burst scrolls most of them past
@@ -241,7 +242,7 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
         SENT.clear()
         labels = [*CHECKPOINTS.values(), END_MARKER]
         clock = ServerClock(server, "/api/event" if client == "octui" else "/event", sid, labels).start()
-        peak = tree_rss_mb(pid)
+        peak = out["rss_before_turn_mb"] = tree_rss_mb(pid)
         tmux.send("-l", f"Answer please [[scenario:{scenario}]]")
         time.sleep(0.3)
         cpu_before = tree_cpu(pid)
@@ -298,7 +299,7 @@ def median(runs: list[dict[str, Any]], key: str) -> float | None:
 KEYS = ("cpu_s", "bytes", "sync_frames", "write_bursts", "checkpoint_lag_max_s", "end_marker_lag_s",
         "checkpoint_lag_behind_server_max_s", "checkpoint_lag_behind_server_median_s",
         "end_marker_lag_behind_server_s",
-        "peak_rss_mb", "first_frame_s", "idle_cpu_pct", "idle_bytes", "idle_rss_mb")
+        "rss_before_turn_mb", "peak_rss_mb", "first_frame_s", "idle_cpu_pct", "idle_bytes", "idle_rss_mb")
 
 
 def main() -> None:
