@@ -4,14 +4,15 @@ frames paced for reading, so a burst of thousands of deltas costs a few frames."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.snapshots.main_app import NOW, SIZE, MainApp, frozen, main_screen, settle, wait_connected
-from tui.app.app import FLUSH_GAP, STREAM_FRAME_S
-from tui.state.changes import PartChanged
+from tui.app.app import FLUSH_GAP, FLUSH_WAIT_MAX_S, FRAME_S, STREAM_FRAME_S
+from tui.state.changes import PartChanged, SessionChanged
 from widgets.transcript.text_block import TextBlockView
 
 
@@ -90,32 +91,45 @@ async def test_a_paced_stream_is_painted_at_a_reading_pace_not_per_delta() -> No
 
 
 class FlushClock:
-    """Drives ``OctuiApp._queue_changes`` with a clock of its own; records how each flush is asked."""
+    """Drives the app's flush scheduling with a clock of its own: changes are queued, frames start
+    (``_flush_changes``) and end (``_frame_done``) when the test says; records each flush asked."""
 
     def __init__(self, app: MainApp, monkeypatch: pytest.MonkeyPatch) -> None:
         import tui.app.app as app_module
 
-        self.app, self.now = app, 1000.0
+        self.app, self.now, self.cpu = app, 1000.0, 50.0
         self.asked: list[float] = []  # the wait of each flush asked for (0: at once)
         monkeypatch.setattr(app_module, "perf_counter", lambda: self.now)
+        monkeypatch.setattr(app_module, "thread_time", lambda: self.cpu)
         monkeypatch.setattr(app, "set_timer", lambda wait, callback: self.asked.append(wait))
         monkeypatch.setattr(app, "call_later", lambda callback: self.asked.append(0.0))
+        monkeypatch.setattr(app, "_main_or_none", lambda: None)  # frames carry no changes to a screen
+        monkeypatch.setattr(app, "_measure_growth", lambda: None)
         app._last_flush = app._last_frame_end = self.now - 10  # the app's frames so far, long past
         app._flush_cost = 0.0
 
-    def delta(self, after: float) -> float:
-        """A streamed part changes ``after`` seconds from now: the wait its flush was asked with."""
+    def change(self, after: float, change: object = None) -> float:
+        """A change ``after`` seconds from now (a streamed part by default): the wait its flush
+        was asked with."""
         self.now += after
-        self.app._flush_scheduled = False
-        self.app._queue_changes([PartChanged("ses", "msg", "text:0")])
+        asked = len(self.asked)
+        self.app._queue_changes([change or PartChanged("ses", "msg", "text:0")])
+        assert len(self.asked) == asked + 1, "no flush asked for"
         return self.asked[-1]
 
-    def flushed(self, cost: float = 0.002) -> None:
-        """A frame starts now and takes ``cost`` seconds."""
-        self.app._pending.clear()
-        self.app._last_flush = self.now
-        self.app._flush_cost = cost
-        self.app._last_frame_end = self.now + cost
+    def frame(self, cost: float = 0.002, *, after: float = 0.0) -> None:
+        """``after`` seconds from now the frame starts, and it is painted ``cost`` seconds later."""
+        self.start(after)
+        self.done(cost)
+
+    def start(self, after: float = 0.0) -> None:
+        self.now += after
+        self.app._flush_changes()
+
+    def done(self, cost: float) -> None:
+        self.now += cost
+        self.cpu += cost
+        self.app._frame_done(self.cpu - cost)
 
 
 async def test_a_word_after_a_quiet_spell_is_drawn_at_once_and_frames_keep_a_slot_apart(
@@ -124,13 +138,47 @@ async def test_a_word_after_a_quiet_spell_is_drawn_at_once_and_frames_keep_a_slo
     async with app.run_test(size=SIZE) as pilot:
         await wait_connected(pilot)
         clock = FlushClock(app, monkeypatch)
-        assert clock.delta(after=1.0) == 0.0  # nothing drawn for a second: at once, not a frame later
-        clock.flushed()
-        assert clock.delta(after=0.01) == pytest.approx(STREAM_FRAME_S - 0.01)  # the rest of the slot
-        clock.flushed()
-        assert clock.delta(after=STREAM_FRAME_S + 0.001) == 0.0  # the slot is over: at once
-        clock.flushed(cost=0.1)  # a slow frame: the loop gets FLUSH_GAP times its cost first
-        assert clock.delta(after=0.1) == pytest.approx(FLUSH_GAP * 0.1)
+        assert clock.change(after=1.0) == 0.0  # nothing drawn for a second: at once, not a frame later
+        clock.frame(cost=0.002)
+        assert clock.change(after=0.008) == pytest.approx(STREAM_FRAME_S - 0.01)  # the rest of the slot
+        clock.frame(after=STREAM_FRAME_S - 0.01)
+        assert clock.change(after=STREAM_FRAME_S + 0.001) == 0.0  # the slot is over: at once
+        # A slow frame: the loop is left free for FLUSH_GAP times its cost after it.
+        clock.frame(cost=0.1)
+        assert clock.change(after=0.0) == pytest.approx(FLUSH_GAP * 0.1)
+        # ... also when the change comes while that frame is still being painted: the gap is
+        # counted from about when it will end, not from the end of the frame before it.
+        clock.start(after=FLUSH_GAP * 0.1)
+        assert clock.change(after=0.01) == pytest.approx(0.1 - 0.01 + FLUSH_GAP * 0.1)
+        clock.done(cost=0.1)
+        # However slow the frames, the next one is asked for within FLUSH_WAIT_MAX_S.
+        clock.frame(cost=1.0, after=1.0)
+        assert clock.change(after=0.0) == pytest.approx(FLUSH_WAIT_MAX_S)
+
+
+async def test_other_changes_keep_their_own_pace(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        clock = FlushClock(app, monkeypatch)
+        clock.frame(cost=0.002, after=1.0)
+        # Anything but a streamed part (a status, a message) may come FRAME_S after a frame.
+        assert clock.change(after=0.008, change=SessionChanged("ses")) == pytest.approx(FRAME_S - 0.01)
+
+
+async def test_in_a_flood_a_frame_of_other_changes_is_painted_at_once() -> None:
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        main = main_screen(app)
+        app._flooding = True  # as after a second of a burst
+        app._frame_applied(main, contextlib.nullcontext(), 0.0, [PartChanged("ses", "msg", "text:0")])
+        assert app._held is not None  # streamed parts in a flood: painting held back
+        app.release_paint()
+        app._frame_applied(main, contextlib.nullcontext(), 0.0, [PartChanged("ses", "msg", "text:0"),
+                                                                 SessionChanged("ses")])
+        assert app._held is None  # a turn ended, a status changed: painted at once, not held again
+        await pilot.pause()
 
 
 class GrowthProbe:
@@ -172,8 +220,10 @@ async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never
         assert probe.frame(1.05, height * 2) and probe.frame(1.05, height * 2)
         # The stream paused, then a frame: not a flood any more.
         assert not probe.frame(5.0, 1)
-        # Half a screen at once is a flood at once.
-        assert probe.frame(0.05, height // 2 + 1)
+        # A quarter of a screen at once is a flood at once: no frames of lines nobody reads.
+        assert probe.frame(0.05, height // 4 + 1)
         assert not probe.frame(5.0, 0)
-        # Read as it comes (a line every 0.2 s): never a flood.
+        # Read as it comes (a line every 0.2 s): never a flood, nor with a few lines at once
+        # now and then (a paragraph break, a list item, a short code block sealed).
         assert not any(probe.frame(0.2, 1) for _ in range(40))
+        assert not any(probe.frame(0.2, height // 8 if n % 10 == 0 else 1) for n in range(40))

@@ -55,7 +55,9 @@ FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_G
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
 # An answer that grows by more than a quarter of a screen a second cannot be read as it passes
 # (the rate is that of the frames of the last second, judged once they span FLOOD_DECIDE_S, so a
-# burst is known as one after a quarter of a second): while it floods, the widgets keep up at the
+# burst is known as one after a quarter of a second, or as soon as a quarter of a screen came in
+# less time, FLOOD_LUMP_SCREENS: each frame before that paints lines nobody reads, bytes that go
+# through the terminal for nothing): while it floods, the widgets keep up at the
 # streaming pace (each piece rendered as it comes, within its slice) but the terminal is painted
 # once a second (each frame much of a new screen), and at once when the stream has been quiet for
 # QUIET_S, when a key or the mouse is used, or when anything but an answer's parts changes. It
@@ -63,6 +65,8 @@ FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes t
 FLOOD_SCREENS_PER_S = 0.25
 FLOOD_WINDOW_S = 1.0
 FLOOD_DECIDE_S = 0.25  # the rate is judged over the frames of the last window once they span this
+FLOOD_LUMP_SCREENS = 0.25  # ... or as soon as they grew by this much (the rate of a lump that big
+# within the window is a flood's: a reading pace adds a line or two at a time)
 FLOOD_FRAME_S = 1.0
 QUIET_S = 0.05
 RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
@@ -242,20 +246,23 @@ class OctuiApp(DiffedOutput[int]):
         if self._flush_scheduled:
             return
         self._flush_scheduled = True
-        # Frames start at most 1 / pace apart, and a change that comes after a quiet spell is
+        # Frames start at least a pace apart, and a change that comes after a quiet spell is
         # drawn at once: a word waits for the rest of the current frame's slot, never a whole
-        # one. A slow frame (a long answer streaming very fast) spaces the next one out, so
-        # keys and the stream always get part of the event loop.
+        # one. After a slow frame (a long answer streaming very fast) that took t, the loop is
+        # left free for FLUSH_GAP·t, so keys and the stream always get part of it.
         parts = all(type(change) is PartChanged for change in changes)
         if not parts:
             self.release_paint()
         pace = STREAM_FRAME_S if parts else FRAME_S
-        start = max(self._last_flush + pace, self._last_frame_end + FLUSH_GAP * self._flush_cost)
+        # A frame still in flight (flushed, not painted yet) ends about one frame cost after it
+        # started: the gap is counted from then, not from the end of the frame before.
+        end = max(self._last_frame_end, self._last_flush + self._flush_cost)
+        start = max(self._last_flush + pace, end + FLUSH_GAP * self._flush_cost)
         wait = min(FLUSH_WAIT_MAX_S, start - now)
         if wait > 0:
             self.set_timer(wait, self._flush_changes)
         else:
-            self.call_later(self._flush_changes)  # after what the loop holds now (more deltas)
+            self.call_later(self._flush_changes)  # after the app's queued messages (more deltas)
 
     # ------------------------------------------------------------------ painting held in a flood
     def _hold_paint(self, seconds: float) -> None:
@@ -311,8 +318,8 @@ class OctuiApp(DiffedOutput[int]):
         batch.__exit__(None, None, None)
         self.call_after_refresh(self._frame_done, started)
         self.notifier.observe(changes)
-        if self._flooding:
-            self._hold_paint(FLOOD_FRAME_S)
+        if self._flooding and all(type(change) is PartChanged for change in changes):
+            self._hold_paint(FLOOD_FRAME_S)  # (anything but an answer's parts is painted at once)
         elif main.rendering_behind():
             self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
 
@@ -336,7 +343,7 @@ class OctuiApp(DiffedOutput[int]):
         span = now - then
         if span > 2 * FLOOD_WINDOW_S:
             self._flooding = False  # the frame before is long past (a stream after a pause)
-        elif span >= FLOOD_DECIDE_S or rows - before >= self.size.height / 2:  # or plainly one
+        elif span >= FLOOD_DECIDE_S or rows - before >= self.size.height * FLOOD_LUMP_SCREENS:
             rate = (rows - before) / max(span, 1e-3) / max(1, self.size.height)  # screens a second
             limit = FLOOD_SCREENS_PER_S / 2 if self._flooding else FLOOD_SCREENS_PER_S
             self._flooding = rate > limit
