@@ -227,6 +227,54 @@ def test_any_sequence_of_frames_leaves_the_terminal_as_a_full_repaint_would(
         assert terminal.cells() == reference.cells()
 
 
+def two_chops(rows: dict[int, tuple[Strip, int, int]], split: int) -> ChopsUpdate:
+    """A partial update of spans [x1, x2) of lines drawn by two widgets side by side (the left one
+    ``split`` cells wide: a transcript and its scrollbar)."""
+    lines: list[dict[int, Strip | None]] = []
+    for y in range(H):
+        row = rows.get(y)
+        line = row[0] if row else None
+        lines.append({0: line.crop(0, split), split: line.crop(split, W)} if line else {0: None, split: None})
+    spans = [(y, x1, x2) for y, (_, x1, x2) in sorted(rows.items())]
+    return ChopsUpdate(lines, spans, [[split, W] for _ in range(H)])
+
+
+# No wide characters or combining marks here: in the compositor's updates a span never cuts a
+# character (it covers every cell that changed), and the whole-row test above has them.
+narrow_text = st.lists(st.sampled_from(["a", "b", " ", "   "]), max_size=6).map("".join)
+row_parts = st.lists(st.tuples(narrow_text, st.integers(0, len(STYLES))), min_size=1, max_size=3)
+span = st.integers(0, W - 1).flatmap(lambda x1: st.tuples(st.just(x1), st.integers(x1 + 1, W)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, W - 1),
+       st.lists(st.lists(st.none() | st.tuples(row_parts, span), min_size=H, max_size=H).filter(any),
+                min_size=1, max_size=6))
+def test_spans_of_lines_repainted_in_parts_leave_the_terminal_as_a_full_repaint_would(
+        split: int, frames: list[list[tuple[list[tuple[str, int]], tuple[int, int]] | None]]) -> None:
+    """Partial spans of known rows, each line cut between two widgets: what is around each span
+    stays, what is in it is new, as the compositor hands them over (the chops hold each line as
+    it is now, the spans say what changed), compared with a full repaint of the lines."""
+    def widgets(line: Strip) -> Strip:  # each widget draws its own cells: none straddles the split
+        return Strip.join([line.crop(0, split), line.crop(split, W)])
+
+    writer, terminal = FrameWriter(), Terminal()
+    rows = [widgets(strip(f"row {y} end", STYLES[y % len(STYLES)])) for y in range(H)]
+    write(writer, terminal, full(rows))
+    for spans in frames:
+        changed: dict[int, tuple[Strip, int, int]] = {}
+        for y, item in enumerate(spans):
+            if item is not None:
+                new, (x1, x2) = item
+                line = Strip.join([rows[y].crop(0, x1), segments_row(new).crop(x1, x2), rows[y].crop(x2, W)])
+                rows[y] = widgets(line)
+                changed[y] = (rows[y], x1, x2)
+        write(writer, terminal, two_chops(changed, split))
+        repaint = Terminal()
+        repaint.feed(full(rows).render_segments(CONSOLE))
+        assert terminal.cells() == repaint.cells()
+
+
 # ---------------------------------------------------------------------------- in the app
 class Recorder:
     """Both outputs of every frame: Textual's own (full) rendering and the writer's."""

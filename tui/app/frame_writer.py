@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from os.path import commonprefix
 from typing import Any, TypeVar
@@ -56,15 +57,16 @@ _render_style = Strip.render_style
 class _Row:
     """One screen line as written: its strip, and each segment's text, cells and rendering."""
 
-    __slots__ = ("strip", "texts", "cells", "parts", "styles", "rendered", "_plain")
+    __slots__ = ("strip", "segments", "texts", "cells", "parts", "styles", "rendered", "_plain")
 
     def __init__(self, strip: Strip, color_system: ColorSystem) -> None:
         self.strip = strip
+        self.segments = list(strip)
         texts: list[str] = []
         cells: list[int] = []
         parts: list[str] = []
         styles: list[Any] = []
-        for text, style, _control in strip:  # control segments are never rendered (Strip.render)
+        for text, style, _control in self.segments:  # control segments are never rendered (Strip.render)
             texts.append(text)
             cells.append(cell_len(text))
             parts.append(text if style is None else _render_style(style, text, color_system))
@@ -78,6 +80,33 @@ class _Row:
         if self._plain is None:
             self._plain = "".join(self.texts)
         return self._plain
+
+
+def _cut(segments: Iterable[Segment], start: int, end: int,
+         cells: list[int] | None = None) -> tuple[list[Segment], int]:
+    """The segments of cells [start, end) of a line and how many cells they take, cut as
+    ``Strip.crop`` cuts (``Segment.split_cells`` where a cut falls inside a segment), without the
+    Strips a crop and a join build (a Strip makes seven caches: most of a frame's cost here).
+    ``cells``: each segment's width, when known."""
+    out: list[Segment] = []
+    pos = 0
+    for index, segment in enumerate(segments):
+        size = cells[index] if cells is not None else cell_len(segment.text)
+        segment_end = pos + size
+        if segment_end <= start:
+            pos = segment_end
+            continue
+        if pos >= end:
+            break
+        if pos < start:
+            segment = segment.split_cells(start - pos)[1]
+            pos = start
+        if segment_end > end:
+            segment = segment.split_cells(end - pos)[0]
+            segment_end = end
+        out.append(segment)
+        pos = segment_end
+    return out, max(0, min(pos, end) - start)
 
 
 def _sgr(style: Any, color_system: ColorSystem) -> str:
@@ -408,31 +437,33 @@ class FrameWriter:
         for y, x1, x2 in update.spans:
             if not 0 <= y < height:
                 continue
-            pieces: list[tuple[int, Strip]] = []
+            pieces: list[tuple[int, list[Segment], int]] = []  # (x, segments, cells)
             covered = x1  # how far the pieces cover the span without a hole
             for end, (x, chop) in zip(chop_ends[y], chops[y].items(), strict=False):
                 if chop is None or end <= x1 or x >= x2:
                     continue
                 left = max(x1, x)
-                pieces.append((left, chop.crop(left - x, min(x2, end) - x)))
+                pieces.append((left, *_cut(chop, left - x, min(x2, end) - x)))
                 if left == covered:
                     covered = min(x2, end)
             row = fresh.get(y) or self._rows[y]
-            middle = Strip.join(piece for _, piece in pieces)
-            whole = covered == x2 and middle.cell_length == x2 - x1
+            middle = [segment for _, piece, _ in pieces for segment in piece]
+            whole = covered == x2 and sum(size for _, _, size in pieces) == x2 - x1
             if whole and x1 == 0 and x2 == width:
-                fresh[y] = _Row(middle, color_system)  # the whole line: known from now on
+                fresh[y] = _Row(Strip(middle, width), color_system)  # the whole line: known from now on
                 continue
             if row is None or not whole:
                 self._rows[y] = None  # not a whole picture of the span, or of the row: write as is
                 earlier = fresh.pop(y, None)  # an earlier span of this line, not written yet
                 if earlier is not None:
                     early.append((y, 0, earlier.strip))
-                early.extend((y, piece_x, piece) for piece_x, piece in pieces)
+                early.extend((y, piece_x, Strip(piece, size)) for piece_x, piece, size in pieces)
                 continue
-            base = row.strip
-            strip = Strip.join([base.crop(0, x1), middle, base.crop(x2, width)])
-            fresh[y] = _Row(strip, color_system)
+            if _cut(row.segments, x1, x2, row.cells)[0] == middle:
+                continue  # the span shows these very segments already (a scrollbar repainted the same)
+            before, _ = _cut(row.segments, 0, x1, row.cells)
+            after, _ = _cut(row.segments, x2, width, row.cells)
+            fresh[y] = _Row(Strip([*before, *middle, *after], width), color_system)
         return fresh
 
     # ------------------------------------------------------------------ scrolling
