@@ -275,6 +275,34 @@ def test_spans_of_lines_repainted_in_parts_leave_the_terminal_as_a_full_repaint_
         assert terminal.cells() == repaint.cells()
 
 
+def test_a_lone_mark_at_a_widgets_edge_is_written_as_textual_would() -> None:
+    """A combining mark styled apart from its letter, last in the left widget's piece: cut
+    pieces keep it (as ``Strip.crop`` does), on an unknown row and on a known one."""
+    left = Strip([Segment("abcde"), Segment("\u0301", STYLES[0])], 5)
+    right = strip("fgh", width=W - 5)
+    for known in (False, True):
+        writer, terminal, reference = FrameWriter(), Terminal(), Terminal()
+        if known:
+            first = full([strip("")] * H)
+            write(writer, terminal, first)
+            reference.feed(first.render_segments(CONSOLE))
+        lines: list[dict[int, Strip | None]] = [{0: None, 5: None} for _ in range(H)]
+        lines[0] = {0: left, 5: right}
+        update = ChopsUpdate(lines, [(0, 0, W)], [[5, W] for _ in range(H)])
+        write(writer, terminal, update)
+        reference.feed(update.render_segments(CONSOLE))
+        assert terminal.cells()[0] == reference.cells()[0], known
+        assert terminal.lines()[0].startswith("abcd\u00e9fgh"), known  # (pyte composes the mark)
+
+
+def test_a_span_repainted_the_same_writes_nothing() -> None:
+    writer, terminal = FrameWriter(), Terminal()
+    rows = [strip(f"row {y}", STYLES[y % len(STYLES)]) for y in range(H)]
+    write(writer, terminal, full(rows))
+    update = ChopsUpdate([{0: row} for row in rows], [(y, 2, 9) for y in range(H)], [[W] for _ in range(H)])
+    assert write(writer, terminal, update) == ""
+
+
 # ---------------------------------------------------------------------------- in the app
 class Recorder:
     """Both outputs of every frame: Textual's own (full) rendering and the writer's."""

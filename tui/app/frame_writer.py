@@ -85,18 +85,24 @@ class _Row:
 def _cut(segments: Iterable[Segment], start: int, end: int,
          cells: list[int] | None = None) -> tuple[list[Segment], int]:
     """The segments of cells [start, end) of a line and how many cells they take, cut as
-    ``Strip.crop`` cuts (``Segment.split_cells`` where a cut falls inside a segment), without the
-    Strips a crop and a join build (a Strip makes seven caches: most of a frame's cost here).
-    ``cells``: each segment's width, when known."""
+    ``Strip.crop`` cuts (``Segment.split_cells`` where a cut falls inside a segment; a cut that
+    reaches the line's end keeps what follows, zero-width segments such as a lone combining
+    mark included), without the Strips a crop and a join build (a Strip makes seven caches:
+    most of a frame's cost here). ``cells``: each segment's width, when known."""
+    items = list(segments)
+    sizes = cells if cells is not None else [cell_len(segment.text) for segment in items]
+    length = sum(sizes)
+    if start <= 0 and end >= length:
+        return items, length
+    to_end = end >= length  # everything after start, as crop keeps it
     out: list[Segment] = []
     pos = 0
-    for index, segment in enumerate(segments):
-        size = cells[index] if cells is not None else cell_len(segment.text)
+    for segment, size in zip(items, sizes, strict=True):
         segment_end = pos + size
         if segment_end <= start:
             pos = segment_end
             continue
-        if pos >= end:
+        if pos >= end and not to_end:
             break
         if pos < start:
             segment = segment.split_cells(start - pos)[1]
