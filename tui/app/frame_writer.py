@@ -87,8 +87,8 @@ def _cut(segments: Iterable[Segment], start: int, end: int,
     """The segments of cells [start, end) of a line and how many cells they take, cut as
     ``Strip.crop`` cuts (``Segment.split_cells`` where a cut falls inside a segment; a cut that
     reaches the line's end keeps what follows, zero-width segments such as a lone combining
-    mark included), without the Strips a crop and a join build (a Strip makes seven caches:
-    most of a frame's cost here). ``cells``: each segment's width, when known."""
+    mark included), without the Strips a crop and a join build (each Strip makes seven caches:
+    most of what splicing a span into a row cost). ``cells``: each segment's width, when known."""
     items = list(segments)
     sizes = cells if cells is not None else [cell_len(segment.text) for segment in items]
     length = sum(sizes)
