@@ -227,7 +227,7 @@ def test_any_sequence_of_frames_leaves_the_terminal_as_a_full_repaint_would(
         assert terminal.cells() == reference.cells()
 
 
-def two_chops(rows: dict[int, tuple[Strip, int, int]], split: int) -> ChopsUpdate:
+def two_chops(rows: dict[int, tuple[Strip, list[tuple[int, int]]]], split: int) -> ChopsUpdate:
     """A partial update of spans [x1, x2) of lines drawn by two widgets side by side (the left one
     ``split`` cells wide: a transcript and its scrollbar)."""
     lines: list[dict[int, Strip | None]] = []
@@ -235,7 +235,7 @@ def two_chops(rows: dict[int, tuple[Strip, int, int]], split: int) -> ChopsUpdat
         row = rows.get(y)
         line = row[0] if row else None
         lines.append({0: line.crop(0, split), split: line.crop(split, W)} if line else {0: None, split: None})
-    spans = [(y, x1, x2) for y, (_, x1, x2) in sorted(rows.items())]
+    spans = [(y, x1, x2) for y, (_, pairs) in sorted(rows.items()) for x1, x2 in pairs]
     return ChopsUpdate(lines, spans, [[split, W] for _ in range(H)])
 
 
@@ -243,15 +243,17 @@ def two_chops(rows: dict[int, tuple[Strip, int, int]], split: int) -> ChopsUpdat
 # character (it covers every cell that changed), and the whole-row test above has them.
 narrow_text = st.lists(st.sampled_from(["a", "b", " ", "   "]), max_size=6).map("".join)
 row_parts = st.lists(st.tuples(narrow_text, st.integers(0, len(STYLES))), min_size=1, max_size=3)
-span = st.integers(0, W - 1).flatmap(lambda x1: st.tuples(st.just(x1), st.integers(x1 + 1, W)))
+# One or two spans of a line, apart and in order, as the compositor gives them.
+spans_of_a_line = st.lists(st.integers(0, W), min_size=2, max_size=4, unique=True).map(
+    lambda cuts: [(a, b) for a, b in zip(sorted(cuts)[::2], sorted(cuts)[1::2], strict=False)])
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.integers(1, W - 1),
-       st.lists(st.lists(st.none() | st.tuples(row_parts, span), min_size=H, max_size=H).filter(any),
-                min_size=1, max_size=6))
+       st.lists(st.lists(st.none() | st.tuples(row_parts, spans_of_a_line), min_size=H, max_size=H)
+                .filter(any), min_size=1, max_size=6))
 def test_spans_of_lines_repainted_in_parts_leave_the_terminal_as_a_full_repaint_would(
-        split: int, frames: list[list[tuple[list[tuple[str, int]], tuple[int, int]] | None]]) -> None:
+        split: int, frames: list[list[tuple[list[tuple[str, int]], list[tuple[int, int]]] | None]]) -> None:
     """Partial spans of known rows, each line cut between two widgets: what is around each span
     stays, what is in it is new, as the compositor hands them over (the chops hold each line as
     it is now, the spans say what changed), compared with a full repaint of the lines."""
@@ -262,13 +264,15 @@ def test_spans_of_lines_repainted_in_parts_leave_the_terminal_as_a_full_repaint_
     rows = [widgets(strip(f"row {y} end", STYLES[y % len(STYLES)])) for y in range(H)]
     write(writer, terminal, full(rows))
     for spans in frames:
-        changed: dict[int, tuple[Strip, int, int]] = {}
+        changed: dict[int, tuple[Strip, list[tuple[int, int]]]] = {}
         for y, item in enumerate(spans):
             if item is not None:
-                new, (x1, x2) = item
-                line = Strip.join([rows[y].crop(0, x1), segments_row(new).crop(x1, x2), rows[y].crop(x2, W)])
+                new, pairs = item
+                line = rows[y]
+                for x1, x2 in pairs:
+                    line = Strip.join([line.crop(0, x1), segments_row(new).crop(x1, x2), line.crop(x2, W)])
                 rows[y] = widgets(line)
-                changed[y] = (rows[y], x1, x2)
+                changed[y] = (rows[y], pairs)
         write(writer, terminal, two_chops(changed, split))
         repaint = Terminal()
         repaint.feed(full(rows).render_segments(CONSOLE))
