@@ -72,6 +72,12 @@ QUIET_S = 0.05
 RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
 
 
+def _only_parts(changes: list[Change]) -> bool:
+    """Whether ``changes`` are all an answer's parts growing (paced and held as a stream; anything
+    else is painted at the UI's own pace, at once in a flood)."""
+    return all(type(change) is PartChanged for change in changes)
+
+
 @dataclass
 class ConnectSpec:
     """How to reach a server: a URL (+ auth), a local server to start, or an in-process transport."""
@@ -250,7 +256,7 @@ class OctuiApp(DiffedOutput[int]):
         # drawn at once: a word waits for the rest of the current frame's slot, never a whole
         # one. After a slow frame (a long answer streaming very fast) that took t, the loop is
         # left free for FLUSH_GAP·t, so keys and the stream always get part of it.
-        parts = all(type(change) is PartChanged for change in changes)
+        parts = _only_parts(changes)
         if not parts:
             self.release_paint()
         pace = STREAM_FRAME_S if parts else FRAME_S
@@ -318,7 +324,7 @@ class OctuiApp(DiffedOutput[int]):
         batch.__exit__(None, None, None)
         self.call_after_refresh(self._frame_done, started)
         self.notifier.observe(changes)
-        if self._flooding and all(type(change) is PartChanged for change in changes):
+        if self._flooding and _only_parts(changes):
             self._hold_paint(FLOOD_FRAME_S)  # (anything but an answer's parts is painted at once)
         elif main.rendering_behind():
             self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
