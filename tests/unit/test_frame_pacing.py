@@ -11,9 +11,19 @@ from typing import Any
 import pytest
 
 from tests.snapshots.main_app import NOW, SIZE, MainApp, frozen, main_screen, settle, wait_connected
-from tui.app.app import FLUSH_GAP, FLUSH_WAIT_MAX_S, FRAME_S, STREAM_FRAME_S
-from tui.state.changes import PartChanged, SessionChanged
+from tui.app.app import (
+    FLOOD_FRAME_S,
+    FLUSH_GAP,
+    FLUSH_WAIT_MAX_S,
+    FRAME_S,
+    QUIET_S,
+    STREAM_FRAME_S,
+    STREAM_PATIENCE_S,
+    STREAM_SLACK_S,
+)
+from tui.state.changes import Change, PartChanged, SessionChanged
 from widgets.transcript.text_block import TextBlockView
+from widgets.transcript.transcript import Transcript
 
 
 @pytest.fixture(autouse=True)
@@ -87,35 +97,68 @@ async def test_a_paced_stream_is_painted_at_a_reading_pace_not_per_delta() -> No
         assert 3 <= counter.flushes <= elapsed / STREAM_FRAME_S + 5, (counter.flushes, elapsed)
         assert counter.flushes < 60
         gaps = [b - a for a, b in zip(counter.starts, counter.starts[1:], strict=False)]
-        assert min(gaps) >= STREAM_FRAME_S - 0.005, gaps  # frames start a slot apart, never closer
+        # Frames start a slot apart on average, never closer than the slack allows.
+        assert min(gaps) >= STREAM_FRAME_S - STREAM_SLACK_S - 0.005, gaps
+        assert sum(gaps) / len(gaps) >= STREAM_FRAME_S - 0.005, gaps
+
+
+class FakeTimer:
+    """A timer of ``FlushClock``: it fires when the test says."""
+
+    def __init__(self, clock: FlushClock, wait: float, callback: Any) -> None:
+        self.clock, self.due, self.callback, self.stopped = clock, clock.now + wait, callback, False
+
+    def stop(self) -> None:
+        self.stopped = True
 
 
 class FlushClock:
     """Drives the app's flush scheduling with a clock of its own: changes are queued, frames start
-    (``_flush_changes``) and end (``_frame_done``) when the test says; records each flush asked."""
+    (``_flush_changes``) and end (``_frame_done``) when the test says; records each flush asked
+    (the wait of a timer, 0 for a flush at once) and the timers that are still live."""
 
     def __init__(self, app: MainApp, monkeypatch: pytest.MonkeyPatch) -> None:
         import tui.app.app as app_module
 
         self.app, self.now, self.cpu = app, 1000.0, 50.0
-        self.asked: list[float] = []  # the wait of each flush asked for (0: at once)
+        self.asked: list[float] = []
+        self.timers: list[FakeTimer] = []
+
+        def set_timer(wait: float, callback: Any) -> FakeTimer:
+            self.asked.append(wait)
+            self.timers.append(FakeTimer(self, wait, callback))
+            return self.timers[-1]
+
         monkeypatch.setattr(app_module, "perf_counter", lambda: self.now)
         monkeypatch.setattr(app_module, "thread_time", lambda: self.cpu)
-        monkeypatch.setattr(app, "set_timer", lambda wait, callback: self.asked.append(wait))
+        monkeypatch.setattr(app, "set_timer", set_timer)
         monkeypatch.setattr(app, "call_later", lambda callback: self.asked.append(0.0))
         monkeypatch.setattr(app, "_main_or_none", lambda: None)  # frames carry no changes to a screen
         monkeypatch.setattr(app, "_measure_growth", lambda: None)
         app._last_flush = app._last_frame_end = self.now - 10  # the app's frames so far, long past
         app._flush_cost = 0.0
 
-    def change(self, after: float, change: object = None) -> float:
-        """A change ``after`` seconds from now (a streamed part by default): the wait its flush
-        was asked with."""
+    def change(self, after: float, change: Change | None = None) -> float | None:
+        """A change ``after`` seconds from now (a streamed part by default): the wait of the flush
+        it asked for, or None when the flush already coming takes it."""
         self.now += after
         asked = len(self.asked)
         self.app._queue_changes([change or PartChanged("ses", "msg", "text:0")])
-        assert len(self.asked) == asked + 1, "no flush asked for"
-        return self.asked[-1]
+        assert len(self.asked) <= asked + 1
+        return self.asked[-1] if len(self.asked) > asked else None
+
+    def live(self) -> FakeTimer:
+        """The one timer not stopped (the flush the pending changes wait for)."""
+        live = [timer for timer in self.timers if not timer.stopped]
+        assert len(live) == 1, live
+        return live[0]
+
+    def fire(self) -> None:
+        """The live timer fires: the frame starts when it was due."""
+        timer = self.live()
+        self.now = timer.due
+        timer.stopped = True  # (a fired timer has nothing left to stop)
+        timer.callback()
 
     def frame(self, cost: float = 0.002, *, after: float = 0.0) -> None:
         """``after`` seconds from now the frame starts, and it is painted ``cost`` seconds later."""
@@ -140,20 +183,82 @@ async def test_a_word_after_a_quiet_spell_is_drawn_at_once_and_frames_keep_a_slo
         clock = FlushClock(app, monkeypatch)
         assert clock.change(after=1.0) == 0.0  # nothing drawn for a second: at once, not a frame later
         clock.frame(cost=0.002)
-        assert clock.change(after=0.008) == pytest.approx(STREAM_FRAME_S - 0.01)  # the rest of the slot
-        clock.frame(after=STREAM_FRAME_S - 0.01)
+        # Within the slot: it waits for the next delta, at most STREAM_PATIENCE_S.
+        assert clock.change(after=0.008) == pytest.approx(STREAM_PATIENCE_S)
+        assert clock.change(after=0.01) is None  # still within the slot: the same frame takes it
+        clock.fire()
+        assert clock.now == pytest.approx(1000 + 1.0 + 0.002 + 0.008 + STREAM_PATIENCE_S)
         assert clock.change(after=STREAM_FRAME_S + 0.001) == 0.0  # the slot is over: at once
         # A slow frame: the loop is left free for FLUSH_GAP times its cost after it.
         clock.frame(cost=0.1)
         assert clock.change(after=0.0) == pytest.approx(FLUSH_GAP * 0.1)
         # ... also when the change comes while that frame is still being painted: the gap is
         # counted from about when it will end, not from the end of the frame before it.
-        clock.start(after=FLUSH_GAP * 0.1)
+        clock.fire()
         assert clock.change(after=0.01) == pytest.approx(0.1 - 0.01 + FLUSH_GAP * 0.1)
         clock.done(cost=0.1)
         # However slow the frames, the next one is asked for within FLUSH_WAIT_MAX_S.
         clock.frame(cost=1.0, after=1.0)
         assert clock.change(after=0.0) == pytest.approx(FLUSH_WAIT_MAX_S)
+
+
+async def test_a_paced_streams_frames_fall_on_its_deltas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deltas 30 ms apart: a frame on every second one, the first of each pair waits 30 ms (a
+    frame every 1/20 s, on a clock of its own, would leave some waiting nearly 50)."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        clock = FlushClock(app, monkeypatch)
+        assert clock.change(after=1.0) == 0.0
+        starts, waits, first = [], [], clock.now
+        for n in range(60):
+            if n:
+                asked = clock.change(after=0.030)
+                if asked is None or asked > 0:  # within the slot: waits for the next delta
+                    first = min(first, clock.now)
+                    continue
+            starts.append(clock.now)
+            waits.append(clock.now - first)
+            clock.frame(cost=0.004)
+            clock.now -= 0.004  # (the deltas keep their own clock)
+            first = float("inf")
+            for timer in clock.timers:
+                assert timer.stopped or timer.due > clock.now + 0.030  # no timer beats the next delta
+        gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+        assert len(starts) == 30 and all(gap == pytest.approx(0.060) for gap in gaps), gaps
+        assert max(waits) == pytest.approx(0.030)
+        # Jitter: a delta a little early (45 ms after the frame) is drawn at once on the slot
+        # time the frames before left unused, at most STREAM_SLACK_S.
+        assert clock.change(after=0.030) == 0.0  # (the pair's second delta)
+        clock.frame(cost=0.004)
+        assert clock.change(after=0.026) == pytest.approx(STREAM_PATIENCE_S)
+        assert clock.change(after=0.015) == 0.0
+        assert STREAM_FRAME_S - STREAM_SLACK_S <= 0.045
+
+
+async def test_a_flood_of_deltas_gets_a_frame_a_slot_on_average(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The slack never adds up: deltas every millisecond get frames STREAM_FRAME_S apart, bar
+    the first after a quiet spell."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        clock = FlushClock(app, monkeypatch)
+        starts = []
+        for _ in range(2000):
+            asked = clock.change(after=0.001)
+            if asked == 0.0:
+                starts.append(clock.now)
+                clock.frame(cost=0.002)
+                clock.now -= 0.002  # (the deltas keep their clock)
+            elif clock.live().due <= clock.now:
+                clock.fire()
+                starts.append(clock.now)
+                clock.done(cost=0.002)
+                clock.now -= 0.002
+        gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+        assert len(gaps) > 30
+        assert min(gaps) >= STREAM_FRAME_S - STREAM_SLACK_S - 1e-9, min(gaps)
+        assert sum(gaps) / len(gaps) >= STREAM_FRAME_S - STREAM_SLACK_S / len(gaps) - 0.001, gaps
 
 
 async def test_other_changes_keep_their_own_pace(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -164,6 +269,11 @@ async def test_other_changes_keep_their_own_pace(monkeypatch: pytest.MonkeyPatch
         clock.frame(cost=0.002, after=1.0)
         # Anything but a streamed part (a status, a message) may come FRAME_S after a frame.
         assert clock.change(after=0.008, change=SessionChanged("ses")) == pytest.approx(FRAME_S - 0.01)
+        clock.fire()
+        # ... also when it comes while a streamed part waits for the next delta: sooner.
+        assert clock.change(after=0.002) == pytest.approx(STREAM_PATIENCE_S)
+        assert clock.change(after=0.002, change=SessionChanged("ses")) == pytest.approx(FRAME_S - 0.004)
+        clock.fire()
 
 
 async def test_in_a_flood_a_frame_of_other_changes_is_painted_at_once() -> None:
@@ -227,3 +337,53 @@ async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never
         # now and then (a paragraph break, a list item, a short code block sealed).
         assert not any(probe.frame(0.2, 1) for _ in range(40))
         assert not any(probe.frame(0.2, height // 8 if n % 10 == 0 else 1) for n in range(40))
+
+
+async def test_an_answer_shorter_than_the_view_is_seen_to_grow() -> None:
+    """A burst that fills an empty screen is a flood as much as one that scrolls: the content's
+    height, not the view's, is what the flood rate is measured on."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        base = await started_answer(app, pilot)
+        main = main_screen(app)
+        app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": "first line\n\n"})
+        await settle(pilot)
+        before = main.content_rows()
+        for n in range(6):
+            app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": f"paragraph {n}\n\n"})
+        await settle(pilot)
+        after = main.content_rows()
+        view = main.query_one(Transcript)
+        assert before < after < view.size.height, (before, after, view.size.height)
+        assert after - before >= 6 * 2 - 1  # six paragraphs, a line and a gap each
+
+
+async def test_a_flood_is_painted_once_its_lines_are_rendered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quiet flood still rendering its pieces keeps painting held (placeholders painted now
+    would be painted again a slice later), at most FLOOD_FRAME_S."""
+    import tui.app.app as app_module
+
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        main = main_screen(app)
+        now = [1000.0]
+        behind = [True]
+        monkeypatch.setattr(app_module, "perf_counter", lambda: now[0])
+        monkeypatch.setattr(main, "rendering_behind", lambda: behind[0])
+        app._flooding = True
+        app._last_change = now[0]
+        app._hold_paint(FLOOD_FRAME_S)
+        now[0] += QUIET_S * 2  # the flood is over ...
+        app._held_tick()
+        assert app._held is not None  # ... but its lines are placeholders yet
+        behind[0] = False
+        app._held_tick()
+        assert app._held is None  # rendered: painted
+        behind[0] = True
+        app._last_change = now[0]
+        app._hold_paint(FLOOD_FRAME_S)
+        now[0] += FLOOD_FRAME_S + 0.01
+        app._held_tick()
+        assert app._held is None  # however far behind, a second of a flood is painted
+        await pilot.pause()

@@ -20,6 +20,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 import styles
@@ -50,7 +51,9 @@ log = logging.getLogger("octui")
 STYLES = Path(styles.__file__).resolve().parent
 CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
-STREAM_FRAME_S = 1 / 20  # parts growing (an answer streaming): at most ~20 frames a second
+STREAM_FRAME_S = 1 / 20  # parts growing (an answer streaming): at most ~20 frames a second ...
+STREAM_SLACK_S = 0.01  # ... on average: one starts up to this much early on slot time left unused
+STREAM_PATIENCE_S = 1 / 20  # a part that comes within a slot waits this long at most for the next
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
 # An answer that grows by more than a quarter of a screen a second cannot be read as it passes
@@ -121,7 +124,11 @@ class OctuiApp(DiffedOutput[int]):
         self.models: list[ModelInfo] = []
         self.stream_state = StreamState(phase="connecting")
         self._pending: list[Change] = []
-        self._flush_scheduled = False
+        self._flush_queued = False  # a flush is queued after the app's messages (call_later)
+        self._flush_timer: Timer | None = None  # or it waits for this timer, due at _flush_due
+        self._flush_due = 0.0
+        self._slack = 0.0  # how early the next frame may start: slot time the last frames left unused
+        self._first_pending = 0.0  # when the oldest change not yet flushed came
         self._flush_cost = 0.0  # CPU seconds the last frame took: the flush and the repaint after it
         self._last_flush = 0.0  # when the last frame started (perf_counter)
         self._last_frame_end = 0.0  # when it was painted
@@ -246,29 +253,53 @@ class OctuiApp(DiffedOutput[int]):
         self.post_message(ConnectionChanged(state))
 
     def _queue_changes(self, changes: list[Change]) -> None:
-        self._pending.extend(changes)
         now = perf_counter()
+        if not self._pending:
+            self._first_pending = now
+        self._pending.extend(changes)
         self._last_change = now
-        if self._flush_scheduled:
-            return
-        self._flush_scheduled = True
-        # Frames start at least a pace apart, and a change that comes after a quiet spell is
-        # drawn at once: a word waits for the rest of the current frame's slot, never a whole
-        # one. After a slow frame (a long answer streaming very fast) that took t, the loop is
-        # left free for FLUSH_GAP·t, so keys and the stream always get part of it.
-        parts = _only_parts(changes)
-        if not parts:
-            self.release_paint()
-        pace = STREAM_FRAME_S if parts else FRAME_S
+        if not _only_parts(changes):
+            self.release_paint()  # anything but an answer's parts is painted at once, even in a flood
+        if self._flush_queued:
+            return  # a flush runs after the app's queued messages: it takes these too
+        # Frames start a pace apart. A change that comes once the slot is over is drawn at once
+        # (after a quiet spell, or the next delta of a paced stream); one that comes within it
+        # waits for the first change after the slot, or STREAM_PATIENCE_S at most. So a paced
+        # answer's frames fall on its deltas (30 ms apart: a frame on every second one, the first
+        # waiting 30 ms), where a frame clock of their own would leave some deltas waiting
+        # nearly a whole slot. After a slow frame (a long answer streaming very fast) that took
+        # t, the loop is left free for FLUSH_GAP·t, so keys and the stream always get part of it.
+        parts = _only_parts(self._pending)
+        pace = STREAM_FRAME_S - self._slack if parts else FRAME_S
         # A frame still in flight (flushed, not painted yet) ends about one frame cost after it
         # started: the gap is counted from then, not from the end of the frame before.
         end = max(self._last_frame_end, self._last_flush + self._flush_cost)
         start = max(self._last_flush + pace, end + FLUSH_GAP * self._flush_cost)
-        wait = min(FLUSH_WAIT_MAX_S, start - now)
-        if wait > 0:
-            self.set_timer(wait, self._flush_changes)
-        else:
+        if start <= now:
+            self._cancel_flush_timer()
+            self._flush_queued = True
             self.call_later(self._flush_changes)  # after the app's queued messages (more deltas)
+            return
+        due = max(start, self._first_pending + STREAM_PATIENCE_S) if parts else start
+        due = min(due, now + FLUSH_WAIT_MAX_S)
+        if self._flush_timer is None or due < self._flush_due - 0.001:
+            self._cancel_flush_timer()
+            self._flush_due = due
+            self._flush_timer = self.set_timer(due - now, self._flush_on_time)
+
+    @property
+    def _flush_scheduled(self) -> bool:
+        """Whether a frame is coming for the pending changes (queued, or on a timer)."""
+        return self._flush_queued or self._flush_timer is not None
+
+    def _flush_on_time(self) -> None:
+        self._flush_timer = None  # it fired: nothing to stop
+        self._flush_changes()
+
+    def _cancel_flush_timer(self) -> None:
+        timer, self._flush_timer = self._flush_timer, None
+        if timer is not None:
+            timer.stop()
 
     # ------------------------------------------------------------------ painting held in a flood
     def _hold_paint(self, seconds: float) -> None:
@@ -286,7 +317,9 @@ class OctuiApp(DiffedOutput[int]):
         main = self._main_or_none()
         behind = main is not None and main.rendering_behind()
         quiet = now - self._last_change >= QUIET_S
-        if now >= self._hold_until or (self._hold_flood and quiet) or (not self._hold_flood and not behind):
+        # A flood is painted once it is over (quiet) and its lines are rendered (not placeholders
+        # to be painted again a slice later), or after a second of it.
+        if now >= self._hold_until or (not behind and (quiet or not self._hold_flood)):
             self.release_paint()  # a second of a flood, its end, or the lines are rendered now
         else:
             self.set_timer(QUIET_S / 2, self._held_tick)
@@ -305,8 +338,11 @@ class OctuiApp(DiffedOutput[int]):
         await super().on_event(event)
 
     def _flush_changes(self) -> None:
-        self._flush_scheduled = False
-        self._last_flush = perf_counter()
+        self._cancel_flush_timer()
+        self._flush_queued = False
+        now = perf_counter()
+        self._slack = min(STREAM_SLACK_S, max(0.0, self._slack + now - self._last_flush - STREAM_FRAME_S))
+        self._last_flush = now
         changes, self._pending = self._pending, []
         main = self._main_or_none()  # None while the app is closing: late changes are dropped
         if changes and main is not None:

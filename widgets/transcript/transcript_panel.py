@@ -97,7 +97,14 @@ class TranscriptPanel(Widget):
 
     def content_rows(self) -> int:
         """How tall the transcript's content is (the app paces frames by how fast it grows)."""
-        return self.transcript.virtual_size.height
+        transcript = self.transcript
+        height = transcript.virtual_size.height
+        if height > transcript.size.height:
+            return height
+        # The virtual height of content shorter than the view is the view's: an answer that fills
+        # an empty screen would seem not to grow. Its children are all in view (cheap to find).
+        shown = [child for child in transcript.children if child.display]
+        return max((child.virtual_region_with_margin.bottom for child in shown), default=0)
 
     # ------------------------------------------------------------------ the reader's moves
     def unseen(self, count: int) -> None:
