@@ -387,3 +387,23 @@ async def test_a_flood_is_painted_once_its_lines_are_rendered(monkeypatch: pytes
         app._held_tick()
         assert app._held is None  # however far behind, a second of a flood is painted
         await pilot.pause()
+
+
+async def test_an_answer_keeps_its_width_when_it_first_overflows_the_view() -> None:
+    """The transcript keeps room for its scrollbar: the first answer to overflow the screen is not
+    wrapped again a column narrower (a jump the reader sees, and a repaint of every line)."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        base = await started_answer(app, pilot)
+        main = main_screen(app)
+        view = main.query_one(Transcript)
+        app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": "first line\n\n"})
+        await settle(pilot)
+        block = main.query_one(TextBlockView)
+        width = block.size.width
+        assert view.max_scroll_y == 0
+        for n in range(view.size.height):
+            app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": f"paragraph {n}\n\n"})
+        await settle(pilot)
+        assert view.max_scroll_y > 0 and view.vertical_scrollbar.display
+        assert block.size.width == width
