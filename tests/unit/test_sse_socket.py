@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tui.client.core import tls_context
+from tui.client.core import tls_context, tls_context_for
 from tui.client.http import OpenCodeClient
 from tui.client.sse_socket import StreamBroke, _Chunked, direct_route, open_event_stream
 from tui.client.stream import EventStream, StreamState
@@ -173,6 +173,24 @@ async def test_tls_is_verified_against_the_context(tmp_path: Path) -> None:
             await response.close()
             with pytest.raises(ssl.SSLError):
                 await open_event_stream(client, "/api/event", tls_context())
+            # The context of a plain-http client trusts nothing: it could never speak TLS unverified.
+            with pytest.raises(ssl.SSLError):
+                await open_event_stream(client, "/api/event", tls_context_for("http://127.0.0.1:4096"))
     finally:
         server.close()
         await server.wait_closed()
+
+
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+
+
+def test_only_a_client_that_can_speak_tls_loads_the_ca_bundle(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    plain = tls_context_for("http://127.0.0.1:4096")
+    assert plain.cert_store_stats()["x509_ca"] == 0  # no bundle loaded for a server spoken to in clear
+    assert plain.verify_mode == ssl.CERT_REQUIRED and plain.check_hostname  # (and nothing unverified)
+    secure = tls_context_for("https://opencode.example")
+    assert secure is tls_context() and secure.cert_store_stats()["x509_ca"] > 0
+    monkeypatch.setenv("HTTPS_PROXY", "https://proxy.example:3128")  # a proxy may speak TLS itself
+    assert tls_context_for("http://127.0.0.1:4096") is tls_context()

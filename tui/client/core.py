@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import ssl
+import urllib.request
 from functools import cache
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
@@ -86,6 +87,22 @@ def tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+@cache
+def _trusting_nothing() -> ssl.SSLContext:
+    # Verifies like any other (certificates required, host names checked) but trusts no
+    # authority: a TLS connection through it fails, it never goes through unverified.
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
+def tls_context_for(base_url: str) -> ssl.SSLContext:
+    """The context a client of ``base_url`` is built with: the CA bundle (~1.3 MB of memory, ~20 ms)
+    only where TLS can be spoken. An ``http://`` server reached with no proxy never does (the
+    client follows no redirects); a proxy may be ``https://`` itself."""
+    if urlsplit(base_url).scheme == "http" and not urllib.request.getproxies():
+        return _trusting_nothing()
+    return tls_context()
+
+
 class ClientCore:
     """Owns the ``httpx.AsyncClient``. The password lives only inside httpx's BasicAuth."""
 
@@ -114,7 +131,7 @@ class ClientCore:
             transport=transport,
             timeout=httpx.Timeout(timeout),
             follow_redirects=False,
-            verify=tls_context(),
+            verify=tls_context_for(clean),
         )
 
     @property

@@ -309,7 +309,8 @@ class EventStream:
 
     async def _direct(self, guard: asyncio.Timeout) -> _Outcome:
         """The stream over a bare connection (``sse_socket.py``): same checks, same frames."""
-        response = await open_event_stream(self._client.http, EVENT_PATH, tls_context())
+        secure = self._client.http.base_url.scheme == "https"
+        response = await open_event_stream(self._client.http, EVENT_PATH, tls_context() if secure else None)
         try:
             refused = await self._answer(guard, response.status, response.headers.get("content-type", ""),
                                          lambda: response.body(_ERROR_BODY_MAX))
