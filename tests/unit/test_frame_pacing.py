@@ -137,6 +137,17 @@ class FlushClock:
         monkeypatch.setattr(app, "_measure_growth", lambda: None)
         app._last_flush = app._last_frame_end = self.now - 10  # the app's frames so far, long past
         app._flush_cost = 0.0
+        self.starts: list[float] = []  # when each flush ran
+        flush = app._flush_changes
+
+        def flush_changes() -> None:
+            self.starts.append(self.now)
+            flush()
+
+        monkeypatch.setattr(app, "_flush_changes", flush_changes)
+
+    def flushes(self) -> int:
+        return len(self.starts)
 
     def change(self, after: float, change: Change | None = None) -> float | None:
         """A change ``after`` seconds from now (a streamed part by default): the wait of the flush
@@ -407,3 +418,26 @@ async def test_an_answer_keeps_its_width_when_it_first_overflows_the_view() -> N
         await settle(pilot)
         assert view.max_scroll_y > 0 and view.vertical_scrollbar.display
         assert block.size.width == width
+
+
+async def test_a_timer_that_fired_and_was_replaced_paints_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual queues a due timer's callback, and stopping the timer then does not take it back.
+    A delta that comes once the slot is over queues a flush of its own: the stale callback must
+    not paint a second frame right after (nor an empty one that moves the frame clock)."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        clock = FlushClock(app, monkeypatch)
+        clock.frame(cost=0.002, after=1.0)
+        assert clock.change(after=0.01) == pytest.approx(STREAM_PATIENCE_S)
+        stale = clock.live()
+        clock.now = stale.due  # it is due: its callback is queued ...
+        assert clock.change(after=0.001) == 0.0  # ... when a delta comes, past the slot: a flush queued
+        assert stale.stopped
+        flushes = clock.flushes()
+        stale.callback()  # the stale callback runs first
+        assert clock.flushes() == flushes and len(app._pending) == 2
+        app._flush_queued_now()
+        assert clock.flushes() == flushes + 1 and not app._pending
+        app._flush_queued_now()  # (a second call of a queued flush that already ran: nothing)
+        assert clock.flushes() == flushes + 1

@@ -8,6 +8,7 @@ import base64
 import shutil
 import ssl
 import subprocess
+import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -181,16 +182,13 @@ async def test_tls_is_verified_against_the_context(tmp_path: Path) -> None:
         await server.wait_closed()
 
 
-PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
-
-
 def test_only_a_client_that_can_speak_tls_loads_the_ca_bundle(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
+    proxies: dict[str, str] = {}  # what the environment (and the system's settings) name
+    monkeypatch.setattr(urllib.request, "getproxies", lambda: proxies)
     plain = tls_context_for("http://127.0.0.1:4096")
     assert plain.cert_store_stats()["x509_ca"] == 0  # no bundle loaded for a server spoken to in clear
     assert plain.verify_mode == ssl.CERT_REQUIRED and plain.check_hostname  # (and nothing unverified)
     secure = tls_context_for("https://opencode.example")
     assert secure is tls_context() and secure.cert_store_stats()["x509_ca"] > 0
-    monkeypatch.setenv("HTTPS_PROXY", "https://proxy.example:3128")  # a proxy may speak TLS itself
+    proxies["https"] = "https://proxy.example:3128"  # a proxy may speak TLS itself
     assert tls_context_for("http://127.0.0.1:4096") is tls_context()

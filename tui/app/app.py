@@ -127,6 +127,7 @@ class OctuiApp(DiffedOutput[int]):
         self._flush_queued = False  # a flush is queued after the app's messages (call_later)
         self._flush_timer: Timer | None = None  # or it waits for this timer, due at _flush_due
         self._flush_due = 0.0
+        self._flush_timers = 0  # timers set so far: a fired one flushes only if it is still the last
         self._slack = 0.0  # how early the next frame may start: slot time the last frames left unused
         self._first_pending = 0.0  # when the oldest change not yet flushed came
         self._flush_cost = 0.0  # CPU seconds the last frame took: the flush and the repaint after it
@@ -278,23 +279,33 @@ class OctuiApp(DiffedOutput[int]):
         if start <= now:
             self._cancel_flush_timer()
             self._flush_queued = True
-            self.call_later(self._flush_changes)  # after the app's queued messages (more deltas)
+            self.call_later(self._flush_queued_now)  # after the app's queued messages (more deltas)
             return
         due = max(start, self._first_pending + STREAM_PATIENCE_S) if parts else start
         due = min(due, now + FLUSH_WAIT_MAX_S)
         if self._flush_timer is None or due < self._flush_due - 0.001:
             self._cancel_flush_timer()
             self._flush_due = due
-            self._flush_timer = self.set_timer(due - now, self._flush_on_time)
+            self._flush_timers += 1
+            number = self._flush_timers
+            self._flush_timer = self.set_timer(due - now, lambda: self._flush_on_time(number))
 
     @property
     def _flush_scheduled(self) -> bool:
         """Whether a frame is coming for the pending changes (queued, or on a timer)."""
         return self._flush_queued or self._flush_timer is not None
 
-    def _flush_on_time(self) -> None:
-        self._flush_timer = None  # it fired: nothing to stop
-        self._flush_changes()
+    # A timer that fired has queued its callback already (Textual calls it next), and stopping
+    # it then does not take that back: each of these two checks that its flush is still the one
+    # coming, or a stopped timer's callback would paint a frame right after the one that replaced it.
+    def _flush_on_time(self, number: int) -> None:
+        if self._flush_timer is not None and number == self._flush_timers:
+            self._flush_timer = None  # it fired: nothing to stop
+            self._flush_changes()
+
+    def _flush_queued_now(self) -> None:
+        if self._flush_queued:
+            self._flush_changes()
 
     def _cancel_flush_timer(self) -> None:
         timer, self._flush_timer = self._flush_timer, None

@@ -35,6 +35,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from tui.client.core import tls_context_for
+
 USERNAME = "opencode"
 PRIMARY_FILE = "service.json"
 SOURCE_BUILD_FILE = "service-local.json"
@@ -203,8 +205,8 @@ async def check_health(
     else (None, why not). Bounded by ``timeout``; the reason never holds the password."""
     auth = (USERNAME, registration.password) if registration.password is not None else None
     try:
-        async with httpx.AsyncClient(auth=auth, timeout=timeout, transport=transport,
-                                     follow_redirects=False, trust_env=False) as http:
+        async with httpx.AsyncClient(auth=auth, timeout=timeout, transport=transport, follow_redirects=False,
+                                     trust_env=False, verify=tls_context_for(registration.url)) as http:
             response = await asyncio.wait_for(http.get(f"{registration.url}/api/health"), timeout + 0.5)
     except (httpx.HTTPError, TimeoutError, OSError) as exc:
         return None, f"no answer from {registration.url} ({type(exc).__name__})"
