@@ -130,6 +130,7 @@ class OctuiApp(DiffedOutput[int]):
         self._flush_timers = 0  # timers set so far: a fired one flushes only if it is still the last
         self._slack = 0.0  # how early the next frame may start: slot time the last frames left unused
         self._first_pending = 0.0  # when the oldest change not yet flushed came
+        self._pending_parts = True  # whether those are all an answer's parts (paced as a stream)
         self._flush_cost = 0.0  # CPU seconds the last frame took: the flush and the repaint after it
         self._last_flush = 0.0  # when the last frame started (perf_counter)
         self._last_frame_end = 0.0  # when it was painted
@@ -255,11 +256,15 @@ class OctuiApp(DiffedOutput[int]):
 
     def _queue_changes(self, changes: list[Change]) -> None:
         now = perf_counter()
+        parts = _only_parts(changes)
         if not self._pending:
             self._first_pending = now
+            self._pending_parts = True
+        # Kept as changes come, not found again in the pending list: a flood's frame holds hundreds.
+        self._pending_parts = self._pending_parts and parts
         self._pending.extend(changes)
         self._last_change = now
-        if not _only_parts(changes):
+        if not parts:
             self.release_paint()  # anything but an answer's parts is painted at once, even in a flood
         if self._flush_queued:
             return  # a flush runs after the app's queued messages: it takes these too
@@ -270,7 +275,7 @@ class OctuiApp(DiffedOutput[int]):
         # waiting 30 ms), where a frame clock of their own would leave some deltas waiting
         # nearly a whole slot. After a slow frame (a long answer streaming very fast) that took
         # t, the loop is left free for FLUSH_GAP·t, so keys and the stream always get part of it.
-        parts = _only_parts(self._pending)
+        parts = self._pending_parts
         pace = STREAM_FRAME_S - self._slack if parts else FRAME_S
         # A frame still in flight (flushed, not painted yet) ends about one frame cost after it
         # started: the gap is counted from then, not from the end of the frame before.
