@@ -127,6 +127,9 @@ class DisplayHookApp(App[ReturnType]):
             self.post_display_hook()
 
 
+textual_get_renders = Compositor._get_renders  # Textual's own (the tests compare the two)
+
+
 def _cropped_renders(self: Compositor, crop: Region | None = None
                      ) -> Iterable[tuple[Region, Region, list[Strip]]]:
     """``Compositor._get_renders`` that renders each widget only where it meets ``crop``.
@@ -135,15 +138,24 @@ def _cropped_renders(self: Compositor, crop: Region | None = None
     region, and then keeps the lines the update needs: one changed line of a streaming answer
     makes the screen, its containers, the transcript and the block behind it render every one
     of their lines again. The crop is the bounding box of everything the update repaints, so no
-    line outside its rows is used: clipping to them gives the same chops.
+    line outside its rows is used: clipping to them gives the same chops. Widgets that paint no
+    cell of the crop, and those behind one that covers it all, are not rendered: the first
+    widget to fill a chop wins, and no chop outside the crop is written (its chops stay None,
+    which Textual's writer and ours both skip).
     """
     visible = self.visible_widgets
     if crop:
         # Only the rows: a chop starts where its widget does, left of the crop or not.
         rows = Region(0, crop.y, self.size.width, crop.height).intersection
         overlaps = crop.overlaps
-        widget_regions = [(widget, region, rows(clip)) for widget, (region, clip) in visible.items()
-                          if overlaps(clip)]
+        widget_regions = []
+        for widget, (region, clip) in visible.items():  # front to back
+            shown = region.intersection(clip)
+            if not overlaps(shown):
+                continue  # paints no cell of the update (a scrollbar beside a changed line)
+            widget_regions.append((widget, region, rows(clip)))
+            if shown.contains_region(crop):
+                break  # the front widget's cell wins: nothing behind it shows in the crop
     else:
         widget_regions = [(widget, region, clip) for widget, (region, clip) in visible.items()]
     for widget, region, clip in widget_regions:

@@ -195,6 +195,74 @@ def test_get_renders_is_the_one_replaced() -> None:
     assert textual._compositor.Compositor._get_renders is compat._cropped_renders
 
 
+
+class _Layered(App[None]):
+    """Widgets in front of others: a scrolled list with its scrollbar, a docked bar, a padded
+    box, and a floating layer over all of them (with a transparent background)."""
+
+    CSS = """
+    Screen { layers: base above; }
+    #bar { dock: top; height: 1; background: blue; }
+    #list { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
+    #box { height: 6; padding: 1 2; border: round red; }
+    #float { layer: above; offset: 10 3; width: 30; height: 5; background: transparent; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("the bar", id="bar")
+        with VerticalScroll(id="list"):
+            for number in range(40):
+                yield Static(f"line {number} " + "word " * (number % 9))
+        yield Static("in a box", id="box")
+        yield Static("floating over the rest", id="float")
+
+
+def _cells(chops: Any, crop: Region) -> list[list[tuple[int, str, Any]]]:
+    """The cells of ``crop`` that ``chops`` paint (what a writer of the crop would write)."""
+    rows = []
+    for y in range(crop.y, crop.bottom):
+        cells: list[tuple[int, str, Any]] = []
+        for x, strip in chops[y].items():
+            if strip is None:
+                continue
+            chars = [(char, segment.style) for segment in strip for char in segment.text]
+            for offset, (char, style) in enumerate(chars):
+                if crop.x <= x + offset < crop.right:
+                    cells.append((x + offset, char, style))
+        rows.append(sorted(cells))
+    return rows
+
+
+async def test_cropped_renders_paint_every_crop_as_textuals_own_do() -> None:
+    """Widgets that paint no cell of a crop, or sit behind one covering it, are not rendered;
+    the crop's cells still come out exactly as Textual's own ``_get_renders`` makes them."""
+    import random
+
+    app = _Layered()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        app.query_one("#list").scroll_to(y=7, animate=False)
+        await pilot.pause()
+        compositor = app.screen._compositor
+        rng = random.Random(7)
+        crops = [Region(0, 0, 60, 20), Region(3, 5, 40, 1), Region(58, 0, 2, 20), Region(10, 3, 30, 5),
+                 Region(0, 19, 60, 1), Region(12, 4, 2, 2)]
+        crops += [Region(x, y, rng.randint(1, 60 - x), rng.randint(1, 20 - y))
+                  for x, y in ((rng.randrange(60), rng.randrange(20)) for _ in range(60))]
+        skipped = 0
+        for crop in crops:
+            rendered = sum(1 for _ in compat._cropped_renders(compositor, crop))
+            skipped += sum(1 for _ in compat.textual_get_renders(compositor, crop)) - rendered
+            textual._compositor.Compositor._get_renders = compat.textual_get_renders
+            try:
+                theirs = compositor._render_chops(crop, lambda y: True)
+            finally:
+                textual._compositor.Compositor._get_renders = compat._cropped_renders
+            mine = compositor._render_chops(crop, lambda y: True)
+            assert _cells(mine, crop) == _cells(theirs, crop), crop
+        assert skipped > 0  # some widgets were left out, or this compares nothing new
+
+
 # ---------------------------------------------------------------------------- widgets
 def test_node_bindings_are_the_class_bindings() -> None:
     class Bound(Widget):
