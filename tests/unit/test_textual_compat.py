@@ -253,11 +253,11 @@ async def test_cropped_renders_paint_every_crop_as_textuals_own_do() -> None:
         for crop in crops:
             rendered = sum(1 for _ in compat._cropped_renders(compositor, crop))
             skipped += sum(1 for _ in compat.textual_get_renders(compositor, crop)) - rendered
-            textual._compositor.Compositor._get_renders = compat.textual_get_renders
+            textual._compositor.Compositor._get_renders = compat.textual_get_renders  # type: ignore[method-assign]
             try:
                 theirs = compositor._render_chops(crop, lambda y: True)
             finally:
-                textual._compositor.Compositor._get_renders = compat._cropped_renders
+                textual._compositor.Compositor._get_renders = compat._cropped_renders  # type: ignore[method-assign]
             mine = compositor._render_chops(crop, lambda y: True)
             assert _cells(mine, crop) == _cells(theirs, crop), crop
         assert skipped > 0  # some widgets were left out, or this compares nothing new
