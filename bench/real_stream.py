@@ -2,9 +2,10 @@
 
 One markdown answer of ~20 KB (``--kib``: headings, paragraphs, lists, code fences) in
 ``--deltas`` (4,000) chunks, in two variants: as fast as possible ("fast", the burst) and 30 ms
-apart ("30ms", paced). For each variant the clients run alternately, A B A B (``--rounds`` 2):
-octui (``octui --url``) and ``opencode attach URL`` from the same npm package. Each run gets a
-fresh session; the prompt is typed with ``tmux send-keys``. Figures per client:
+apart ("30ms", paced; any "Nms" paces them N ms apart). For each variant the clients run
+alternately, A B A B (``--rounds`` 2): octui (``octui --url``) and ``opencode attach URL`` from
+the same npm package. Each run gets a fresh session; the prompt is typed with ``tmux
+send-keys``. Figures per client:
 
 * ``cpu_s``: CPU seconds of the client's process tree from Enter until 1 s after the end marker
   is on screen; ``peak_rss_mb``: sampled VmRSS of the tree (``rss_before_turn_mb``: before the
@@ -307,7 +308,8 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=4000)
     parser.add_argument("--kib", type=float, default=ANSWER_BYTES / 1024, help="answer size (20)")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--variants", default="fast,30ms")
+    parser.add_argument("--variants", default="fast,30ms",
+                        help="fast (a burst) and/or paced ones: Nms, one chunk every N ms")
     parser.add_argument("--clients", default="octui,opencode")
     parser.add_argument("--idle", type=float, default=10.0)
     parser.add_argument("--keep", type=Path, help="copy every terminal recording (and its .idx) here")
@@ -328,7 +330,7 @@ def main() -> None:
             project, env = make_workspace(Path(root), llm.base_url)
             server = RealServer(opencode, project, env, Path(root) / "server.log").start()
             for variant in args.variants.split(","):
-                delay = 0.03 if variant == "30ms" else 0.0
+                delay = float(variant.removesuffix("ms")) / 1000 if variant.endswith("ms") else 0.0
                 scenario = f"bench_{variant}"
                 llm.add_scenario(scenario, [
                     {"chunks": TimedChunks(answer_chunks(args.deltas, int(args.kib * 1024))),

@@ -332,11 +332,14 @@ async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never
         height = app.size.height
         probe = GrowthProbe(app, monkeypatch)
         assert not probe.frame(0, 0)
-        # A burst after a long idle time: half a screen a second and more. The idle frame
-        # long before does not water the rate down; a quarter of a second of frames decides.
-        # (Steps of 1/16 s, exact in binary: the fifth frame is 0.25 s after the first.)
-        decided = [probe.frame(10.0 if n == 0 else 0.0625, max(1, height // 20)) for n in range(8)]
-        assert decided == [False] * 4 + [True] * 4, decided
+        # A burst after a long idle time: a screen and a half a second. The idle frame long
+        # before does not water the rate down; a quarter of a second of frames decides, or a
+        # quarter of a screen if that comes first. (Steps of 1/16 s, exact in binary: the fifth
+        # frame is 0.25 s after the first.)
+        step = -(-height * 3 // 32)  # 1.5 screens a second, rounded up
+        decided = [probe.frame(10.0 if n == 0 else 0.0625, step) for n in range(8)]
+        assert not decided[0] and True in decided[:5], decided
+        assert all(decided[decided.index(True):]), decided
         # Painting is held in a flood: the next frames come a second apart, and it goes on.
         assert probe.frame(1.05, height * 2) and probe.frame(1.05, height * 2)
         # The stream paused, then a frame: not a flood any more.
@@ -348,6 +351,10 @@ async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never
         # now and then (a paragraph break, a list item, a short code block sealed).
         assert not any(probe.frame(0.2, 1) for _ in range(40))
         assert not any(probe.frame(0.2, height // 8 if n % 10 == 0 else 1) for n in range(40))
+        # A fast model (20 lines a second, more than half a screen) is streamed, not held: its
+        # lines are read as they come, and a second's lump of them would lag it by a second.
+        assert not probe.frame(5.0, 0)
+        assert not any(probe.frame(0.05, 1) for _ in range(200))
 
 
 async def test_an_answer_shorter_than_the_view_is_seen_to_grow() -> None:

@@ -56,16 +56,19 @@ STREAM_SLACK_S = 0.01  # ... on average: one starts up to this much early on slo
 STREAM_PATIENCE_S = 1 / 20  # a part that comes within a slot waits this long at most for the next
 FLUSH_GAP = 1.5  # after a frame (flush + repaint) that took t, wait ≥ FLUSH_GAP·t before the next
 FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes this soon
-# An answer that grows by more than a quarter of a screen a second cannot be read as it passes
-# (the rate is that of the frames of the last second, judged once they span FLOOD_DECIDE_S, so a
-# burst is known as one after a quarter of a second, or as soon as a quarter of a screen came in
-# less time, FLOOD_LUMP_SCREENS: each frame before that paints lines nobody reads, bytes that go
-# through the terminal for nothing): while it floods, the widgets keep up at the
+# An answer that grows by more than a screen a second cannot be read as it passes (the rate is
+# that of the frames of the last second, judged once they span FLOOD_DECIDE_S, so a burst is
+# known as one after a quarter of a second, or as soon as a quarter of a screen came in less
+# time, FLOOD_LUMP_SCREENS: each frame before that paints lines nobody reads, bytes that go
+# through the terminal for nothing). A fast model is well below that: 100 deltas a second of
+# a markdown answer add about 8 lines a second, a fifth of a 40-row screen, some of them in
+# lumps (a list item, a code line wrapped); judged against a quarter of a screen, that was a
+# flood, painted once a second, its words up to 1.7 s late. While it floods, the widgets keep up at the
 # streaming pace (each piece rendered as it comes, within its slice) but the terminal is painted
 # once a second (each frame much of a new screen), and at once when the stream has been quiet for
 # QUIET_S, when a key or the mouse is used, or when anything but an answer's parts changes. It
 # is over below half that rate.
-FLOOD_SCREENS_PER_S = 0.25
+FLOOD_SCREENS_PER_S = 1.0
 FLOOD_WINDOW_S = 1.0
 FLOOD_DECIDE_S = 0.25  # the rate is judged over the frames of the last window once they span this
 FLOOD_LUMP_SCREENS = 0.25  # ... or as soon as they grew by this much (the rate of a lump that big
