@@ -1,8 +1,8 @@
 """octui vs OpenCode's own TUI on the real server + fake LLM, in tmux at 120x40.
 
 One markdown answer of ~20 KB (``--kib``: headings, paragraphs, lists, code fences) in
-``--deltas`` (4,000) chunks, in two variants: as fast as possible ("fast", the burst) and 30 ms
-apart ("30ms", paced; any "Nms" paces them N ms apart). For each variant the clients run
+``--deltas`` (4,000) chunks, by default in two variants: as fast as possible ("fast", the burst)
+and 30 ms apart ("30ms", paced; any "Nms" paces them N ms apart). For each variant the clients run
 alternately, A B A B (``--rounds`` 2): octui (``octui --url``) and ``opencode attach URL`` from
 the same npm package. Each run gets a fresh session; the prompt is typed with ``tmux
 send-keys``. Figures per client:
@@ -42,6 +42,7 @@ import bisect
 import contextlib
 import json
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -212,7 +213,8 @@ def tree_cpu(pid: int) -> float:
 
 
 def one_run(client: str, server: RealServer, project: Path, env: dict[str, str], scenario: str,
-            opencode: Path, idle_s: float, scratch: Path) -> dict[str, Any]:
+            opencode: Path, idle_s: float, scratch: Path, answer_s: float = 0.0) -> dict[str, Any]:
+    """One client's turn; ``answer_s``: how long the fake LLM takes to send it (paced)."""
     session = server.create_session()
     sid = session.get("id") or session.get("data", {}).get("id")
     assert isinstance(sid, str), session
@@ -250,7 +252,7 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
         turn_start = time.monotonic()
         tmux.send("Enter")
         shown: dict[str, float] = {}
-        while time.monotonic() - start < TIMEOUT_S:  # bounded: end marker on screen
+        while time.monotonic() - start < TIMEOUT_S + answer_s:  # bounded: end marker on screen
             peak = max(peak, tree_rss_mb(pid))
             screen = tmux.capture()
             now = time.monotonic()
@@ -303,6 +305,16 @@ KEYS = ("cpu_s", "bytes", "sync_frames", "write_bursts", "checkpoint_lag_max_s",
         "rss_before_turn_mb", "peak_rss_mb", "first_frame_s", "idle_cpu_pct", "idle_bytes", "idle_rss_mb")
 
 
+def pace_s(variant: str) -> float:
+    """The delay between chunks of a variant: "fast" none, "Nms" N ms."""
+    if variant == "fast":
+        return 0.0
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)ms", variant)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"a variant is 'fast' or 'Nms' (N ms apart), not {variant!r}")
+    return float(match.group(1)) / 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=4000)
@@ -314,6 +326,11 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=10.0)
     parser.add_argument("--keep", type=Path, help="copy every terminal recording (and its .idx) here")
     args = parser.parse_args()
+    try:
+        for variant in args.variants.split(","):
+            pace_s(variant)
+    except argparse.ArgumentTypeError as error:
+        parser.error(str(error))
     opencode = find_opencode_bin()
     if opencode is None:
         emit({"benchmark": "real_stream", "error": "opencode binary not found (.opencode/node_modules)"})
@@ -330,7 +347,7 @@ def main() -> None:
             project, env = make_workspace(Path(root), llm.base_url)
             server = RealServer(opencode, project, env, Path(root) / "server.log").start()
             for variant in args.variants.split(","):
-                delay = float(variant.removesuffix("ms")) / 1000 if variant.endswith("ms") else 0.0
+                delay = pace_s(variant)
                 scenario = f"bench_{variant}"
                 llm.add_scenario(scenario, [
                     {"chunks": TimedChunks(answer_chunks(args.deltas, int(args.kib * 1024))),
@@ -339,7 +356,7 @@ def main() -> None:
                 for _ in range(args.rounds):
                     for client in clients:
                         runs[client].append(one_run(client, server, project, env, scenario, opencode,
-                                                    args.idle, Path(root)))
+                                                    args.idle, Path(root), answer_s=delay * args.deltas))
                 if args.keep is not None:
                     args.keep.mkdir(parents=True, exist_ok=True)
                     for recording in Path(root).glob("octui-rs-*.out*"):

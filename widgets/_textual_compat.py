@@ -138,10 +138,19 @@ def _cropped_renders(self: Compositor, crop: Region | None = None
     region, and then keeps the lines the update needs: one changed line of a streaming answer
     makes the screen, its containers, the transcript and the block behind it render every one
     of their lines again. The crop is the bounding box of everything the update repaints, so no
-    line outside its rows is used: clipping to them gives the same chops. Widgets that paint no
-    cell of the crop, and those behind one that covers it all, are not rendered: the first
-    widget to fill a chop wins, and no chop outside the crop is written (its chops stay None,
-    which Textual's writer and ours both skip).
+    line outside its rows is used: clipping to them gives the same chops.
+
+    Widgets that paint no cell of the crop, and those behind one whose visible part covers all
+    of it, are not rendered either. ``_render_chops`` goes front to back (``visible_widgets``'
+    order) and the first strip to fill a chop wins, and every widget's edges are cuts, so each
+    chop meeting the crop comes from the same widget as in Textual. Chops outside the crop's
+    columns may then stay None, or hold the cells of a widget behind a skipped one (a container
+    under its scrollbar): harmless, as Textual's writers and octui's read only the chops that
+    meet the update's spans, and those lie inside the crop. Two rules follow for every widget:
+    ``render_lines(crop)`` returns a full-width strip for each row asked (Textual's own
+    rendering does; a short one would leave cells behind it unpainted, now that nothing behind
+    is rendered), and it has no side effect that must run when the widget is hidden or beside
+    the update (``TextBlockView`` records the rows painted: skipped, it keeps the last ones).
     """
     visible = self.visible_widgets
     if crop:
@@ -169,9 +178,11 @@ def _cropped_renders(self: Compositor, crop: Region | None = None
 
 def install_cropped_renders() -> None:
     """Replace ``Compositor._get_renders(self, crop=None)`` (Textual 8.2.8) with one that renders
-    only the rows of ``crop``. If Textual renames it, the patch adds a dead method and frames
-    cost as much as Textual's (slower, still right); if its signature or its callers' use of the
-    result change, chops come out wrong: the canary checks both."""
+    only the rows of ``crop``, and only the widgets that show in it. If Textual renames it, the
+    patch adds a dead method and frames cost as much as Textual's (slower, still right); if its
+    signature, its callers' use of the result, the order of ``visible_widgets``, the way
+    ``_render_chops`` fills chops or the way ``ChopsUpdate.render_segments`` reads them change,
+    chops come out wrong: the canary hashes each of them."""
     Compositor._get_renders = _cropped_renders  # type: ignore[method-assign]
 
 

@@ -323,6 +323,11 @@ class GrowthProbe:
         self.app._measure_growth()
         return self.app._flooding
 
+    def steady(self, screens_per_s: float, seconds: float) -> list[bool]:
+        """Frames 1/20 s apart growing at ``screens_per_s`` (whole rows, as near as can be)."""
+        rate = screens_per_s * self.app.size.height / 20  # rows per frame
+        return [self.frame(0.05, int(n * rate) - int((n - 1) * rate)) for n in range(1, int(seconds * 20) + 1)]
+
 
 async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never(
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -336,7 +341,7 @@ async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never
         # before does not water the rate down; a quarter of a second of frames decides, or a
         # quarter of a screen if that comes first. (Steps of 1/16 s, exact in binary: the fifth
         # frame is 0.25 s after the first.)
-        step = -(-height * 3 // 32)  # 1.5 screens a second, rounded up
+        step = -(-height * 3 // 32)  # 1.5 screens a second or a little more (whole rows)
         decided = [probe.frame(10.0 if n == 0 else 0.0625, step) for n in range(8)]
         assert not decided[0] and True in decided[:5], decided
         assert all(decided[decided.index(True):]), decided
@@ -351,10 +356,28 @@ async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never
         # now and then (a paragraph break, a list item, a short code block sealed).
         assert not any(probe.frame(0.2, 1) for _ in range(40))
         assert not any(probe.frame(0.2, height // 8 if n % 10 == 0 else 1) for n in range(40))
-        # A fast model (20 lines a second, more than half a screen) is streamed, not held: its
-        # lines are read as they come, and a second's lump of them would lag it by a second.
+        # A fast model (0.6 of a screen a second) is streamed, not held: its lines are read as
+        # they come, and a second's lump of them would lag it by a second.
         assert not probe.frame(5.0, 0)
-        assert not any(probe.frame(0.05, 1) for _ in range(200))
+        assert not any(probe.steady(0.6, seconds=10))
+        # A lump (a code block sealed at once) makes a flood, and it is over once the lump is a
+        # second old, the model's own pace below the flood rate.
+        assert not probe.frame(5.0, 0)
+        assert probe.frame(0.05, height // 4 + 1)
+        decided = probe.steady(0.6, seconds=3)
+        assert not any(decided[-20:]), decided  # the last second: streamed again
+        assert decided.index(False) <= 30, decided  # (frames 1/20 s apart: within 1.5 s)
+
+
+async def test_the_flood_rate_is_a_screen_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        probe = GrowthProbe(app, monkeypatch)
+        assert not probe.frame(0, 0)
+        assert not any(probe.steady(0.9, seconds=3))
+        assert not probe.frame(5.0, 0)
+        assert probe.steady(1.1, seconds=3)[-1]
 
 
 async def test_an_answer_shorter_than_the_view_is_seen_to_grow() -> None:

@@ -31,12 +31,12 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingsMap
-from textual.containers import VerticalScroll
+from textual.containers import HorizontalScroll, VerticalScroll
 from textual.dom import DOMNode
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import Reactive
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
@@ -193,19 +193,30 @@ def test_get_renders_is_the_one_replaced() -> None:
         "install_cropped_renders (Compositor._get_renders changed: port the change to _cropped_renders)")
     assert "renders = self._get_renders(crop)" in source, _recheck("install_cropped_renders (its caller)")
     assert textual._compositor.Compositor._get_renders is compat._cropped_renders
+    # What a crop's cells being Textual's own rests on (``_cropped_renders``' docstring).
+    compositor, chops = textual._compositor.Compositor, textual._compositor.ChopsUpdate
+    for method, digest in ((compositor._render_chops, "ca8c3359d7afd017"),
+                           (chops.render_segments, "4c1cdb567e0b8354"),
+                           (compositor.visible_widgets.fget, "6eddec5f271628f7")):
+        assert _hash(inspect.getsource(method)) == digest, _recheck(
+            f"install_cropped_renders ({method.__qualname__} changed: is the first strip of a chop "
+            "still the one shown, front to back, and only chops meeting a span read?)")
 
 
 
 class _Layered(App[None]):
-    """Widgets in front of others: a scrolled list with its scrollbar, a docked bar, a padded
-    box, and a floating layer over all of them (with a transparent background)."""
+    """Widgets in front of others: a docked bar, a scrolled list with its scrollbar, a list
+    scrolled sideways, a box with a border, and a floating layer (cut by the screen's edge) over
+    the foot of the list and its scrollbar, the sideways list and the top of the box."""
 
     CSS = """
     Screen { layers: base above; }
     #bar { dock: top; height: 1; background: blue; }
     #list { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
+    #wide { height: 4; }
+    #wide > Static { width: 200; }
     #box { height: 6; padding: 1 2; border: round red; }
-    #float { layer: above; offset: 10 3; width: 30; height: 5; background: transparent; }
+    #float { layer: above; offset: 40 12; width: 30; height: 8; background: green 50%; }
     """
 
     def compose(self) -> ComposeResult:
@@ -213,8 +224,19 @@ class _Layered(App[None]):
         with VerticalScroll(id="list"):
             for number in range(40):
                 yield Static(f"line {number} " + "word " * (number % 9))
+        with HorizontalScroll(id="wide"):
+            yield Static("far " * 50)
         yield Static("in a box", id="box")
         yield Static("floating over the rest", id="float")
+
+
+class _Veil(ModalScreen[None]):
+    """A dialog over the app, its screen's background translucent (the app shows through)."""
+
+    CSS = "_Veil { background: black 40%; align: center middle; } #dialog { width: 20; height: 3; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static("a dialog", id="dialog")
 
 
 def _cells(chops: Any, crop: Region) -> list[list[tuple[int, str, Any]]]:
@@ -225,7 +247,7 @@ def _cells(chops: Any, crop: Region) -> list[list[tuple[int, str, Any]]]:
         for x, strip in chops[y].items():
             if strip is None:
                 continue
-            chars = [(char, segment.style) for segment in strip for char in segment.text]
+            chars = [(char, segment.style) for segment in strip for char in segment.text]  # ASCII
             for offset, (char, style) in enumerate(chars):
                 if crop.x <= x + offset < crop.right:
                     cells.append((x + offset, char, style))
@@ -233,34 +255,54 @@ def _cells(chops: Any, crop: Region) -> list[list[tuple[int, str, Any]]]:
     return rows
 
 
-async def test_cropped_renders_paint_every_crop_as_textuals_own_do() -> None:
-    """Widgets that paint no cell of a crop, or sit behind one covering it, are not rendered;
-    the crop's cells still come out exactly as Textual's own ``_get_renders`` makes them."""
+def _compare_every_crop(compositor: Any, width: int, height: int) -> int:
+    """Asserts both renders give every crop's cells alike; returns how many widget renders the
+    crops were spared."""
     import random
 
+    rng = random.Random(7)
+    crops = [Region(0, 0, width, height), Region(3, 5, 40, 1), Region(width - 2, 0, 2, height),
+             Region(10, 3, 30, 5), Region(0, height - 1, width, 1), Region(12, 4, 2, 2)]
+    crops += [Region(x, y, rng.randint(1, width - x), rng.randint(1, height - y))
+              for x, y in ((rng.randrange(width), rng.randrange(height)) for _ in range(80))]
+    spared = 0
+    for crop in crops:
+        rendered = sum(1 for _ in compat._cropped_renders(compositor, crop))
+        spared += sum(1 for _ in compat.textual_get_renders(compositor, crop)) - rendered
+        textual._compositor.Compositor._get_renders = compat.textual_get_renders  # type: ignore[method-assign]
+        try:
+            theirs = compositor._render_chops(crop, lambda y: True)
+        finally:
+            textual._compositor.Compositor._get_renders = compat._cropped_renders  # type: ignore[method-assign]
+        mine = compositor._render_chops(crop, lambda y: True)
+        assert _cells(mine, crop) == _cells(theirs, crop), crop
+    return spared
+
+
+async def test_cropped_renders_paint_every_crop_as_textuals_own_do() -> None:
+    """Widgets that paint no cell of a crop, or sit behind one covering it, are not rendered;
+    the crop's cells still come out exactly as Textual's own ``_get_renders`` makes them: over a
+    layered screen, lists scrolled both ways, and a translucent modal screen over it all."""
     app = _Layered()
-    async with app.run_test(size=(60, 20)) as pilot:
+    async with app.run_test(size=(60, 24)) as pilot:
         await pilot.pause()
         app.query_one("#list").scroll_to(y=7, animate=False)
+        app.query_one("#wide").scroll_to(x=33, animate=False)
         await pilot.pause()
         compositor = app.screen._compositor
-        rng = random.Random(7)
-        crops = [Region(0, 0, 60, 20), Region(3, 5, 40, 1), Region(58, 0, 2, 20), Region(10, 3, 30, 5),
-                 Region(0, 19, 60, 1), Region(12, 4, 2, 2)]
-        crops += [Region(x, y, rng.randint(1, 60 - x), rng.randint(1, 20 - y))
-                  for x, y in ((rng.randrange(60), rng.randrange(20)) for _ in range(60))]
-        skipped = 0
-        for crop in crops:
-            rendered = sum(1 for _ in compat._cropped_renders(compositor, crop))
-            skipped += sum(1 for _ in compat.textual_get_renders(compositor, crop)) - rendered
-            textual._compositor.Compositor._get_renders = compat.textual_get_renders  # type: ignore[method-assign]
-            try:
-                theirs = compositor._render_chops(crop, lambda y: True)
-            finally:
-                textual._compositor.Compositor._get_renders = compat._cropped_renders  # type: ignore[method-assign]
-            mine = compositor._render_chops(crop, lambda y: True)
-            assert _cells(mine, crop) == _cells(theirs, crop), crop
-        assert skipped > 0  # some widgets were left out, or this compares nothing new
+        assert _compare_every_crop(compositor, 60, 24) > 0
+        # Inside the float, only the float is rendered: all behind it is hidden there.
+        inside = app.query_one("#float").region.intersection(Region(0, 0, 60, 24)).shrink((1, 1, 1, 1))
+        shown = [strips for _, _, strips in compat._cropped_renders(compositor, inside)]
+        assert len(shown) == 1
+        # Beside the list's scrollbar, the scrollbar is not rendered.
+        scrollbar = app.query_one("#list").vertical_scrollbar
+        line = Region(2, scrollbar.region.y + 1, 10, 1)
+        assert scrollbar.region in [region for region, _, _ in compat.textual_get_renders(compositor, line)]
+        assert scrollbar.region not in [region for region, _, _ in compat._cropped_renders(compositor, line)]
+        await app.push_screen(_Veil())
+        await pilot.pause()
+        assert _compare_every_crop(app.screen._compositor, 60, 24) > 0
 
 
 # ---------------------------------------------------------------------------- widgets

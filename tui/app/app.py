@@ -62,17 +62,21 @@ FLUSH_WAIT_MAX_S = 0.25  # however slow the last frame was, the next one comes t
 # time, FLOOD_LUMP_SCREENS: each frame before that paints lines nobody reads, bytes that go
 # through the terminal for nothing). A fast model is well below that: 100 deltas a second of
 # a markdown answer add about 8 lines a second, a fifth of a 40-row screen, some of them in
-# lumps (a list item, a code line wrapped); judged against a quarter of a screen, that was a
-# flood, painted once a second, its words up to 1.7 s late. While it floods, the widgets keep up at the
-# streaming pace (each piece rendered as it comes, within its slice) but the terminal is painted
-# once a second (each frame much of a new screen), and at once when the stream has been quiet for
-# QUIET_S, when a key or the mouse is used, or when anything but an answer's parts changes. It
-# is over below half that rate.
+# lumps (a list item, a code line wrapped); judged against a quarter of a screen a second, that
+# was a flood, painted once a second, its words up to 1.7 s late. While it floods, the widgets
+# keep up at the streaming pace (each piece rendered as it comes, within its slice) but the
+# terminal is painted once a second (each frame much of a new screen), and at once when the
+# stream has been quiet for QUIET_S, when a key or the mouse is used, or when anything but an
+# answer's parts changes. It is over below FLOOD_OVER of that rate: a fast model whose lump (a
+# code block sealed at once) made a flood is streamed again once the lump is a second old.
 FLOOD_SCREENS_PER_S = 1.0
+FLOOD_OVER = 0.8
 FLOOD_WINDOW_S = 1.0
 FLOOD_DECIDE_S = 0.25  # the rate is judged over the frames of the last window once they span this
-FLOOD_LUMP_SCREENS = 0.25  # ... or as soon as they grew by this much (the rate of a lump that big
-# within the window is a flood's: a reading pace adds a line or two at a time)
+FLOOD_LUMP_SCREENS = 0.25  # ... or as soon as they grew by this much: so much in less than
+# FLOOD_DECIDE_S is more than FLOOD_SCREENS_PER_S (while FLOOD_LUMP_SCREENS ≥ FLOOD_SCREENS_PER_S ·
+# FLOOD_DECIDE_S), a flood at once; spread over more time, it is judged by the rate as any growth
+# is (a reading pace adds a line or two at a time)
 FLOOD_FRAME_S = 1.0
 QUIET_S = 0.05
 RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
@@ -406,7 +410,7 @@ class OctuiApp(DiffedOutput[int]):
             self._flooding = False  # the frame before is long past (a stream after a pause)
         elif span >= FLOOD_DECIDE_S or rows - before >= self.size.height * FLOOD_LUMP_SCREENS:
             rate = (rows - before) / max(span, 1e-3) / max(1, self.size.height)  # screens a second
-            limit = FLOOD_SCREENS_PER_S / 2 if self._flooding else FLOOD_SCREENS_PER_S
+            limit = FLOOD_SCREENS_PER_S * FLOOD_OVER if self._flooding else FLOOD_SCREENS_PER_S
             self._flooding = rate > limit
 
     def _alert(self, alert: Alert) -> None:
