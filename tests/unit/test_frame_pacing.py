@@ -326,7 +326,8 @@ class GrowthProbe:
     def steady(self, screens_per_s: float, seconds: float) -> list[bool]:
         """Frames 1/20 s apart growing at ``screens_per_s`` (whole rows, as near as can be)."""
         rate = screens_per_s * self.app.size.height / 20  # rows per frame
-        return [self.frame(0.05, int(n * rate) - int((n - 1) * rate)) for n in range(1, int(seconds * 20) + 1)]
+        frames = range(1, int(seconds * 20) + 1)
+        return [self.frame(0.05, int(n * rate) - int((n - 1) * rate)) for n in frames]
 
 
 async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never(
