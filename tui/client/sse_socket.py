@@ -131,8 +131,7 @@ class _Chunked:
         return out, False
 
 
-async def open_event_stream(client: httpx.AsyncClient, path: str,
-                            tls: ssl.SSLContext | None) -> EventResponse:
+async def open_event_stream(client: httpx.AsyncClient, path: str, tls: ssl.SSLContext) -> EventResponse:
     """Send ``GET path`` as ``client`` would (its URL, headers and auth) and read the answer's head
     (``tls``: the context for an ``https`` URL).
 
@@ -145,8 +144,6 @@ async def open_event_stream(client: httpx.AsyncClient, path: str,
         request = next(auth.auth_flow(request))  # Basic auth: one step, which adds the header
     url = request.url
     secure = url.scheme == "https"
-    if secure and tls is None:
-        raise ValueError("an https URL needs a TLS context")
     host = url.host
     port = url.port or (443 if secure else 80)
     reader, writer = await asyncio.open_connection(

@@ -22,7 +22,7 @@ from typing import Any, Literal
 import httpx
 from httpx_sse import aconnect_sse
 
-from tui.client.core import tls_context
+from tui.client.core import tls_context_for
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.client.sse_socket import StreamBroke, direct_route, open_event_stream
@@ -309,8 +309,9 @@ class EventStream:
 
     async def _direct(self, guard: asyncio.Timeout) -> _Outcome:
         """The stream over a bare connection (``sse_socket.py``): same checks, same frames."""
-        secure = self._client.http.base_url.scheme == "https"
-        response = await open_event_stream(self._client.http, EVENT_PATH, tls_context() if secure else None)
+        # The client's own context (its rule: no CA bundle for a server spoken to in clear).
+        tls = tls_context_for(str(self._client.http.base_url))
+        response = await open_event_stream(self._client.http, EVENT_PATH, tls)
         try:
             refused = await self._answer(guard, response.status, response.headers.get("content-type", ""),
                                          lambda: response.body(_ERROR_BODY_MAX))
