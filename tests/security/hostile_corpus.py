@@ -209,7 +209,15 @@ BIG: dict[str, str] = {
     "1 MB hostile": ("[/b]" + f"{ESC}]0;x{BEL}" + "\u202e") * 111_112,
 }
 
-SMALL: dict[str, str] = {**MARKUP, **ESCAPES, **CONTROLS, **BIDI, **INVISIBLE, **UNICODE, **COMBINED}
+# Inline HTML that Rich's markdown renderer styles (<kbd>): unbalanced, it once popped a style it
+# never pushed and the render raised.
+HTML: dict[str, str] = {
+    "kbd close only": "press </kbd> now",  # Rich's markdown pops a style it never pushed
+    "kbd extra close": "<kbd>Ctrl</kbd></kbd>+C",
+    "kbd unclosed": "press <kbd>Ctrl and go on",
+    "kbd closed in the next paragraph": "<kbd>a\n\nb</kbd> c",
+}
+SMALL: dict[str, str] = {**MARKUP, **ESCAPES, **CONTROLS, **BIDI, **INVISIBLE, **UNICODE, **COMBINED, **HTML}
 CORPUS: dict[str, str] = {**SMALL, **BIG}
 
 ESCAPE_BYTES = re.compile(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, MarkdownElement
 from rich.segment import Segment
@@ -35,6 +36,31 @@ class _CodeBlock(CodeBlock):
         yield Syntax(code, lexer or self.lexer_name, theme=self.theme, word_wrap=True, padding=1)
 
 
+def _balance_kbd(tokens: list[Token]) -> list[Token]:
+    """Make inert the ``<kbd>`` and ``</kbd>`` tags of a paragraph that do not pair up.
+
+    Rich's renderer enters a style at ``<kbd>`` and leaves one at ``</kbd>``: an answer with a
+    lone ``</kbd>`` left a style it never entered and the render raised, one with a lone ``<kbd>``
+    left the paragraph's style to the blocks after it. Other inline HTML Rich draws as nothing,
+    and so it draws these now.
+    """
+    for block in tokens:
+        opened: list[Token] = []
+        for token in block.children or ():
+            if token.type != "html_inline":
+                continue
+            if token.content == "<kbd>":
+                opened.append(token)
+            elif token.content == "</kbd>":
+                if opened:
+                    opened.pop()
+                else:
+                    token.content = ""
+        for token in opened:
+            token.content = ""
+    return tokens
+
+
 class _Markdown(PreparsedMarkdown):
     """``rich.markdown.Markdown`` with the shared parser (no parser built per piece)."""
 
@@ -42,7 +68,7 @@ class _Markdown(PreparsedMarkdown):
         **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
 
     def __init__(self, markup: str) -> None:
-        super().__init__(markup, _PARSER.parse(markup), CODE_THEME)
+        super().__init__(markup, _balance_kbd(_PARSER.parse(markup)), CODE_THEME)
 
 
 # One rendered line: (text, style number) pairs. Tuples of strings and ints are invisible to the
