@@ -12,7 +12,7 @@ entry below against the new source. Each docstring says what breaks if it change
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from markdown_it.token import Token
 from rich._wrap import divide_line as rich_divide_line
@@ -28,6 +28,7 @@ from textual.dom import DOMNode
 from textual.driver import Driver
 from textual.geometry import Region, Size
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
@@ -35,7 +36,8 @@ from textual.widgets import TextArea
 
 __all__ = [
     "RICH_VERSION", "SYNC_END", "SYNC_START", "TEXTUAL_VERSION", "ChopsUpdate", "DisplayHookApp",
-    "LayoutUpdate", "LightRepaintBase", "OneLayoutPass", "PreparsedMarkdown", "TextAreaInputHooks",
+    "LayoutUpdate", "LightRepaintBase", "OneLayoutPass", "OwnVerticalScrollBar", "PreparsedMarkdown",
+    "SteadyScrollView", "TextAreaInputHooks",
     "anchor_released", "console_color_system", "driver_write", "install_cropped_renders", "node_bindings",
     "report_exception", "rich_divide_line", "terminal_sync_available", "widget_visual",
 ]
@@ -237,6 +239,73 @@ class OneLayoutPass(_MixinBase):
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
                       layout: bool = True) -> bool:
         return super()._size_updated(size, virtual_size, container_size, False)
+
+
+class SteadyScrollView(_MixinBase):
+    """A ``ScrollView`` that a layout pass leaves alone when nothing of its own changed (put it
+    before the Textual base class).
+
+    Textual 8.2.8's ``ScrollView._size_updated(size, virtual_size, container_size, layout)`` is
+    called for every widget by every layout pass. It compares the container size the pass gives
+    with the one it stored, which is its size minus the gutter: they differ whenever the widget
+    has padding or a scrollbar gutter, so each pass (each new line of a streaming answer) set its
+    scrollbars again and repainted them: the composer's, beside the transcript's, made the
+    frame's crop a column from the top of the transcript to the foot of the composer. This skips
+    the call when everything ``_scroll_update`` reads is what it read last time (the size, the
+    virtual size, the gutter, the overflow and scrollbar styles) and no scrollbar change is
+    pending (``_scrollbar_changes``), and returns what ScrollView returns then. If Textual changes
+    the method, the canary compares its source with the 8.2.8 text.
+    """
+
+    _steady_key: tuple[object, ...] | None = None
+
+    def _steady(self, size: Size) -> tuple[object, ...]:
+        styles = self.styles
+        return (size, self.virtual_size, styles.gutter.totals, styles.overflow_x, styles.overflow_y,
+                styles.scrollbar_size_vertical, styles.scrollbar_size_horizontal, styles.scrollbar_gutter)
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        key = self._steady(size)
+        if key == self._steady_key and size == self._size and not self._scrollbar_changes:
+            return self._container_size != container_size  # ScrollView's answer, size unchanged
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        self._steady_key = key
+        return resized
+
+
+class OwnVerticalScrollBar(_MixinBase):
+    """A scrollable widget whose vertical scrollbar is a ``VERTICAL_SCROLLBAR``, not Textual's own
+    ``ScrollBar`` (put it before the Textual base class).
+
+    Textual 8.2.8 creates the bar in the ``Widget.vertical_scrollbar`` property, with no hook for
+    the class: this is that property with the class swapped (it sets ``_vertical_scrollbar`` and
+    starts the bar with ``App._start_widget``). ``Widget._scroll_update(virtual_size)`` sets the
+    bar's sizes and then repaints it, moved or not; a bar with a ``geometry_only()`` context
+    (``ThumbScrollBar``) is handed that repaint to judge. If Textual changes either, the canary
+    compares their source with the 8.2.8 text; a bar not swapped is Textual's own (slower, still
+    right), one not handed the repaint is repainted as in Textual.
+    """
+
+    VERTICAL_SCROLLBAR: ClassVar[type[ScrollBar]] = ScrollBar
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        if self._vertical_scrollbar is not None:
+            return self._vertical_scrollbar
+        self._vertical_scrollbar = scroll_bar = self.VERTICAL_SCROLLBAR(
+            vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+        scroll_bar.display = False
+        self.app._start_widget(self, scroll_bar)
+        return scroll_bar
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        geometry_only = getattr(self._vertical_scrollbar, "geometry_only", None)
+        if geometry_only is None:
+            super()._scroll_update(virtual_size)
+            return
+        with geometry_only():
+            super()._scroll_update(virtual_size)
 
 
 class LightRepaintBase(OneLayoutPass, Widget):

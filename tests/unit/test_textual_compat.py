@@ -37,6 +37,8 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import Reactive
 from textual.screen import ModalScreen, Screen
+from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
@@ -433,6 +435,41 @@ async def test_one_layout_pass_keeps_the_base_class_css() -> None:
         scroll = app.query_one(_GrowingScroll)
         assert scroll.styles.overflow_y == "auto"
         assert app.query("VerticalScroll").first() is scroll  # its type selector matches too
+
+
+def test_own_vertical_scrollbar_copies_the_property_and_wraps_the_scroll_update() -> None:
+    assert _hash(inspect.getsource(Widget.vertical_scrollbar.fget)) == "6b140a728f0b50e4", _recheck(
+        "OwnVerticalScrollBar.vertical_scrollbar (a copy of Widget.vertical_scrollbar, its class swapped)")
+    assert _hash(inspect.getsource(Widget._scroll_update)) == "edb9f6257285830d", _recheck(
+        "OwnVerticalScrollBar._scroll_update (it hands the bar the repaint Widget._scroll_update asks)")
+    assert _params(Widget.refresh) == ["self", "regions", "repaint", "layout", "recompose"], _recheck(
+        "ThumbScrollBar.refresh (it overrides Widget.refresh)")
+    # ThumbScrollBar._bar asks the renderer what ScrollBar._render_bar and the renderer ask.
+    assert _hash(inspect.getsource(ScrollBar._render_bar)) == "1f4e4e637581fc4f", _recheck(
+        "ThumbScrollBar._bar (mirrors ScrollBar._render_bar)")
+    assert _hash(inspect.getsource(ScrollBarRender.__rich_console__)) == "39854fc82928d647", _recheck(
+        "ThumbScrollBar._bar (mirrors ScrollBarRender.__rich_console__: size and thickness)")
+    assert _hash(inspect.getsource(ScrollBar.render)) == "43a56156a9a6cc05", _recheck(
+        "ThumbScrollBar (its geometry is compared in the renderer's default colours: does render() "
+        "still give it only colours?)")
+
+
+def test_steady_scroll_view_skips_only_what_scroll_view_would_redo() -> None:
+    params = ["self", "size", "virtual_size", "container_size", "layout"]
+    assert _params(ScrollView._size_updated) == params, _recheck("SteadyScrollView._size_updated")
+    assert _hash(inspect.getsource(ScrollView._size_updated)) == "1606ca15d9392999", _recheck(
+        "SteadyScrollView._size_updated (skips ScrollView._size_updated when what it reads is unchanged)")
+
+
+async def test_the_transcript_and_the_composer_use_them() -> None:
+    from tui.app.app import OctuiApp  # noqa: F401  (the app's widgets, as they are put together)
+    from widgets.composer.composer import Composer
+    from widgets.transcript.thumb_scroll_bar import ThumbScrollBar
+    from widgets.transcript.transcript import Transcript
+
+    assert Transcript.VERTICAL_SCROLLBAR is ThumbScrollBar
+    assert issubclass(Transcript, compat.OwnVerticalScrollBar)
+    assert issubclass(Composer, compat.SteadyScrollView) and issubclass(Composer, ScrollView)
 
 
 def test_text_area_has_the_private_handlers_the_hooks_wrap() -> None:

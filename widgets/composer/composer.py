@@ -12,14 +12,14 @@ from textual.widgets import TextArea
 from tui.session.attachments import pasted_path
 from tui.session.mentions import CompletionContext, completion_context
 from tui.text.sanitize import clean_text
-from widgets._textual_compat import TextAreaInputHooks, node_bindings
+from widgets._textual_compat import SteadyScrollView, TextAreaInputHooks, node_bindings
 from widgets.composer.completion import Completion, CompletionMenu
 from widgets.plain import toast
 
 LARGE_PASTE_LINES = 50
 
 
-class Composer(TextAreaInputHooks):
+class Composer(SteadyScrollView, TextAreaInputHooks):
     """Multi-line prompt input with history."""
 
     DEFAULT_CLASSES = "composer"

@@ -21,10 +21,11 @@ from textual.widget import AwaitMount
 from textual.widgets import Button, Static
 
 from tui.state.transcript import SessionState
-from widgets._textual_compat import anchor_released
+from widgets._textual_compat import OwnVerticalScrollBar, anchor_released
 from widgets.plain import plain
 from widgets.tools.tool_row import ToolRow
 from widgets.transcript.message_view import MessageView
+from widgets.transcript.thumb_scroll_bar import ThumbScrollBar
 from widgets.transcript.transcript_paging import TranscriptPaging
 from widgets.transcript.transcript_window import (
     FIRST,
@@ -43,10 +44,11 @@ FAILED = "↑ older messages could not be loaded — press to retry"
 NEWER = "↓ show newer messages"
 
 
-class Transcript(TranscriptPaging):
+class Transcript(OwnVerticalScrollBar, TranscriptPaging):
     """A window of a session's messages; follows the bottom only while the reader is there."""
 
     DEFAULT_CLASSES = "transcript"
+    VERTICAL_SCROLLBAR = ThumbScrollBar  # a streaming answer does not repaint it for every new line
     DEFAULT_CSS = "Transcript > .load-newer { width: 100%; margin: 0 0 1 0; }"
 
     @dataclass
