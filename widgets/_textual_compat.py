@@ -246,15 +246,17 @@ class SteadyScrollView(_MixinBase):
     before the Textual base class).
 
     Textual 8.2.8's ``ScrollView._size_updated(size, virtual_size, container_size, layout)`` is
-    called for every widget by every layout pass. It compares the container size the pass gives
-    with the one it stored, which is its size minus the gutter: they differ whenever the widget
-    has padding or a scrollbar gutter, so each pass (each new line of a streaming answer) set its
-    scrollbars again and repainted them: the composer's, beside the transcript's, made the
-    frame's crop a column from the top of the transcript to the foot of the composer. This skips
-    the call when everything ``_scroll_update`` reads is what it read last time (the size, the
-    virtual size, the gutter, the overflow and scrollbar styles) and no scrollbar change is
-    pending (``_scrollbar_changes``), and returns what ScrollView returns then. If Textual changes
-    the method, the canary compares its source with the 8.2.8 text.
+    called for every widget by every layout pass. It compares the virtual size the pass gives
+    (the viewport) with its own (the document's): they differ, so each pass (each new line of a
+    streaming answer) set its scrollbars again and repainted them: the composer's, beside the
+    transcript's, made the frame's crop a column from the top of the transcript to the foot of
+    the composer. This skips the call when everything ``_scroll_update`` reads is what it read
+    last time (the size, the virtual size, the gutter, the overflow and scrollbar styles), the
+    scroll offsets are within their limits (``_scroll_update`` clamps them: text added and taken
+    away between two passes leaves the key as it was and the offset past the end), and no
+    scrollbar change is pending (``_scrollbar_changes``, which ``_refresh_scrollbars`` keeps);
+    it returns what ScrollView returns then. If Textual changes either method, the canary
+    compares its source with the 8.2.8 text.
     """
 
     _steady_key: tuple[object, ...] | None = None
@@ -267,7 +269,9 @@ class SteadyScrollView(_MixinBase):
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
                       layout: bool = True) -> bool:
         key = self._steady(size)
-        if key == self._steady_key and size == self._size and not self._scrollbar_changes:
+        if (key == self._steady_key and size == self._size and not self._scrollbar_changes
+                and self.validate_scroll_x(self.scroll_x) == self.scroll_x
+                and self.validate_scroll_y(self.scroll_y) == self.scroll_y):
             return self._container_size != container_size  # ScrollView's answer, size unchanged
         resized = super()._size_updated(size, virtual_size, container_size, layout)
         self._steady_key = key

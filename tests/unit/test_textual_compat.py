@@ -459,6 +459,9 @@ def test_steady_scroll_view_skips_only_what_scroll_view_would_redo() -> None:
     assert _params(ScrollView._size_updated) == params, _recheck("SteadyScrollView._size_updated")
     assert _hash(inspect.getsource(ScrollView._size_updated)) == "1606ca15d9392999", _recheck(
         "SteadyScrollView._size_updated (skips ScrollView._size_updated when what it reads is unchanged)")
+    assert _hash(inspect.getsource(Widget._refresh_scrollbars)) == "4e52a14aae901b5b", _recheck(
+        "SteadyScrollView._size_updated (skips while _refresh_scrollbars keeps no pending change in "
+        "_scrollbar_changes; does it still read only the styles and sizes the skip compares?)")
 
 
 async def test_the_transcript_and_the_composer_use_them() -> None:

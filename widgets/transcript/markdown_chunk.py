@@ -37,7 +37,8 @@ class _CodeBlock(CodeBlock):
 
 
 def _balance_kbd(tokens: list[Token]) -> list[Token]:
-    """Make inert the ``<kbd>`` and ``</kbd>`` tags of a paragraph that do not pair up.
+    """Make inert the ``<kbd>`` and ``</kbd>`` tags that do not pair up within one inline run (a
+    paragraph, a heading, a table cell).
 
     Rich's renderer enters a style at ``<kbd>`` and leaves one at ``</kbd>``: an answer with a
     lone ``</kbd>`` left a style it never entered and the render raised, one with a lone ``<kbd>``
