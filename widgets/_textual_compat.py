@@ -255,8 +255,8 @@ class SteadyScrollView(_MixinBase):
     scroll offsets are within their limits (``_scroll_update`` clamps them: text added and taken
     away between two passes leaves the key as it was and the offset past the end), and no
     scrollbar change is pending (``_scrollbar_changes``, which ``_refresh_scrollbars`` keeps);
-    it returns what ScrollView returns then. If Textual changes either method, the canary
-    compares its source with the 8.2.8 text.
+    it returns what ScrollView returns then. If Textual changes any of these three methods, the
+    canary compares its source with the 8.2.8 text.
     """
 
     _steady_key: tuple[object, ...] | None = None
@@ -269,7 +269,7 @@ class SteadyScrollView(_MixinBase):
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
                       layout: bool = True) -> bool:
         key = self._steady(size)
-        if (key == self._steady_key and size == self._size and not self._scrollbar_changes
+        if (key == self._steady_key and not self._scrollbar_changes
                 and self.validate_scroll_x(self.scroll_x) == self.scroll_x
                 and self.validate_scroll_y(self.scroll_y) == self.scroll_y):
             return self._container_size != container_size  # ScrollView's answer, size unchanged

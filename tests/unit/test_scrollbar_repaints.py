@@ -76,8 +76,8 @@ class _Counter:
 
 async def _steps(ours: bool, monkeypatch: Any) -> tuple[list[Any], dict[str, int], dict[str, int]]:
     """The screen after each step, how often each scrollbar was rendered, and how often each
-    was while the scroll's text grew from 40 lines to 160 (the thumb an eighth of the height and
-    less)."""
+    was while the scroll's text grew from 40 lines to 160 (its thumb moving by an eighth of a cell
+    a line and less)."""
     counter = _Counter()
     app = _Pair(ours)
     screens: list[Any] = []
@@ -127,7 +127,7 @@ async def test_the_scrollbars_draw_what_textuals_own_draw_with_fewer_renders(mon
     mine, my_renders, my_growing = await _steps(True, monkeypatch)
     for step, (a, b) in enumerate(zip(mine, theirs, strict=True)):
         assert a == b, f"step {step}"
-    # Textual renders the scroll's bar for every new line; past 40 lines in 18 rows, the thumb
+    # Textual renders the scroll's bar for every new line; past 40 lines in 14 rows, the thumb
     # moves by an eighth of a cell every few lines (the rest are style updates Textual makes).
     assert their_growing["scroll"] >= 120, their_growing
     assert my_growing["scroll"] < their_growing["scroll"] * 0.6, (my_growing, their_growing)

@@ -465,7 +465,6 @@ def test_steady_scroll_view_skips_only_what_scroll_view_would_redo() -> None:
 
 
 async def test_the_transcript_and_the_composer_use_them() -> None:
-    from tui.app.app import OctuiApp  # noqa: F401  (the app's widgets, as they are put together)
     from widgets.composer.composer import Composer
     from widgets.transcript.thumb_scroll_bar import ThumbScrollBar
     from widgets.transcript.transcript import Transcript
