@@ -9,6 +9,7 @@ import json
 import os
 import resource
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -81,6 +82,27 @@ def percentile(values: Sequence[float], pct: float) -> float:
     ordered = sorted(values)
     rank = max(0, min(len(ordered) - 1, round(pct / 100 * len(ordered) + 0.5) - 1))
     return ordered[rank]
+
+
+@contextmanager
+def private_user_dirs() -> Iterator[Path]:
+    """A fresh config file and state directory for a headless app run (``OCTUI_CONFIG``,
+    ``OCTUI_STATE_DIR``), removed after it. The app restores a session's draft from the state
+    directory: a draft an earlier run typed into the demo session (whose id is the same every
+    run) came back in the composer, which then showed a scrollbar the real client's does not;
+    and a benchmark must not leave its drafts in the user's own state either."""
+    saved = {name: os.environ.get(name) for name in ("OCTUI_CONFIG", "OCTUI_STATE_DIR")}
+    with tempfile.TemporaryDirectory(prefix="octui-bench-") as root:
+        os.environ["OCTUI_CONFIG"] = str(Path(root) / "config.toml")
+        os.environ["OCTUI_STATE_DIR"] = str(Path(root) / "state")
+        try:
+            yield Path(root)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
 
 @contextmanager

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.common import emit, ensure_repo_on_path, peak_rss_mb, rss_mb
+from bench.common import emit, ensure_repo_on_path, peak_rss_mb, private_user_dirs, rss_mb
 
 ensure_repo_on_path()
 
@@ -140,7 +140,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=5000)
     args = parser.parse_args()
-    emit(asyncio.run(run(args.messages)))
+    with private_user_dirs():  # the user's drafts and settings neither read nor written
+        emit(asyncio.run(run(args.messages)))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from bench.common import emit, ensure_repo_on_path, peak_rss_mb, percentile
+from bench.common import emit, ensure_repo_on_path, peak_rss_mb, percentile, private_user_dirs
 
 ensure_repo_on_path()
 
@@ -230,7 +230,8 @@ def main() -> None:
                         help="the answer: this script's or bench.real_stream's")
     parser.add_argument("--cpu-only", action="store_true", help="no stall probe, no keypresses")
     args = parser.parse_args()
-    emit(asyncio.run(run(args.deltas, args.kib, args.pace_ms, args.shape, not args.cpu_only)))
+    with private_user_dirs():  # no draft of an earlier run in the composer, none left behind
+        emit(asyncio.run(run(args.deltas, args.kib, args.pace_ms, args.shape, not args.cpu_only)))
 
 
 if __name__ == "__main__":
