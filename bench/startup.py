@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import emit
+from bench.common import emit, private_user_dirs
 
 TIMEOUT_S = 30.0
 FIRST_FRAME_HINTS = ("octui", "ctrl+q", "Ask", "prompt")
@@ -109,8 +109,9 @@ def main() -> None:
     if shutil.which("tmux") is None:
         emit({"benchmark": "startup", "error": "tmux not found"})
         return
-    versions, version_cpu = version_wall(args.runs)
-    frames = [demo_first_frame() for _ in range(args.runs)]
+    with private_user_dirs():  # the demo (a tmux server started from here inherits them) reads no draft
+        versions, version_cpu = version_wall(args.runs)
+        frames = [demo_first_frame() for _ in range(args.runs)]
     figures: dict[str, Any] = {
         "benchmark": "startup",
         "version_wall_s_median": statistics.median(versions),
