@@ -99,10 +99,25 @@ def test_blocks_of_every_kind_render_like_the_whole() -> None:
     assert_renders_like_whole(section * 12, 23)
 
 
-def test_nothing_is_cut_before_the_line_after_the_boundary_is_complete() -> None:
+def test_nothing_is_cut_before_the_start_of_the_line_after_the_boundary_settles_it() -> None:
     text = "x" * 200 + "\n\n"
     assert find_cut(text) is None  # the next line could still be an indented continuation
     assert find_cut(text + "next\n") is not None
+    # Still streaming: cut as soon as its start rules out an indent, a list item or a rule, so a
+    # heading or a finished code block leaves the re-rendered tail when the paragraph after it starts.
+    for settled in ("n", "Next words", "- item", "* a", "# Title", "```py"):
+        assert find_cut(text + settled) == find_cut(text + settled + "\n"), settled
+    for unsettled in (" ", "\t", "-", "- ", "- -", "* *", "1", "12", "+"):
+        assert find_cut(text + unsettled) is None, unsettled
+    fence = "```python\n" + "x = 1\n" * 60
+    assert find_cut(fence + "y = 2") == find_cut(fence)  # a code line could be the fence's closing line
+
+
+def test_a_rule_of_dashes_before_a_list_is_not_taken_for_one_of_its_items() -> None:
+    text = "Before.\n\n- - -\n- item one\n- item two\n\n"
+    for minimum in (1, 20):
+        pieces, _ = stream(text, 3, Sealer(minimum=minimum, limit=minimum * 4, fence_minimum=minimum))
+        assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
 
 
 def test_a_list_item_after_a_blank_line_is_not_cut_off() -> None:
@@ -144,6 +159,12 @@ BLOCKS = st.sampled_from([
     "\n![image](http://example.com/x.png)",  # alone: inside a list Rich hoists it (see markdown_seal)
     "Text right before a table:\n| a |\n|---|\n| 1 |",
     "+ plus item\n+ another",
+    "- - -",
+    "-dash that starts a paragraph",
+    "10) ten",
+    "\tTabbed code",
+    "  - indented item",
+    "- item\n  continued",
 ])
 
 

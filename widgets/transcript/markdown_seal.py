@@ -135,9 +135,10 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     """Where to cut ``text`` (a tail still growing at its end), or None.
 
     Only complete lines are looked at, and a cut needs the line after it to be complete too (it
-    decides whether the cut is safe). The cut is the last safe one in ``text[:limit]`` at or past
-    ``minimum``, or else the first one after ``limit``. Code fences are cut only past
-    ``fence_minimum`` (None: never).
+    decides whether the cut is safe), or to have started with what settles that (``_decided``;
+    not inside a code fence, whose closing line it could be). The cut is the last safe one in
+    ``text[:limit]`` at or past ``minimum``, or else the first one after ``limit``. Code fences
+    are cut only past ``fence_minimum`` (None: never).
     """
     if len(text) < minimum:
         return None
@@ -169,8 +170,11 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     def later(found: Cut | None) -> Cut | None:
         return found if found is not None and (best is None or found.end > best.end) else best
 
-    for index in range(complete - 1):  # line index+1 must be complete as well
+    for index in range(complete):
         line, following = lines[index], lines[index + 1]
+        growing = index + 1 == complete  # the line after this one is still streaming
+        if growing and not _decided(following):
+            break
         end += len(line) + 1  # the cut would be here, after this line
         if end > limit and not past_limit:
             past_limit = True  # settle once here: past it, each try would re-tokenize the fence
@@ -183,7 +187,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             if fence.closes(line):
                 best = later(settle_fence())
                 fence = None
-            elif (fence_minimum is not None and end - fence.start >= fence_minimum and fence.indent == 0
+            elif (fence_minimum is not None and not growing and end - fence.start >= fence_minimum
+                  and fence.indent == 0
                   and not _blank(line) and not _blank(following) and not fence.closes(following)):
                 fence_candidates.append(index)
             continue
@@ -221,6 +226,22 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     return later(settle_fence())
 
 
+_UNDECIDED = frozenset(" \t-*+0123456789")
+
+
+def _decided(start: str) -> bool:
+    """Whether the start of a line still streaming decides a cut before it as the whole line
+    would: the checks on the line after a cut look at its first characters only (blank, indented,
+    a list marker, a thematic break), and these are settled once a character comes that cannot
+    belong to any of them. So a heading or a finished code block is sealed as soon as the
+    paragraph after it starts, not when that paragraph's one long line ends."""
+    if not start or start[0] not in _UNDECIDED:
+        return bool(start)
+    # A bullet ("- ", "* ", "+ ") is settled by its second character; a thematic break ("- - -")
+    # only by a character that is neither the marker nor a space.
+    return start[0] in "-*+" and len(start) > 2 and start[1] in " \t" and bool(start.strip(start[0] + " \t"))
+
+
 def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
     """Whether a bullet item after ``lines[index]`` (not blank) continues a list (True), starts a
     new block after a plain paragraph (False), or None when that is not certain (no cut then).
@@ -236,7 +257,7 @@ def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
         back -= 1
         line = lines[back]
     if _BULLET.match(line):
-        return True if line[0] == marker else None
+        return True if line[0] == marker and not _RULE.match(line) else None  # "- - -" is a rule
     for back in range(index, -1, -1):
         line = lines[back]
         if _blank(line):
