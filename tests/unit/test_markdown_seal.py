@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -105,7 +106,8 @@ def test_nothing_is_cut_before_the_start_of_the_line_after_the_boundary_settles_
     assert find_cut(text + "next\n") is not None
     # Still streaming: cut as soon as its start rules out an indent, a list item or a rule, so a
     # heading or a finished code block leaves the re-rendered tail when the paragraph after it starts.
-    for settled in ("n", "Next words", "- item", "* a", "# Title", "```py"):
+    for settled in ("n", "Next words", "- item", "* a", "# Title", "```py", "**Bold**", "-dash", "2024 was",
+                    "12.", "\xa0"):
         assert find_cut(text + settled) == find_cut(text + settled + "\n"), settled
     for unsettled in (" ", "\t", "-", "- ", "- -", "* *", "1", "12", "+"):
         assert find_cut(text + unsettled) is None, unsettled
@@ -113,11 +115,34 @@ def test_nothing_is_cut_before_the_start_of_the_line_after_the_boundary_settles_
     assert find_cut(fence + "y = 2") == find_cut(fence)  # a code line could be the fence's closing line
 
 
-def test_a_rule_of_dashes_before_a_list_is_not_taken_for_one_of_its_items() -> None:
-    text = "Before.\n\n- - -\n- item one\n- item two\n\n"
-    for minimum in (1, 20):
-        pieces, _ = stream(text, 3, Sealer(minimum=minimum, limit=minimum * 4, fence_minimum=minimum))
-        assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+def assert_streams_like_whole(text: str, chunk: int, minimum: int) -> None:
+    """Every frame (the sealed pieces and the tail) renders as the text so far does, and the end too."""
+    sealer = Sealer(minimum=minimum, limit=minimum * 4, fence_minimum=minimum)
+    pieces: list[Piece] = []
+    for end in range(chunk, len(text) + chunk, chunk):
+        pieces += sealer.feed(text[:end])
+        frame = rendered([*pieces, sealer.tail(text[:end])])
+        assert frame == render_markdown(CONSOLE, text[:end], WIDTH), repr(text[:end])
+    pieces += sealer.feed(text, final=True)
+    assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+
+
+TRICKY = [
+    "Before.\n\n- - -\n- item one\n- item two\n\n",  # a rule of dashes is not one of the items
+    "Before.\r\n\r\n- - -\r\n- item one\r\n- item two\r\n",  # the same with CRLF
+    "---\r\n\r\n# Title\r\n\r\n> a quote\r\n",  # no cut after a rule (CRLF), none inside the quote
+    "Some paragraph text.\n\xa0\nSome paragraph text.\n\x0c\nMore text.\n",  # not blank lines to markdown
+    "Foo\n- \nBar\n* \n",  # a setext heading; an empty item does not interrupt a paragraph
+    "Foo\n- \n- item\n",  # a setext heading, then a list: not one list
+    "<span>x</span>\n<pre>\na\n\nb\n</pre>\n\nAfter.\n",  # <pre> interrupts the paragraph, to </pre>
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_tricky_boundaries_render_like_the_whole_in_every_frame(text: str) -> None:
+    for minimum in (1, 3, 20):
+        for chunk in (1, 2, 5):
+            assert_streams_like_whole(text, chunk, minimum)
 
 
 def test_a_list_item_after_a_blank_line_is_not_cut_off() -> None:
@@ -173,7 +198,8 @@ def documents(draw: st.DrawFn) -> str:
     blocks = draw(st.lists(BLOCKS, min_size=1, max_size=14))
     separators = draw(st.lists(st.sampled_from(["\n\n", "\n", "\n\n\n"]), min_size=len(blocks),
                                max_size=len(blocks)))
-    return "".join(block + sep for block, sep in zip(blocks, separators, strict=True))
+    text = "".join(block + sep for block, sep in zip(blocks, separators, strict=True))
+    return text.replace("\n", "\r\n") if draw(st.booleans()) else text  # CRLF reads as LF
 
 
 @settings(max_examples=200, deadline=None)
@@ -196,6 +222,7 @@ def test_sealed_pieces_render_exactly_like_the_whole_text(text: str, chunk: int,
     pieces, _ = stream(text, chunk, Sealer(minimum=minimum, limit=minimum * 4, fence_minimum=minimum))
     assert "".join(piece.source for piece in pieces) == text
     assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+    assert_streams_like_whole(text, chunk, minimum)
 
 
 @settings(max_examples=200, deadline=None)

@@ -107,7 +107,9 @@ def _opens(line: str) -> _Fence | None:
 
 
 def _blank(line: str) -> bool:
-    return not line.strip()
+    """A blank line as markdown reads it: spaces and tabs only (a no-break space or a control
+    character is text to it, and the renderer shows controls as symbols)."""
+    return not line.strip(" \t")
 
 
 @lru_cache(maxsize=64)
@@ -134,15 +136,17 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
              fence_minimum: int | None = FENCE_PIECE) -> Cut | None:
     """Where to cut ``text`` (a tail still growing at its end), or None.
 
-    Only complete lines are looked at, and a cut needs the line after it to be complete too (it
-    decides whether the cut is safe), or to have started with what settles that (``_decided``;
-    not inside a code fence, whose closing line it could be). The cut is the last safe one in
+    A cut is made after a complete line, and what the line after it is decides whether the cut
+    is safe: it must be complete too, or have started with what settles that (``_decided``; not
+    inside a code fence, whose closing line it could be). Lines are read as the renderer reads
+    them: a ``\r`` before a newline is part of it. The cut is the last safe one in
     ``text[:limit]`` at or past ``minimum``, or else the first one after ``limit``. Code fences
     are cut only past ``fence_minimum`` (None: never).
     """
     if len(text) < minimum:
         return None
-    lines = text.split("\n")
+    raw = text.split("\n")
+    lines = [line.removesuffix("\r") for line in raw] if "\r" in text else raw  # CRLF: a newline
     complete = len(lines) - 1  # the last line may still be growing
     best: Cut | None = None
     fence: _Fence | None = None
@@ -164,7 +168,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
         if ok is None:
             return None
         closing = fence.char * fence.length + "\n"
-        return Cut(sum(len(line) + 1 for line in lines[:ok + 1]), close=closing,
+        return Cut(sum(len(line) + 1 for line in raw[:ok + 1]), close=closing,
                    reopen=fence.opener + "\n", joined=True)
 
     def later(found: Cut | None) -> Cut | None:
@@ -175,7 +179,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
         growing = index + 1 == complete  # the line after this one is still streaming
         if growing and not _decided(following):
             break
-        end += len(line) + 1  # the cut would be here, after this line
+        end += len(raw[index]) + 1  # the cut would be here, after this line
         if end > limit and not past_limit:
             past_limit = True  # settle once here: past it, each try would re-tokenize the fence
             best = later(settle_fence())
@@ -198,12 +202,13 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             continue
         if html:  # other HTML blocks run to a blank line and swallow everything until then
             if not _blank(line):
+                # If the first line was a paragraph with inline HTML, a <pre>, <!-- … starts a
+                # block of its own that runs to its end tag: waiting for it is safe either way.
+                html_end = _html_end(line) if _HTML.match(line) else None
                 continue
             html = False
         elif _HTML.match(line):
-            start = line.lstrip().lower()
-            html_end = next((close for open_, close in _HTML_LONG
-                             if start.startswith(open_) and close not in start[len(open_):]), None)
+            html_end = _html_end(line)
             html = html_end is None
             continue
         opened = _opens(line)
@@ -219,27 +224,39 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
                     and not _BULLET.match(following) and not _ORDERED.match(following)
                     and not _RULE.match(last_text)):
                 best = Cut(end)
-        elif _BULLET.match(following) and not _RULE.match(following):
+        elif _BULLET.match(following) and following.strip(following[0] + " \t"):
+            # (an item with text: an empty one cannot interrupt a paragraph, and "- " under one
+            # underlines it as a heading; a rule has nothing but markers and spaces either)
             joined = _continues_list(lines, index, following[0])
             if joined is not None:
                 best = Cut(end, joined=joined)
     return later(settle_fence())
 
 
-_UNDECIDED = frozenset(" \t-*+0123456789")
+def _html_end(line: str) -> str | None:
+    """The end tag of the HTML block ``line`` starts when that block runs to it (``<pre>``,
+    ``<!-- …``) and it is not on the same line; None for the kind that ends at a blank line."""
+    start = line.lstrip().lower()
+    return next((close for open_, close in _HTML_LONG
+                 if start.startswith(open_) and close not in start[len(open_):]), None)
 
 
 def _decided(start: str) -> bool:
-    """Whether the start of a line still streaming decides a cut before it as the whole line
-    would: the checks on the line after a cut look at its first characters only (blank, indented,
-    a list marker, a thematic break), and these are settled once a character comes that cannot
-    belong to any of them. So a heading or a finished code block is sealed as soon as the
-    paragraph after it starts, not when that paragraph's one long line ends."""
-    if not start or start[0] not in _UNDECIDED:
-        return bool(start)
-    # A bullet ("- ", "* ", "+ ") is settled by its second character; a thematic break ("- - -")
-    # only by a character that is neither the marker nor a space.
-    return start[0] in "-*+" and len(start) > 2 and start[1] in " \t" and bool(start.strip(start[0] + " \t"))
+    """Whether the start of a line still streaming gives the answers ``find_cut`` needs about
+    the line after a cut as the whole line will: they depend on its first characters only (blank,
+    indented, a list marker, a thematic break), settled once a character comes that none of them
+    allows. So a heading or a finished code block is sealed as soon as the paragraph after it
+    starts, not when that paragraph's one long line ends."""
+    first = start[:1]
+    if _blank(start) or first in (" ", "\t"):
+        return False  # blank or indented so far (no cut is made before an indented line anyway)
+    if first in ("-", "*", "+"):
+        # A bullet ("- x") or not ("-x", "**bold**"), and no rule (markers and spaces only), once
+        # a character comes that is neither the marker nor a space.
+        return bool(start.strip(first + " \t"))
+    if first.isdecimal():  # an ordered item's number ("12." or "12)"), as _ORDERED's \d reads it
+        return not start.isdecimal() or len(start) > 9
+    return True
 
 
 def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
@@ -257,7 +274,8 @@ def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
         back -= 1
         line = lines[back]
     if _BULLET.match(line):
-        return True if line[0] == marker and not _RULE.match(line) else None  # "- - -" is a rule
+        # Not an item without text: "- - -" is a rule, and "- " under a paragraph underlines it.
+        return True if line[0] == marker and line.strip(marker + " \t") else None
     for back in range(index, -1, -1):
         line = lines[back]
         if _blank(line):
@@ -371,7 +389,7 @@ class Sealer:
                 break
             size = cut.end - len(self.reopen)
             pieces.append(self._piece(rest[:size], cut))
-            self.has_content = self.has_content or bool(rest[:size].strip())
+            self.has_content = self.has_content or bool(rest[:size].strip(" \t\r\n"))  # see _blank
             self.consumed += size
             self.reopen, self.joined, self.continued = cut.reopen, cut.joined, cut.forced
             self._fence_retry = 0
