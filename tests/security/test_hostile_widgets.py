@@ -184,8 +184,9 @@ async def question(pilot: Pilot[None], texts: list[str]) -> Shown:
 
 
 async def form(pilot: Pilot[None], texts: list[str]) -> Shown:
-    fields = [FormField(key=f"f{i}", title=t, description=t, placeholder=t, default=t)
-              for i, t in enumerate(texts)]
+    # The keys are server text too (any string: "é", "a b" and "a_b", one key twice): each
+    # field gets a widget id of its own.
+    fields = [FormField(key=t, title=t, description=t, placeholder=t, default=t) for t in texts]
     fields += [FormField(key="pick", title="pick", options=[FormOption(value=f"v{i}", label=t)
                                                            for i, t in enumerate(texts)]),
                FormField(key="many", type="multiselect", title="many",

@@ -24,7 +24,7 @@ from tui.state.asks import (
     visible_keys,
 )
 from tui.text.sanitize import one_line
-from widgets.asks.form_field import FieldEditor, editor_for
+from widgets.asks.form_field import FieldEditor, editor_for, field_id
 from widgets.plain import toast
 
 
@@ -57,8 +57,13 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
         with Vertical(id="dialog", classes="-form"):
             yield Static(Content.assemble(*title), id="dialog-title")
             with VerticalScroll(id="form-fields"):
-                for form_field in self.form.fields:
-                    editor = editor_for(form_field, self._initial.get(form_field.key))
+                ids: set[str] = set()
+                for number, form_field in enumerate(self.form.fields):
+                    widget_id = field_id(form_field.key)
+                    while widget_id in ids:  # the server sent a key twice: both shown, both mounted
+                        widget_id += f"-{number}"
+                    ids.add(widget_id)
+                    editor = editor_for(form_field, self._initial.get(form_field.key), id=widget_id)
                     editor.display = form_field.key in shown
                     yield editor
             with Horizontal(id="buttons"):

@@ -7,6 +7,7 @@ Keys: type to filter (fuzzy), ↑/↓ move, Enter chooses, Esc closes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
@@ -161,6 +162,8 @@ class PickerScreen(ModalScreen[T | None], Generic[T]):
 def humane_count(value: float) -> str:
     """A context size as people say it: ``262144`` -> ``262k``, ``1048576`` -> ``1M``,
     ``1_500_000`` -> ``1.5M``, ``128000`` -> ``128k``, ``999`` -> ``999``."""
+    if not math.isfinite(value):
+        return "?"
     if value >= 999_500:
         millions = round(value / 1_000_000, 1)
         return f"{millions:g}M"

@@ -11,6 +11,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from tui.protocol.models import (
     FileDiff,
     FormField,
@@ -272,8 +274,26 @@ def _files(ask: PermissionRequest) -> list[FileDiff]:
         if isinstance(item, FileDiff):
             out.append(item)
         elif isinstance(item, dict):
-            out.append(FileDiff.model_validate(item))
+            out.append(_file_diff(item))
     return out
+
+
+def _file_diff(item: dict[str, Any]) -> FileDiff:
+    """One entry of the files an edit asks for; an entry with a malformed field (a count of 1.5,
+    a patch that is not text) keeps every field that is well formed, so the dialog still shows
+    the file and its patch rather than failing to open."""
+    try:
+        return FileDiff.model_validate(item)
+    except ValidationError:
+        kept: dict[str, Any] = {}
+        for name in FileDiff.model_fields:
+            if name in item:
+                try:
+                    FileDiff.model_validate({name: item[name]})
+                except ValidationError:
+                    continue
+                kept[name] = item[name]
+        return FileDiff.model_validate(kept)
 
 
 def _lines(text: str) -> list[str]:

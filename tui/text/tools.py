@@ -8,6 +8,7 @@ because unknown tools (MCP, plugins) may send anything.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -115,6 +116,8 @@ def _path(data: Mapping[str, Any]) -> str:
 
 def format_duration(ms: float) -> str:
     """``850 ms`` -> ``0.9s``, ``12 s`` -> ``12s``, ``65 s`` -> ``1m05s``, ``3725 s`` -> ``1h02m``."""
+    if not math.isfinite(ms):
+        return "?"  # NaN or infinity from a broken server: no duration to show
     seconds = max(0.0, ms / 1000.0)
     if seconds < 10:
         return f"{seconds:.1f}s"

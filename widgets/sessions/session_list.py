@@ -10,6 +10,7 @@ The widget never loads anything itself: its screen sets rows with ``show``/``ext
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -31,7 +32,7 @@ MORE_ID = "-more"
 
 def format_age(then_ms: float, now_ms: float) -> str:
     """A short relative age: ``just now``, ``3m ago``, ``5h ago``, ``2d ago``, ``3w ago``, ``1y ago``."""
-    if then_ms <= 0:
+    if not then_ms > 0 or not math.isfinite(now_ms - then_ms):  # unknown, NaN or infinity
         return "—"
     seconds = max(0.0, (now_ms - then_ms) / 1000.0)
     for limit, unit, label in (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from textual.content import Content
@@ -28,6 +29,8 @@ class StatusInfo:
 
 
 def _tokens(value: float) -> str:
+    if not math.isfinite(value):
+        return "?"  # NaN or infinity: JSON from JavaScript never holds one, a broken server might
     if value >= 1_000_000:
         return f"{value / 1_000_000:.1f}M"
     if value >= 1_000:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.protocol.models import FormField
-from widgets.asks.form_field.base import FieldEditor
+from widgets.asks.form_field.base import FieldEditor, field_id
 from widgets.asks.form_field.boolean import BooleanFieldEditor
 from widgets.asks.form_field.choice_list import ChoiceList
 from widgets.asks.form_field.external import ExternalFieldEditor
@@ -24,6 +24,7 @@ __all__ = [
     "QuestionPane",
     "TextFieldEditor",
     "editor_for",
+    "field_id",
 ]
 
 _EDITORS: dict[str, type[FieldEditor]] = {
@@ -36,6 +37,6 @@ _EDITORS: dict[str, type[FieldEditor]] = {
 }
 
 
-def editor_for(form_field: FormField, value: Any = None) -> FieldEditor:
+def editor_for(form_field: FormField, value: Any = None, *, id: str | None = None) -> FieldEditor:
     """The editor for ``form_field``'s kind (unknown kinds fall back to free text)."""
-    return _EDITORS.get(form_field.type, TextFieldEditor)(form_field, value)
+    return _EDITORS.get(form_field.type, TextFieldEditor)(form_field, value, id=id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from textual.app import ComposeResult
@@ -35,8 +36,8 @@ class FieldEditor(Vertical):
         def control(self) -> FieldEditor:
             return self.editor
 
-    def __init__(self, form_field: FormField, value: Any = None) -> None:
-        super().__init__(classes="field-editor", id=f"field-{_css_id(form_field.key)}")
+    def __init__(self, form_field: FormField, value: Any = None, *, id: str | None = None) -> None:
+        super().__init__(classes="field-editor", id=id or field_id(form_field.key))
         self.form_field = form_field
         self.initial = value
 
@@ -85,6 +86,11 @@ class FieldEditor(Vertical):
         self.post_message(self.Changed(self))
 
 
-def _css_id(key: str) -> str:
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in key)
-    return safe if safe and not safe[0].isdigit() else f"k{safe}"
+def field_id(key: str) -> str:
+    """A widget id for the field ``key``: Textual takes ASCII letters, digits, ``-`` and ``_``
+    only, so any other key ("é", "a b") gets a digest of itself, and two keys that read the same
+    once cleaned ("a b", "a_b") still get different ids. (Two fields with one key: see the form.)"""
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in key)
+    if safe != key or not safe:
+        safe += "-" + hashlib.blake2s(key.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return f"field-{safe}"

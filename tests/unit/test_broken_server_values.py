@@ -1,0 +1,50 @@
+"""Values a broken or hostile server can send that a JavaScript server never would: NaN and
+infinite numbers (Python's JSON parser accepts ``NaN``, ``Infinity`` and ``1e999``) and malformed
+entries in a permission's file list. Each used to raise while a widget rendered (an app crash)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tui.protocol.models import PermissionRequest
+from tui.screens.model_picker import humane_count
+from tui.state.asks import permission_preview
+from tui.text.tools import format_duration
+from widgets.asks.form_field import field_id
+from widgets.sessions.session_list import format_age
+from widgets.status.status_bar import _tokens
+
+BROKEN = [math.nan, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("value", BROKEN)
+def test_non_finite_numbers_are_shown_as_unknown(value: float) -> None:
+    assert _tokens(value) == "?"  # the status bar's token counts
+    assert format_duration(value) == "?"  # tool rows and the subagent tree
+    assert humane_count(value) == "?"  # the model picker's context sizes
+    assert format_age(value, 1.7e12) == "—" and format_age(1.7e12, value) == "—"  # the session list
+
+
+def test_finite_numbers_read_as_before() -> None:
+    assert (_tokens(1500), format_duration(65_000), humane_count(128_000)) == ("1.5k", "1m05s", "128k")
+    assert format_age(1.7e12 - 3 * 3600_000, 1.7e12) == "3h ago"
+
+
+def test_a_malformed_file_entry_keeps_what_is_well_formed() -> None:
+    files = [{"file": "a.py", "additions": 1.5, "patch": "@@ -1 +1 @@\n-old\n+new\n"},
+             {"file": "b.py", "deletions": math.nan, "patch": ["not", "text"]}]
+    ask = PermissionRequest(id="per_1", sessionID="ses_1", action="edit", resources=["a.py", "b.py"],
+                            metadata={"files": files})
+    preview = permission_preview(ask, None)  # raised a ValidationError: the dialog did not open
+    shown = "\n".join(line for _, line in preview.diff)
+    assert "a.py" in shown and "+new" in shown and "-old" in shown
+
+
+def test_field_ids_are_valid_and_distinct_for_any_key() -> None:
+    keys = ["name", "é", "名前", "ß", "²", "a b", "a_b", "", "9lives", "x" * 300]
+    ids = [field_id(key) for key in keys]
+    assert len(set(ids)) == len(ids)
+    assert all(i.isascii() and i.replace("-", "").replace("_", "").isalnum() for i in ids), ids
+    assert field_id("name") == "field-name"  # a plain key reads as itself
