@@ -216,6 +216,8 @@ HTML: dict[str, str] = {
     "kbd extra close": "<kbd>Ctrl</kbd></kbd>+C",
     "kbd unclosed": "press <kbd>Ctrl and go on",
     "kbd closed in the next paragraph": "<kbd>a\n\nb</kbd> c",
+    # Markdown decodes entities after the source was made inert: a bidi override spelled as one.
+    "entity bidi": "a &#x202e;evil&#x202c; &rlm;b &#x2066;c&#x2069; &#x2028;d &#x200b;e &#8238;f",
 }
 SMALL: dict[str, str] = {**MARKUP, **ESCAPES, **CONTROLS, **BIDI, **INVISIBLE, **UNICODE, **COMBINED, **HTML}
 CORPUS: dict[str, str] = {**SMALL, **BIG}

@@ -19,7 +19,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 
-from tui.text.sanitize import clean_text
+from tui.text.sanitize import clean_text, reveal
 from widgets._textual_compat import PreparsedMarkdown
 from widgets.transcript.markdown_seal import SENTINEL, Piece, markdown_lexer
 
@@ -62,6 +62,21 @@ def _balance_kbd(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
+def _reveal_decoded(tokens: list[Token]) -> list[Token]:
+    """Hidden characters spelled as entities (``&#x202e;``, ``&rlm;``, ``&#x200b;``) made visible
+    tokens, as ``clean_text`` makes them when typed as they are: markdown-it decodes entities
+    after that ran on the source, and a bidi override would reach the screen raw. (Link targets
+    come out percent-encoded, and titles and fence info strings are not drawn.)"""
+    stack = [child for block in tokens for child in block.children or ()]
+    while stack:
+        token = stack.pop()
+        if token.type == "text":
+            token.content = reveal(token.content)
+        if token.children:
+            stack.extend(token.children)  # an image's alt text
+    return tokens
+
+
 class _Markdown(PreparsedMarkdown):
     """``rich.markdown.Markdown`` with the shared parser (no parser built per piece)."""
 
@@ -69,7 +84,8 @@ class _Markdown(PreparsedMarkdown):
         **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
 
     def __init__(self, markup: str) -> None:
-        super().__init__(markup, _balance_kbd(_PARSER.parse(markup)), CODE_THEME)
+        tokens = _balance_kbd(_PARSER.parse(markup))
+        super().__init__(markup, _reveal_decoded(tokens) if "&" in markup else tokens, CODE_THEME)
 
 
 # One rendered line: (text, style number) pairs. Tuples of strings and ints are invisible to the
