@@ -135,6 +135,12 @@ TRICKY = [
     "Foo\n- \nBar\n* \n",  # a setext heading; an empty item does not interrupt a paragraph
     "Foo\n- \n- item\n",  # a setext heading, then a list: not one list
     "<span>x</span>\n<pre>\na\n\nb\n</pre>\n\nAfter.\n",  # <pre> interrupts the paragraph, to </pre>
+    # Not HTML blocks, by CommonMark's rules: a fence after them opens (a cut inside it showed
+    # code as prose and the rest as code).
+    "Intro.\n\n<path> is the file to read:\n```python\ndef f():\n    return 1\n\nprint(f())\n```\n\nDone.\n",
+    "A paragraph\n<br>\n```\ncode\n\nmore code\n```\n\nDone.\n",  # a bare tag continues it
+    "<!-- one line -->\n```\ncode\n\nmore code\n```\n\nDone.\n",  # the comment ends on its line
+    "<div>\n```\nnot a fence\n\nAfter the div.\n",  # a <div> block ends at the blank line
 ]
 
 

@@ -31,7 +31,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
+from markdown_it.rules_block.html_block import HTML_SEQUENCES
 from pygments.lexer import Lexer
 from pygments.token import Token
 from rich.syntax import Syntax
@@ -47,9 +49,8 @@ _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _BULLET = re.compile(r"^[-*+][ \t]")
 _ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_HTML = re.compile(r"^ {0,3}<[A-Za-z/!?]")
-_HTML_LONG = (("<!--", "-->"), ("<?", "?>"), ("<![cdata[", "]]>"), ("<pre", "</pre>"),
-              ("<script", "</script>"), ("<style", "</style>"), ("<textarea", "</textarea>"), ("<!", ">"))
+_HTML = re.compile(r"^ {0,3}<")
+_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 
 
 SENTINEL = "x\n\n"  # rendered before a piece that starts a new block, then dropped (see Piece)
@@ -155,7 +156,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     past_limit = False
     last_text = ""  # the last non-blank line outside fences
     html = False  # inside an HTML block (to a blank line)
-    html_end: str | None = None  # inside an HTML block that ends with this tag
+    html_end: re.Pattern[str] | None = None  # inside an HTML block that ends at a line with this
+    paragraph = False  # the line before is paragraph text (that a bare tag line would continue)
 
     def settle_fence() -> Cut | None:
         # A fence cut is checked with the lexer only when it would be chosen: that costs a
@@ -187,6 +189,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             break
         if not _blank(line):
             last_text = line
+        after_paragraph, paragraph = paragraph, False
         if fence is not None:
             if fence.closes(line):
                 best = later(settle_fence())
@@ -197,25 +200,27 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
                 fence_candidates.append(index)
             continue
         if html_end is not None:  # <pre>, <!-- … --> etc. run to their end tag, blank lines or not
-            if html_end in line.lower():
+            if html_end.search(line):
                 html_end = None
             continue
         if html:  # other HTML blocks run to a blank line and swallow everything until then
             if not _blank(line):
-                # If the first line was a paragraph with inline HTML, a <pre>, <!-- … starts a
-                # block of its own that runs to its end tag: waiting for it is safe either way.
-                html_end = _html_end(line) if _HTML.match(line) else None
+                # A paragraph taken for a bare tag line (see _html_block) would be interrupted
+                # by a <pre>, <!-- …: waiting for its end is safe either way.
+                ends = _html_block(line, after_paragraph=True)
+                html_end = ends if isinstance(ends, re.Pattern) else None
                 continue
             html = False
-        elif _HTML.match(line):
-            html_end = _html_end(line)
-            html = html_end is None
+        elif (ends := _html_block(line, after_paragraph)) is not None:
+            html = ends == "blank"
+            html_end = ends if isinstance(ends, re.Pattern) else None
             continue
         opened = _opens(line)
         if opened is not None:
             opened.first, opened.start = index + 1, end
             fence = opened
             continue
+        paragraph = not _blank(line) and not _ATX.match(line) and not _RULE.match(line)
         if end < minimum:
             continue
         if _blank(line):
@@ -233,12 +238,26 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     return later(settle_fence())
 
 
-def _html_end(line: str) -> str | None:
-    """The end tag of the HTML block ``line`` starts when that block runs to it (``<pre>``,
-    ``<!-- …``) and it is not on the same line; None for the kind that ends at a blank line."""
-    start = line.lstrip().lower()
-    return next((close for open_, close in _HTML_LONG
-                 if start.startswith(open_) and close not in start[len(open_):]), None)
+def _html_block(line: str, after_paragraph: bool) -> re.Pattern[str] | Literal["blank", "line"] | None:
+    """Whether ``line`` starts an HTML block, by markdown-it's own rules (CommonMark's seven
+    kinds), and where that block ends: at a line that matches the pattern returned (``<pre>`` …
+    ``</pre>``, ``<!--`` … ``-->``), at a blank line, or on this very line; None: it is no HTML
+    block (``<path> is the file:`` is a paragraph, and a code fence may follow it).
+
+    A line of a bare tag (``<custom>``, ``</span>``) cannot interrupt a paragraph: after a
+    paragraph's line (``after_paragraph``, told apart from a heading or a rule by the caller) it
+    is that paragraph's text."""
+    if not _HTML.match(line):
+        return None
+    text = line.lstrip(" ")
+    for start, end, interrupts in HTML_SEQUENCES:
+        if start.search(text):
+            if after_paragraph and not interrupts:
+                return None
+            if end.pattern == "^$":
+                return "blank"
+            return "line" if end.search(text) else end
+    return None
 
 
 def _decided(start: str) -> bool:
