@@ -17,3 +17,18 @@ def test_hidden_characters_spelled_as_entities_are_shown_as_tokens() -> None:
     assert shown.count("<U+202E>") == 4 and "<U+200F>" in shown and "<U+200B>" in shown
     assert "Tom & Jerry ©" in "".join(c for line in render_markdown(CONSOLE, "Tom &amp; Jerry &copy;", WIDTH)
                                       for c, _ in line)  # entities of visible characters read as before
+
+
+def _shown(text: str) -> str:
+    return "\n".join("".join(chunk for chunk, _ in line) for line in render_markdown(CONSOLE, text, WIDTH))
+
+
+def test_deeply_nested_blocks_lose_no_text() -> None:
+    # markdown-it stops parsing at its nesting limit and drops the rest without a word: eleven
+    # nested list levels took the paragraph after them, 21 quote levels the quoted word.
+    lists = "".join("  " * level + f"- level{level}\n" for level in range(12)) + "\nThe paragraph after.\n"
+    assert "level11" in _shown(lists) and "The paragraph after." in _shown(lists)
+    quotes = "> " * 21 + "quoted\n\nAfter the quote.\n"
+    assert "quoted" in _shown(quotes) and "After the quote." in _shown(quotes)
+    deeper = "> " * 60 + "deep\n\nAfter.\n"  # past the raised limit: shown as plain text
+    assert "deep" in _shown(deeper) and "After." in _shown(deeper)

@@ -24,7 +24,12 @@ from widgets._textual_compat import PreparsedMarkdown
 from widgets.transcript.markdown_seal import SENTINEL, Piece, markdown_lexer
 
 CODE_THEME = "monokai"
-_PARSER = MarkdownIt().enable("strikethrough").enable("table")  # what RichMarkdown builds each time
+# What RichMarkdown builds each time, but for how deep blocks may nest: markdown-it stops
+# parsing at that depth and drops the rest of the text without a word (CommonMark's preset says
+# 20, which eleven nested list levels reach). Deeper than this, or nested deeper than the width
+# leaves room for (Rich then draws nothing of it), a piece is shown as plain text.
+MAX_NESTING = 40
+_PARSER = MarkdownIt(options_update={"maxNesting": MAX_NESTING}).enable("strikethrough").enable("table")
 
 
 class _CodeBlock(CodeBlock):
@@ -62,6 +67,26 @@ def _balance_kbd(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
+def _indent(tokens: list[Token]) -> int:
+    """How many cells Rich's deepest quote or list item is indented by (a quote takes 4, an item
+    its bullet or number and 2): a width below that leaves its text no room at all."""
+    stack: list[int] = []
+    deepest = 0
+    for token in tokens:
+        if token.type in ("blockquote_open", "list_item_open"):
+            stack.append(4 if token.type == "blockquote_open" else max(3, len(token.info) + 2))
+            deepest = max(deepest, sum(stack))
+        elif token.type in ("blockquote_close", "list_item_close") and stack:
+            stack.pop()
+    return deepest
+
+
+def _plain_paragraph(text: str) -> list[Token]:
+    """``text`` as it is, one paragraph (lines kept): what is nested too deep to parse."""
+    inline = Token("inline", "", 0, content=text, children=[Token("text", "", 0, content=text)])
+    return [Token("paragraph_open", "p", 1), inline, Token("paragraph_close", "p", -1)]
+
+
 def _reveal_decoded(tokens: list[Token]) -> list[Token]:
     """Hidden characters spelled as entities (``&#x202e;``, ``&rlm;``, ``&#x200b;``) made visible
     tokens, as ``clean_text`` makes them when typed as they are: markdown-it decodes entities
@@ -84,7 +109,10 @@ class _Markdown(PreparsedMarkdown):
         **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
 
     def __init__(self, markup: str) -> None:
-        tokens = _balance_kbd(_PARSER.parse(markup))
+        tokens = _PARSER.parse(markup)
+        if tokens and max(token.level for token in tokens) >= MAX_NESTING - 1:  # the parse stopped there
+            tokens = _plain_paragraph(markup)
+        tokens = _balance_kbd(tokens)
         super().__init__(markup, _reveal_decoded(tokens) if "&" in markup else tokens, CODE_THEME)
 
 
@@ -116,7 +144,10 @@ def plain_line(text: str, width: int) -> Line:
 def render_markdown(console: Console, markdown: str, width: int) -> list[Line]:
     """``markdown`` as full-width lines (every segment with a real style, as Textual's filters expect)."""
     options = console.options.update(width=width, max_width=width, height=None)
-    lines = console.render_lines(_Markdown(clean_text(markdown)), options, pad=False, new_lines=False)
+    rich_markdown = _Markdown(clean_text(markdown))
+    if _indent(rich_markdown.parsed) > width - 4:  # nested too deep for the width: as plain text
+        rich_markdown.parsed = _plain_paragraph(rich_markdown.markup)
+    lines = console.render_lines(rich_markdown, options, pad=False, new_lines=False)
     null = Style.null()
     return [tuple([(text, _number(style or null))
                    for text, style, _control in Segment.adjust_line_length(line, width)])
