@@ -142,3 +142,14 @@ def test_the_interrupted_note_shows_the_lost_text_as_data() -> None:
     assert lines[2].startswith("[/b]x␛]0;t␇ yyy")
     assert lines[2].endswith(f" … {len(lost) - LOST_SHOWN_CHARS:,} more characters not shown")
     assert [piece for piece, token in content_runs(note) if token] == ["␛", "␇"]
+
+
+def test_lost_text_of_control_characters_only_is_shown_not_dropped() -> None:
+    from widgets.transcript.message_view import interrupted_note
+
+    def note(lost: str) -> str:
+        return interrupted_note(Message(id="msg_i", role="assistant", interrupted=INTERRUPTED,
+                                        lost_text=lost)).plain
+
+    assert note("\x0b\x0c").endswith("␋␌")  # Python's str.strip() takes them for whitespace
+    assert note(" \n ") == f"⚠ {INTERRUPTED}"

@@ -53,3 +53,8 @@ async def test_many_lines_keep_the_line_cap() -> None:
         assert marker(output).startswith("▲ 250 earlier lines hidden · show all (450 lines)")
         output.update_output("short")
         assert not output.query_one(".-more", Static).display
+
+
+def test_output_of_control_characters_only_is_shown_not_taken_for_none() -> None:
+    assert TerminalOutput("\x0b\x0c")._render_output().plain == "␋␌"  # str.strip() takes them for whitespace
+    assert TerminalOutput(" \n\t ")._render_output().plain == "(no output)"

@@ -122,7 +122,7 @@ class TerminalOutput(VerticalGroup):
 
     def _render_output(self) -> Content:
         visible = self._visible_text()
-        if not visible.strip():
+        if not visible.strip(" \t\r\n"):  # (a \x0b or \x0c is output: shown as a token)
             return plain(self._placeholder, "$foreground-muted italic")
         return plain(visible) if self._plain else ansi_to_content(visible)
 

@@ -63,7 +63,7 @@ def interrupted_note(message: Message) -> Content:
     as tokens; past ``LOST_SHOWN_CHARS`` the note says how much more copy and export hold)."""
     note = Content.assemble("⚠ ", plain(message.interrupted))
     lost = message.lost_text
-    if lost.strip():
+    if lost.strip(" \t\r\n"):  # (a control character is text: shown as a token)
         note = Content.assemble(
             note, f"\nText that streamed in but the server did not keep ({len(lost):,} characters; "
             "F6 copies it with the transcript):\n", plain_cut(lost, LOST_SHOWN_CHARS))
