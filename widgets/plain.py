@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
+from rich.cells import get_character_cell_size
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.content import Content
@@ -134,6 +135,18 @@ def ellipsize(content: Content, head: int, tail: int = 0, style: str = "") -> Co
     if not tail:
         return Content.assemble(start.rstrip(), ("…", style))
     return Content.assemble(start, ("…", style), content[_token_edge(content, length - tail, forward=True):])
+
+
+def chars_in_cells(text: str, cells: int, *, from_end: bool = False) -> int:
+    """How many characters of ``text`` (from its start, or its end) fit in ``cells`` cells: a
+    wide character (CJK, most emoji) takes two, a combining mark none."""
+    used = count = 0
+    for char in reversed(text) if from_end else text:
+        used += get_character_cell_size(char)
+        if used > cells:
+            break
+        count += 1
+    return count
 
 
 def _token_edge(content: Content, index: int, *, forward: bool) -> int:

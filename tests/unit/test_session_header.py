@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from rich.cells import cell_len
 
 from tests.snapshots.main_app import DIRECTORY, MainApp, frozen, settle, wait_connected
 from tui.demo import assistant, text, user
@@ -115,3 +116,15 @@ def test_a_long_directory_keeps_its_last_folder() -> None:
     directory = "/" + "/".join(f"folder{i}" for i in range(80)) + "/project"
     line = header_content("t", directory, "", 60).plain
     assert line.startswith("t  /folder0/") and line.endswith("/project") and len(line) <= 60
+
+
+def test_wide_characters_are_measured_in_cells() -> None:
+    # A CJK folder or title is two cells a character: counted as one, the header ran past the
+    # screen and the folder that names the project fell off its end.
+    for width in (80, 40, 25):
+        content = header_content("t", "/home/" + "漢" * 100 + "/project", "s", width)
+        assert content.cell_length <= width and content.plain.endswith("/project"), (width, content.plain)
+        title = header_content("漢字" * 30, "/home/x/project", "server", width)
+        assert title.cell_length <= width and "…" in title.plain
+    cut = middle_ellipsis("/home/" + "漢" * 20 + "/project", 20)
+    assert cut.endswith("/project") and cell_len(cut) <= 20

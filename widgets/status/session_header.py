@@ -8,11 +8,12 @@ only when what it shows (or its width) changes, never per frame.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual import events
 from textual.content import Content
 from textual.widgets import Static
 
-from widgets.plain import ellipsize, plain_line
+from widgets.plain import chars_in_cells, ellipsize, plain_line
 
 __all__ = ["SessionHeader", "header_content", "middle_ellipsis"]
 
@@ -30,14 +31,14 @@ def _middle_split(text: str, width: int) -> tuple[int, int]:
     cells in all (more of the end: the last folder of a path is the one that names the project)."""
     room = width - 1
     tail = (room + 1) // 2
-    last_folder = len(text) - max(text.rstrip("/").rfind("/"), 0)  # "/project", with its slash
+    last_folder = cell_len(text[max(text.rstrip("/").rfind("/"), 0):])  # "/project", with its slash
     tail = max(tail, min(last_folder, room - min(4, room // 3)))
-    return room - tail, tail
+    return chars_in_cells(text, room - tail), chars_in_cells(text, tail, from_end=True)
 
 
 def middle_ellipsis(text: str, width: int) -> str:
     """``text`` cut to ``width`` cells by an ellipsis in the middle, keeping more of the end."""
-    if len(text) <= width:
+    if cell_len(text) <= width:
         return text
     if width <= 1:
         return ELLIPSIS[:width]
@@ -47,7 +48,7 @@ def middle_ellipsis(text: str, width: int) -> str:
 
 def _middle_cut(content: Content, width: int) -> Content:
     """``middle_ellipsis`` of server text already made visible (no token is cut in half)."""
-    if len(content.plain) <= width:
+    if content.cell_length <= width:
         return content
     if width <= 1:
         return Content(ELLIPSIS[:width])
@@ -55,7 +56,9 @@ def _middle_cut(content: Content, width: int) -> Content:
 
 
 def _end_cut(content: Content, width: int, style: str) -> Content:
-    return content if len(content.plain) <= width else ellipsize(content, max(0, width - 1), style=style)
+    if content.cell_length <= width:
+        return content
+    return ellipsize(content, chars_in_cells(content.plain, max(0, width - 1)), style=style)
 
 
 def _directory_line(directory: str) -> Content:
@@ -87,7 +90,7 @@ def header_content(title: str, directory: str, server: str, width: int) -> Conte
     full = assemble(title_line, dir_line, server_line)
     if full.cell_length <= width:
         return full
-    title_len, dir_len = len(title_line.plain), len(dir_line.plain)
+    title_len, dir_len = title_line.cell_length, dir_line.cell_length
     room = width - title_len - len(GAP)  # the server is gone: what is left for the directory
     if room >= min(dir_len, MIN_DIRECTORY):
         return assemble(title_line, _middle_cut(dir_line, room), Content(""))

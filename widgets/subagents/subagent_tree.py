@@ -22,7 +22,7 @@ from textual.widgets.tree import TreeNode as UINode
 from tui.app import clock
 from tui.state.tree import NodeStatus, TreeNode
 from tui.text.tools import SUBAGENT_WORDS, format_duration
-from widgets.plain import plain_rich
+from widgets.plain import chars_in_cells, plain_rich
 
 __all__ = ["STATUS_GLYPHS", "STATUS_WORDS", "SubagentTree", "format_cost", "format_tokens"]
 
@@ -276,9 +276,10 @@ class SubagentTree(Tree[TreeNode]):
             if width <= 0 or text.cell_len <= width:
                 return text
         excess = text.cell_len - width
-        keep = len(title) - excess - 1
-        if keep >= 4:  # shorten the title, keep the glyph and elapsed time
+        room = title.cell_len - excess - 1  # cells: a CJK character or an emoji takes two
+        if room >= 4:  # shorten the title, keep the glyph and elapsed time
             start = len(prefix) + 2
+            keep = chars_in_cells(title.plain, room)
             text = text[:start + keep] + Text("…", style=title_style) + text[start + len(title):]
         return text
 
