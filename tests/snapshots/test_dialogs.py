@@ -12,6 +12,7 @@ from textual.widgets import Input
 
 from tests.snapshots.dialog_app import DialogApp
 from tui.app import clock
+from tui.app.app import OctuiApp
 from tui.protocol.models import (
     FormCondition,
     FormField,
@@ -79,6 +80,13 @@ def edit_ask() -> PermissionRequest:
                              save=["*"], metadata={"files": files})
 
 
+def long_lists_ask() -> PermissionRequest:
+    """Sixty harmless resources and "always" patterns, and the ones that matter last."""
+    return PermissionRequest(id="per_long", sessionID="ses_a", action="edit",
+                             resources=[f"src/module_{i}.py" for i in range(60)] + ["/etc/shadow"],
+                             save=[f"src/module_{i}.py" for i in range(60)] + ["rm -rf /*"])
+
+
 def question_ask(multiple: bool = False, custom: bool | None = None, count: int = 1) -> QuestionRequest:
     colours = QuestionItem(
         question="Which colour should the status bar use?", header="Color", multiple=multiple,
@@ -111,6 +119,13 @@ def every_kind_form() -> FormInfo:
         FormField(key="docs", title="Runbook", type="external", url="https://example.com/runbook",
                   description="Read before deploying"),
     ])
+
+
+class SizedDialogApp(DialogApp):
+    """``DialogApp`` with octui's breakpoints, so the ``-narrow`` and ``-short`` rules apply."""
+
+    HORIZONTAL_BREAKPOINTS = OctuiApp.HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = OctuiApp.VERTICAL_BREAKPOINTS
 
 
 def app_for(make: Callable[[], Screen[Any]]) -> DialogApp:
@@ -359,6 +374,19 @@ class TestSnapshots:
         ask, tool = bash_ask(save=["make *", "git status *"])
         app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="Fix the flaky tests"))
         assert snap_compare(app, terminal_size=SIZE)
+
+    def test_long_lists_permission_100x30(self, snap_compare: SnapCompare) -> None:
+        # The title, who asks, the buttons and the hints stay; the lists scroll, with a scrollbar
+        # and the cue line above the buttons.
+        app = SizedDialogApp(lambda: PermissionScreen(long_lists_ask(), tool=None,
+                                                      session_title="Fix the flaky tests"))
+        assert snap_compare(app, terminal_size=(100, 30))
+
+    def test_long_lists_permission_scrolled_80x24(self, snap_compare: SnapCompare) -> None:
+        # PgDn to the end: the last "always" pattern (the one that matters) in view, with the keys.
+        app = SizedDialogApp(lambda: PermissionScreen(long_lists_ask(), tool=None,
+                                                      session_title="Fix the flaky tests"))
+        assert snap_compare(app, terminal_size=(80, 24), press=["pagedown"] * 20)
 
     def test_question_single(self, snap_compare: SnapCompare) -> None:
         app = app_for(lambda: QuestionScreen(question_ask(count=2), session_title="Theme"))

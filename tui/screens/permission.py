@@ -89,7 +89,9 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
 
     Esc dismisses with ``None``: the ask stays pending (inbox). Allow once is the focused default.
     Every server string is shown exactly (``strict``): escapes, controls, bidi and invisible
-    characters as reverse-video tokens, with a warning line when there are any.
+    characters as reverse-video tokens, with a warning line when there are any. However much the
+    server sends, the title, who asks, the buttons and the keys stay on screen (docked head and
+    foot): the resources, the command or diff and the "always" patterns scroll between them.
     """
 
     CSS_PATH = str(STYLES / "dialogs.tcss")
@@ -99,6 +101,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
         Binding("r", "reply('reject')", "Reject"),
         Binding("m", "message", "Reject with message"),
         Binding("escape", "cancel", "Later"),
+        Binding("pagedown", "scroll_body(1)", "Scroll down", show=False),
+        Binding("pageup", "scroll_body(-1)", "Scroll up", show=False),
     ]
 
     def __init__(
@@ -126,34 +130,43 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
         action = plain_line(ask.action or (self.tool.name if self.tool else "") or "permission", 40,
                             strict=True)
         with Vertical(id="dialog", classes="-permission"):
-            yield Static(Content.assemble(("Permission ", "bold"), ("· ", "dim"), action),
-                         id="dialog-title")
-            yield Static(self._who(), id="who")
-            warning = hidden_warning(self._shown_texts())
-            if warning is not None:
-                yield Static(warning, id="hidden-warning")
-            if self._too_long():
-                yield Static(Content.styled(
-                    f"⚠ Part of this request is longer than {SHOWN_CHARS:,} characters and is cut "
-                    "where it says so. Reject it unless you know what it holds.",
-                    "bold $text-error"), id="long-warning")
-            if not preview.shell and ask.resources:
-                yield Static("Resources", classes="section-title")
-                yield Static(Content("\n").join(exactly(r) for r in ask.resources), id="resources")
-            with VerticalScroll(id="preview"):
-                yield from self._compose_preview()
-            if self.can_always:
-                yield Static(self._always_note(), id="save-patterns")
-            with Horizontal(id="buttons"):
-                yield Button(Content("Allow once [o]"), id="once", variant="primary", compact=True)
+            # Head and foot are docked, so they stay on screen however much the server sends; the
+            # body between them (everything that grows with server data) scrolls.
+            with Vertical(id="dialog-head"):
+                yield Static(Content.assemble(("Permission ", "bold"), ("· ", "dim"), action),
+                             id="dialog-title")
+                yield Static(self._who(), id="who")
+                warning = hidden_warning(self._shown_texts())
+                if warning is not None:
+                    yield Static(warning, id="hidden-warning")
+                if self._too_long():
+                    yield Static(Content.styled(
+                        f"⚠ Part of this request is longer than {SHOWN_CHARS:,} characters and is cut "
+                        "where it says so. Reject it unless you know what it holds.",
+                        "bold $text-error"), id="long-warning")
+            with VerticalScroll(id="dialog-body", can_focus=False):
+                if not preview.shell and ask.resources:
+                    yield Static("Resources", classes="section-title")
+                    yield Static(Content("\n").join(exactly(r) for r in ask.resources), id="resources")
+                with VerticalScroll(id="preview"):
+                    yield from self._compose_preview()
                 if self.can_always:
-                    yield Button(Content("Allow always [a]"), id="always", variant="warning", compact=True)
-                yield Button(Content("Reject [r]"), id="reject", variant="error", compact=True)
-                yield Button(Content("Reject with message [m]"), id="message", compact=True)
-            yield Input(placeholder="Tell the model why (Enter sends, Esc cancels)", id="reject-message")
-            always = "a always · " if self.can_always else ""
-            yield Static(f"o/1 once · {always}r reject · m reject with message · esc later (stays in inbox)",
-                         classes="dialog-hint")
+                    yield Static(self._always_note(), id="save-patterns")
+            with Vertical(id="dialog-foot"):
+                yield Static(Content.styled(
+                    "↕ Scroll to read all of it before allowing (wheel, PgUp/PgDn)",
+                    "bold $text-warning"), id="scroll-cue")
+                with Horizontal(id="buttons"):
+                    yield Button(Content("Allow once [o]"), id="once", variant="primary", compact=True)
+                    if self.can_always:
+                        yield Button(Content("Allow always [a]"), id="always", variant="warning",
+                                     compact=True)
+                    yield Button(Content("Reject [r]"), id="reject", variant="error", compact=True)
+                    yield Button(Content("Reject with message [m]"), id="message", compact=True)
+                yield Input(placeholder="Tell the model why (Enter sends, Esc cancels)", id="reject-message")
+                always = "a always · " if self.can_always else ""
+                yield Static(f"o/1 once · {always}r reject · m reject with message · "
+                             "esc later (stays in inbox)", classes="dialog-hint")
 
     def _compose_preview(self) -> ComposeResult:
         preview = self.preview
@@ -219,6 +232,21 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
 
     def on_mount(self) -> None:
         self.query_one("#once", Button).focus()
+        self.watch(self.query_one("#dialog-body", VerticalScroll), "show_vertical_scrollbar",
+                   self._body_scrolls)
+
+    def _body_scrolls(self, scrolls: bool) -> None:
+        """When the body does not fit it scrolls: a scrollbar, the cue line above the buttons, and
+        it takes focus (Tab, then the arrow keys); PgUp/PgDn scroll it from anywhere."""
+        self.query_one("#dialog-body", VerticalScroll).can_focus = scrolls
+        self.set_class(scrolls, "-body-scrolls")
+
+    def action_scroll_body(self, pages: int) -> None:
+        body = self.query_one("#dialog-body", VerticalScroll)
+        if pages < 0:
+            body.scroll_page_up()
+        else:
+            body.scroll_page_down()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reply" and parameters and parameters[0] == "always":
