@@ -32,3 +32,27 @@ def test_deeply_nested_blocks_lose_no_text() -> None:
     assert "quoted" in _shown(quotes) and "After the quote." in _shown(quotes)
     deeper = "> " * 60 + "deep\n\nAfter.\n"  # past the raised limit: shown as plain text
     assert "deep" in _shown(deeper) and "After." in _shown(deeper)
+
+
+def test_html_is_shown_as_text() -> None:
+    # Rich draws nothing for HTML: "Vec<String>" read "Vec", and a <details> block vanished.
+    assert "Vec<String> and Option<T>" in _shown("Use Vec<String> and Option<T> here.")
+    details = _shown("<details>\n<summary>More</summary>\nrm -rf / is run\n</details>\n")
+    assert "rm -rf / is run" in details and "<details>" in details
+    assert "press </kbd> now" in _shown("press </kbd> now")  # no tag is taken for one
+
+
+def test_an_autolinks_escapes_are_shown_as_tokens() -> None:
+    shown = _shown("<http://a.example/%1B%5B31m> and <http://a.example/%E2%80%AEgpj.exe>")
+    assert "\x1b" not in shown and "\u202e" not in shown  # markdown-it decodes the link's text
+    assert "␛" in shown and "<U+202E>" in shown
+
+
+def test_a_piece_too_deep_for_the_width_keeps_its_first_line() -> None:
+    from widgets.transcript.markdown_chunk import render_piece
+    from widgets.transcript.markdown_seal import Piece
+
+    source = "".join("  " * level + f"- item{level}\n" for level in range(12))
+    piece = Piece(source, source, trim_top=1)  # a list piece that continues the one above
+    shown = "\n".join("".join(chunk for chunk, _ in line) for line in render_piece(CONSOLE, piece, 24))
+    assert "item0" in shown and "item11" in shown

@@ -13,7 +13,7 @@ from widgets.transcript.markdown_chunk import (
     render_markdown,
     render_piece,
 )
-from widgets.transcript.markdown_seal import FENCE_PIECE, MAX_PIECE, Piece, Sealer, find_cut
+from widgets.transcript.markdown_seal import FENCE_PIECE, MAX_PIECE, Piece, Sealer, _decided, find_cut
 
 WIDTH = 72
 CONSOLE = Console(width=WIDTH, color_system="truecolor", force_terminal=True, legacy_windows=False)
@@ -108,8 +108,10 @@ def test_nothing_is_cut_before_the_start_of_the_line_after_the_boundary_settles_
     # heading or a finished code block leaves the re-rendered tail when the paragraph after it starts.
     for settled in ("n", "Next words", "- item", "* a", "# Title", "```py", "**Bold**", "-dash", "2024 was",
                     "12.", "\xa0"):
+        assert _decided(settled), settled
         assert find_cut(text + settled) == find_cut(text + settled + "\n"), settled
     for unsettled in (" ", "\t", "-", "- ", "- -", "* *", "1", "12", "+"):
+        assert not _decided(unsettled), unsettled
         assert find_cut(text + unsettled) is None, unsettled
     fence = "```python\n" + "x = 1\n" * 60
     assert find_cut(fence + "y = 2") == find_cut(fence)  # a code line could be the fence's closing line
@@ -140,7 +142,10 @@ TRICKY = [
     "Intro.\n\n<path> is the file to read:\n```python\ndef f():\n    return 1\n\nprint(f())\n```\n\nDone.\n",
     "A paragraph\n<br>\n```\ncode\n\nmore code\n```\n\nDone.\n",  # a bare tag continues it
     "<!-- one line -->\n```\ncode\n\nmore code\n```\n\nDone.\n",  # the comment ends on its line
-    "<div>\n```\nnot a fence\n\nAfter the div.\n",  # a <div> block ends at the blank line
+    "<div>\n```\nnot a fence\n\nAfter the div.\n",  # HTML is text: a fence after it opens
+    "Title\n===\n<custom>\n```\ncode\n\nmore code\n```\n\nDone.\n",
+    "```\ncode\n```\xa0\nstill code\n\nmore\n```\n\nDone.\n",  # a no-break space: no closing line
+    "Text\n\n<a b=\x85\x85>\n```\ncode\n\nmore\n```\n",  # a control character is a token to both
 ]
 
 

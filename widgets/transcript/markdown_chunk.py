@@ -24,47 +24,27 @@ from widgets._textual_compat import PreparsedMarkdown
 from widgets.transcript.markdown_seal import SENTINEL, Piece, markdown_lexer
 
 CODE_THEME = "monokai"
-# What RichMarkdown builds each time, but for how deep blocks may nest: markdown-it stops
-# parsing at that depth and drops the rest of the text without a word (CommonMark's preset says
-# 20, which eleven nested list levels reach). Deeper than this, or nested deeper than the width
-# leaves room for (Rich then draws nothing of it), a piece is shown as plain text.
+# What RichMarkdown builds each time, with two changes, so that no server text goes unseen:
+# * HTML is text. Rich draws nothing for an HTML block or tag: "Vec<String>" read "Vec", and a
+#   <details> block vanished whole (and an unpaired </kbd> once crashed the render);
+# * blocks may nest deeper: markdown-it stops parsing at that depth and drops the rest of the
+#   text without a word (CommonMark's preset says 20, which eleven nested list levels reach).
+#   Deeper than this, or nested deeper than the width leaves room for (Rich then draws nothing
+#   of it), a piece is shown as plain text.
 MAX_NESTING = 40
-_PARSER = MarkdownIt(options_update={"maxNesting": MAX_NESTING}).enable("strikethrough").enable("table")
+_PARSER = (MarkdownIt(options_update={"maxNesting": MAX_NESTING, "html": False})
+           .enable("strikethrough").enable("table"))
 
 
 class _CodeBlock(CodeBlock):
-    """Rich's code block with a lexer looked up once per language (Rich looks it up per block)."""
+    """Rich's code block with a lexer looked up once per language (Rich looks it up per block),
+    and only its trailing newlines dropped (Rich drops all trailing blanks): a block cut in two
+    pieces ends the first piece on a line whose spaces the whole block keeps."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        code = str(self.text).rstrip()
+        code = str(self.text).rstrip("\n")
         lexer = markdown_lexer(self.lexer_name) or markdown_lexer("text")
         yield Syntax(code, lexer or self.lexer_name, theme=self.theme, word_wrap=True, padding=1)
-
-
-def _balance_kbd(tokens: list[Token]) -> list[Token]:
-    """Make inert the ``<kbd>`` and ``</kbd>`` tags that do not pair up within one inline run (a
-    paragraph, a heading, a table cell).
-
-    Rich's renderer enters a style at ``<kbd>`` and leaves one at ``</kbd>``: an answer with a
-    lone ``</kbd>`` left a style it never entered and the render raised, one with a lone ``<kbd>``
-    left the paragraph's style to the blocks after it. Other inline HTML Rich draws as nothing,
-    and so it draws these now.
-    """
-    for block in tokens:
-        opened: list[Token] = []
-        for token in block.children or ():
-            if token.type != "html_inline":
-                continue
-            if token.content == "<kbd>":
-                opened.append(token)
-            elif token.content == "</kbd>":
-                if opened:
-                    opened.pop()
-                else:
-                    token.content = ""
-        for token in opened:
-            token.content = ""
-    return tokens
 
 
 def _indent(tokens: list[Token]) -> int:
@@ -88,10 +68,10 @@ def _plain_paragraph(text: str) -> list[Token]:
 
 
 def _reveal_decoded(tokens: list[Token]) -> list[Token]:
-    """Hidden characters spelled as entities (``&#x202e;``, ``&rlm;``, ``&#x200b;``) made visible
-    tokens, as ``clean_text`` makes them when typed as they are: markdown-it decodes entities
-    after that ran on the source, and a bidi override would reach the screen raw. (Link targets
-    come out percent-encoded, and titles and fence info strings are not drawn.)"""
+    """Hidden characters that markdown-it decodes after ``clean_text`` ran on the source made
+    visible tokens, as typed ones are: an entity (``&#x202e;``, ``&rlm;``) or an autolink's
+    percent-escapes (``<http://a/%1B%5B31m>``) would put a raw bidi override or escape on the
+    screen. (Link targets are not drawn, nor titles and fence info strings.)"""
     stack = [child for block in tokens for child in block.children or ()]
     while stack:
         token = stack.pop()
@@ -108,12 +88,13 @@ class _Markdown(PreparsedMarkdown):
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
 
-    def __init__(self, markup: str) -> None:
+    def __init__(self, markup: str, width: int) -> None:
         tokens = _PARSER.parse(markup)
-        if tokens and max(token.level for token in tokens) >= MAX_NESTING - 1:  # the parse stopped there
-            tokens = _plain_paragraph(markup)
-        tokens = _balance_kbd(tokens)
-        super().__init__(markup, _reveal_decoded(tokens) if "&" in markup else tokens, CODE_THEME)
+        # The parse stopped at the nesting limit, or the width leaves the text no room.
+        self.too_deep = bool(tokens) and (max(token.level for token in tokens) >= MAX_NESTING - 1
+                                          or _indent(tokens) > width - 4)
+        super().__init__(markup, _plain_paragraph(markup) if self.too_deep else _reveal_decoded(tokens),
+                         CODE_THEME)
 
 
 # One rendered line: (text, style number) pairs. Tuples of strings and ints are invisible to the
@@ -143,10 +124,11 @@ def plain_line(text: str, width: int) -> Line:
 
 def render_markdown(console: Console, markdown: str, width: int) -> list[Line]:
     """``markdown`` as full-width lines (every segment with a real style, as Textual's filters expect)."""
+    return _render(console, _Markdown(clean_text(markdown), width), width)
+
+
+def _render(console: Console, rich_markdown: _Markdown, width: int) -> list[Line]:
     options = console.options.update(width=width, max_width=width, height=None)
-    rich_markdown = _Markdown(clean_text(markdown))
-    if _indent(rich_markdown.parsed) > width - 4:  # nested too deep for the width: as plain text
-        rich_markdown.parsed = _plain_paragraph(rich_markdown.markup)
     lines = console.render_lines(rich_markdown, options, pad=False, new_lines=False)
     null = Style.null()
     return [tuple([(text, _number(style or null))
@@ -156,7 +138,12 @@ def render_markdown(console: Console, markdown: str, width: int) -> list[Line]:
 
 def render_piece(console: Console, piece: Piece, width: int) -> list[Line]:
     """The lines ``piece`` adds to the text above it (its separation included)."""
-    lines = render_markdown(console, piece.markdown, width)
+    rich_markdown = _Markdown(clean_text(piece.markdown), width)
+    if rich_markdown.too_deep:  # its own text as it is: the lines to trim are not there to trim
+        plain = _Markdown(clean_text(piece.source), width)
+        plain.parsed = _plain_paragraph(plain.markup)
+        return _render(console, plain, width)
+    lines = _render(console, rich_markdown, width)
     return lines[piece.trim_top:len(lines) - piece.trim_bottom]
 
 

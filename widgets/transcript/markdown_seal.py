@@ -14,15 +14,15 @@ deltas arrive). For the tail to stay small however long the answer is, the text 
   where the syntax highlighter is back in its plain state (checked with Rich's own lexer), so a
   docstring or a block comment is never cut in two.
 
-Tables, block quotes, paragraphs and HTML blocks are not cut inside: their layout depends on
-all their lines. Except when a piece would grow past ``MAX_PIECE`` characters with no such cut
-(one line of megabytes, a giant table): rendering it would stall the event loop for seconds, so
-it is *forced* cut after about ``MAX_PIECE / 2`` characters (at a newline or a space if one is
-near), and the rest renders as a new block on the next line (a code fence is closed and
-re-opened as at any fence cut). Such text looks different from the whole; it is pathological
-anyway, and every piece renders in bounded time. One known difference: Rich draws an image that
-sits inside a list item above the list; if the list was cut, above the piece the image is in (no
-piece boundary can know that an image will come later in the list).
+Tables, block quotes and paragraphs are not cut inside: their layout depends on all their lines
+(HTML is text, see ``markdown_chunk``). Except when a piece would grow past ``MAX_PIECE``
+characters with no such cut (one line of megabytes, a giant table): rendering it would stall the
+event loop for seconds, so it is *forced* cut after about ``MAX_PIECE / 2`` characters (at a
+newline or a space if one is near), and the rest renders as a new block on the next line (a code
+fence is closed and re-opened as at any fence cut). Such text looks different from the whole; it
+is pathological anyway, and every piece renders in bounded time. One known difference: Rich
+draws an image that sits inside a list item above the list; if the list was cut, above the piece
+the image is in (no piece boundary can know that an image will come later in the list).
 This module is pure text logic (no widgets), so it is unit- and property-tested on its own.
 """
 
@@ -31,12 +31,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
 
-from markdown_it.rules_block.html_block import HTML_SEQUENCES
 from pygments.lexer import Lexer
 from pygments.token import Token
 from rich.syntax import Syntax
+
+from tui.text.sanitize import clean_text
 
 # Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
 # but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
@@ -49,8 +49,6 @@ _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _BULLET = re.compile(r"^[-*+][ \t]")
 _ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_HTML = re.compile(r"^ {0,3}<")
-_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 
 
 SENTINEL = "x\n\n"  # rendered before a piece that starts a new block, then dropped (see Piece)
@@ -92,7 +90,7 @@ class _Fence:
     start: int = 0  # offset of its first content line
 
     def closes(self, line: str) -> bool:
-        stripped = line.strip()
+        stripped = line.strip(" \t")  # (a no-break space is text to markdown)
         return (len(line) - len(line.lstrip(" ")) <= 3 and len(stripped) >= self.length
                 and stripped == self.char * len(stripped))
 
@@ -140,14 +138,15 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     A cut is made after a complete line, and what the line after it is decides whether the cut
     is safe: it must be complete too, or have started with what settles that (``_decided``; not
     inside a code fence, whose closing line it could be). Lines are read as the renderer reads
-    them: a ``\r`` before a newline is part of it. The cut is the last safe one in
+    them (``clean_text``: a ``\r`` before a newline is part of it, other hidden characters are
+    visible tokens; HTML is text). The cut is the last safe one in
     ``text[:limit]`` at or past ``minimum``, or else the first one after ``limit``. Code fences
     are cut only past ``fence_minimum`` (None: never).
     """
     if len(text) < minimum:
         return None
     raw = text.split("\n")
-    lines = [line.removesuffix("\r") for line in raw] if "\r" in text else raw  # CRLF: a newline
+    lines = _as_rendered(text).split("\n")  # as many lines as raw (offsets are raw's)
     complete = len(lines) - 1  # the last line may still be growing
     best: Cut | None = None
     fence: _Fence | None = None
@@ -155,9 +154,6 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     end = 0
     past_limit = False
     last_text = ""  # the last non-blank line outside fences
-    html = False  # inside an HTML block (to a blank line)
-    html_end: re.Pattern[str] | None = None  # inside an HTML block that ends at a line with this
-    paragraph = False  # the line before is paragraph text (that a bare tag line would continue)
 
     def settle_fence() -> Cut | None:
         # A fence cut is checked with the lexer only when it would be chosen: that costs a
@@ -189,7 +185,6 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             break
         if not _blank(line):
             last_text = line
-        after_paragraph, paragraph = paragraph, False
         if fence is not None:
             if fence.closes(line):
                 best = later(settle_fence())
@@ -199,28 +194,11 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
                   and not _blank(line) and not _blank(following) and not fence.closes(following)):
                 fence_candidates.append(index)
             continue
-        if html_end is not None:  # <pre>, <!-- … --> etc. run to their end tag, blank lines or not
-            if html_end.search(line):
-                html_end = None
-            continue
-        if html:  # other HTML blocks run to a blank line and swallow everything until then
-            if not _blank(line):
-                # A paragraph taken for a bare tag line (see _html_block) would be interrupted
-                # by a <pre>, <!-- …: waiting for its end is safe either way.
-                ends = _html_block(line, after_paragraph=True)
-                html_end = ends if isinstance(ends, re.Pattern) else None
-                continue
-            html = False
-        elif (ends := _html_block(line, after_paragraph)) is not None:
-            html = ends == "blank"
-            html_end = ends if isinstance(ends, re.Pattern) else None
-            continue
         opened = _opens(line)
         if opened is not None:
             opened.first, opened.start = index + 1, end
             fence = opened
             continue
-        paragraph = not _blank(line) and not _ATX.match(line) and not _RULE.match(line)
         if end < minimum:
             continue
         if _blank(line):
@@ -238,26 +216,16 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     return later(settle_fence())
 
 
-def _html_block(line: str, after_paragraph: bool) -> re.Pattern[str] | Literal["blank", "line"] | None:
-    """Whether ``line`` starts an HTML block, by markdown-it's own rules (CommonMark's seven
-    kinds), and where that block ends: at a line that matches the pattern returned (``<pre>`` …
-    ``</pre>``, ``<!--`` … ``-->``), at a blank line, or on this very line; None: it is no HTML
-    block (``<path> is the file:`` is a paragraph, and a code fence may follow it).
+_LINE_BREAKS = str.maketrans("", "", "\n\t")
 
-    A line of a bare tag (``<custom>``, ``</span>``) cannot interrupt a paragraph: after a
-    paragraph's line (``after_paragraph``, told apart from a heading or a rule by the caller) it
-    is that paragraph's text."""
-    if not _HTML.match(line):
-        return None
-    text = line.lstrip(" ")
-    for start, end, interrupts in HTML_SEQUENCES:
-        if start.search(text):
-            if after_paragraph and not interrupts:
-                return None
-            if end.pattern == "^$":
-                return "blank"
-            return "line" if end.search(text) else end
-    return None
+
+def _as_rendered(text: str) -> str:
+    """``text`` as the renderer reads it (``clean_text``): only a ``\r\n`` loses a character (its
+    ``\r``), so the lines stay as many; a ``\r`` at the very end may start a ``\r\n``: not read
+    yet. Plain ASCII (most of it) is returned as it is, without the scan."""
+    if text.isascii() and text.translate(_LINE_BREAKS).isprintable():
+        return text
+    return clean_text(text.removesuffix("\r"))
 
 
 def _decided(start: str) -> bool:
