@@ -156,3 +156,27 @@ async def test_tab_reaches_a_scrolling_body() -> None:
         await settle(pilot)
         assert body.scroll_y == body.max_scroll_y and "rm -rf /*" in painted(app)
         assert_fixed_parts_in_view(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
+async def test_a_long_diff_is_paged_with_the_body(size: tuple[int, int]) -> None:
+    # The command or diff had a scroll of its own (40% of the screen) inside the body: the body
+    # did not scroll, PgDn moved nothing, and most of the diff was never drawn.
+    lines = [f"+added line {i}" for i in range(60)]
+    patch = "@@ -0,0 +1,60 @@\n" + "\n".join(lines) + "\n"
+    ask = PermissionRequest(id="per_diff", sessionID="ses_a", action="edit", resources=["a.py"],
+                            metadata={"files": [{"file": "a.py", "patch": patch, "additions": 60}]})
+    app = SizedDialogApp(lambda: PermissionScreen(ask, tool=None, session_title="s"))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        body = app.screen.query_one("#dialog-body", VerticalScroll)
+        seen = painted(app)
+        for _ in range(60):
+            if body.max_scroll_y and body.scroll_y >= body.max_scroll_y:
+                break
+            await pilot.press("pagedown")
+            await settle(pilot)
+            assert_fixed_parts_in_view(app)
+            seen += "\n" + painted(app)
+        assert app.screen.has_class("-body-scrolls")
+        assert not never_seen([line.lstrip("+") for line in lines], seen), "every line of the diff"

@@ -148,7 +148,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
                 if not preview.shell and ask.resources:
                     yield Static("Resources", classes="section-title")
                     yield Static(Content("\n").join(exactly(r) for r in ask.resources), id="resources")
-                with VerticalScroll(id="preview"):
+                with VerticalScroll(id="preview", can_focus=False):  # the body scrolls it
                     yield from self._compose_preview()
                 if self.can_always:
                     yield Static(self._always_note(), id="save-patterns")
