@@ -10,11 +10,12 @@ import pytest
 
 from tui.protocol.models import PermissionRequest
 from tui.screens.model_picker import humane_count
-from tui.state.asks import permission_preview
+from tui.state.asks import UNREADABLE_PATCH, permission_preview
 from tui.text.tools import format_duration
 from widgets.asks.form_field import field_id
 from widgets.sessions.session_list import format_age
 from widgets.status.status_bar import _tokens
+from widgets.subagents.subagent_tree import format_cost, format_tokens
 
 BROKEN = [math.nan, math.inf, -math.inf]
 
@@ -25,6 +26,7 @@ def test_non_finite_numbers_are_shown_as_unknown(value: float) -> None:
     assert format_duration(value) == "?"  # tool rows and the subagent tree
     assert humane_count(value) == "?"  # the model picker's context sizes
     assert format_age(value, 1.7e12) == "—" and format_age(1.7e12, value) == "—"  # the session list
+    assert (format_tokens(value), format_cost(value)) == ("? tok", "$?")  # the subagent tree
 
 
 def test_finite_numbers_read_as_before() -> None:
@@ -40,6 +42,7 @@ def test_a_malformed_file_entry_keeps_what_is_well_formed() -> None:
     preview = permission_preview(ask, None)  # raised a ValidationError: the dialog did not open
     shown = "\n".join(line for _, line in preview.diff)
     assert "a.py" in shown and "+new" in shown and "-old" in shown
+    assert "b.py" in shown and UNREADABLE_PATCH in shown  # not an edit that looks empty
 
 
 def test_field_ids_are_valid_and_distinct_for_any_key() -> None:
@@ -48,3 +51,24 @@ def test_field_ids_are_valid_and_distinct_for_any_key() -> None:
     assert len(set(ids)) == len(ids)
     assert all(i.isascii() and i.replace("-", "").replace("_", "").isalnum() for i in ids), ids
     assert field_id("name") == "field-name"  # a plain key reads as itself
+
+
+async def test_a_form_with_odd_and_repeated_keys_opens_and_keeps_what_is_typed() -> None:
+    from textual.widgets import Input, Static
+
+    from tests.snapshots.dialog_app import DialogApp
+    from tui.protocol.models import FormField, FormInfo
+    from tui.screens.form import FormScreen
+
+    fields = [FormField(key=key, title=f"field {key}") for key in ("é", "a b", "a_b", "name", "name")]
+    app = DialogApp(lambda: FormScreen(FormInfo(id="frm_1", sessionID="ses_1", title="t", fields=fields)))
+    async with app.run_test(size=(100, 34)) as pilot:  # raised BadIdentifier, then MountError
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FormScreen)
+        assert [editor.key for editor in screen.editors()] == ["é", "a b", "a_b", "name"]
+        assert "name" in str(screen.query_one("#repeated-fields", Static).render())
+        name = screen.query_one(f"#{field_id('name')} Input", Input)
+        name.value = "typed"
+        await pilot.pause()
+        assert screen.values()["name"] == "typed"  # a second field of that name would have won

@@ -175,3 +175,9 @@ def test_single_huge_line_is_cut() -> None:
         ToolCall(id="c", name="read", status="completed", content=[ToolContent(text="x" * 10_000)])])}
     assert "\n… (truncated)\n```" in export_markdown(state)
     assert "- 🔧 read — completed" in export_markdown(state)
+
+
+def test_lost_text_of_control_characters_only_is_exported() -> None:
+    state = SessionState(id="ses_9", info=SessionInfo(id="ses_9"))
+    state.messages = {"m": Message(id="m", role="assistant", interrupted="Interrupted", lost_text="\x0b\x0c")}
+    assert "> ␋␌" in export_markdown(state)  # str.strip() took them for whitespace and left them out

@@ -60,7 +60,7 @@ def message_copy_text(message: Message) -> str:
     if message.role == "assistant":
         texts = [clean_text(p.text).strip("\n") for p in message.parts
                  if isinstance(p, TextBlock) and p.kind == "text" and p.text.strip()]
-        if message.lost_text.strip():  # streamed, then interrupted: the server did not keep it
+        if message.lost_text.strip(" \t\r\n"):  # streamed, then interrupted: the server did not keep it
             texts.append(clean_text(message.lost_text).strip("\n"))
         return "\n\n".join(texts)
     return clean_text(message.text).strip("\n")

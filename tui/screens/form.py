@@ -58,14 +58,26 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
             yield Static(Content.assemble(*title), id="dialog-title")
             with VerticalScroll(id="form-fields"):
                 ids: set[str] = set()
+                keys: set[str] = set()
+                repeated: list[str] = []
                 for number, form_field in enumerate(self.form.fields):
+                    if form_field.key in keys:  # the answer holds one value a key: what was typed
+                        repeated.append(form_field.key)  # in a second field would be lost
+                        continue
+                    keys.add(form_field.key)
                     widget_id = field_id(form_field.key)
-                    while widget_id in ids:  # the server sent a key twice: both shown, both mounted
+                    while widget_id in ids:  # (a key that reads like another's digest)
                         widget_id += f"-{number}"
                     ids.add(widget_id)
                     editor = editor_for(form_field, self._initial.get(form_field.key), id=widget_id)
                     editor.display = form_field.key in shown
                     yield editor
+                if repeated:
+                    names = ", ".join(one_line(key, 40) for key in dict.fromkeys(repeated))
+                    yield Static(Content.styled(
+                        f"⚠ The server asked {len(repeated)} more field(s) under a name already asked "
+                        f"({names}): an answer has one value a name, so only the first is shown.",
+                        "$text-warning"), id="repeated-fields")
             with Horizontal(id="buttons"):
                 yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
                 yield Button(Content("Cancel [esc]"), id="cancel", compact=True)

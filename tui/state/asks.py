@@ -291,9 +291,14 @@ def _file_diff(item: dict[str, Any]) -> FileDiff:
                 try:
                     FileDiff.model_validate({name: item[name]})
                 except ValidationError:
+                    if name == "patch":  # said where the diff would be: not an empty, harmless look
+                        kept[name] = UNREADABLE_PATCH
                     continue
                 kept[name] = item[name]
         return FileDiff.model_validate(kept)
+
+
+UNREADABLE_PATCH = "⚠ the server sent a patch for this file that is not text: it cannot be shown"
 
 
 def _lines(text: str) -> list[str]:

@@ -9,6 +9,7 @@ posts ``StopSession`` (the app rejects the subtree's asks and interrupts each se
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 from rich.style import Style
@@ -47,6 +48,8 @@ _RowKey = tuple[object, ...]
 
 def format_tokens(tokens: float) -> str:
     """``950`` -> ``950 tok``, ``4440`` -> ``4.4k tok``, ``2_300_000`` -> ``2.3M tok``."""
+    if not math.isfinite(tokens):
+        return "? tok"  # NaN or infinity from a broken server
     if tokens >= 1_000_000:
         return f"{tokens / 1_000_000:.1f}M tok"
     if tokens >= 1_000:
@@ -56,6 +59,8 @@ def format_tokens(tokens: float) -> str:
 
 def format_cost(cost: float) -> str:
     """Dollars: four decimals below a cent, three below a dollar, then two."""
+    if not math.isfinite(cost):
+        return "$?"
     if cost < 0.01:
         return f"${cost:.4f}"
     return f"${cost:.3f}" if cost < 1 else f"${cost:.2f}"
