@@ -205,7 +205,7 @@ def _message_markdown(message: Message) -> list[str]:
                 out.extend([*chunk, ""])
         if message.interrupted is not None:
             out.extend([f"> ⚠ {one_line(message.interrupted, 200)}", ""])
-        if message.lost_text.strip(" \t\r\n"):  # (a control character is text: kept as a token)
+        if clean_text(message.lost_text).strip():  # (a control character is text: kept as a token)
             lost = clean_text(message.lost_text).strip("\n").split("\n")
             out.extend(["> **Streamed, but the server did not keep it:**", ">",
                         *[f"> {line}".rstrip() for line in lost], ""])

@@ -60,7 +60,9 @@ async def test_a_form_with_odd_and_repeated_keys_opens_and_keeps_what_is_typed()
     from tui.protocol.models import FormField, FormInfo
     from tui.screens.form import FormScreen
 
-    fields = [FormField(key=key, title=f"field {key}") for key in ("é", "a b", "a_b", "name", "name")]
+    fields = [FormField(key=key, title=f"field {key}") for key in ("é", "a b", "a_b", "name")]
+    # The same key again, another kind: its default, checks and type must not rule the first field.
+    fields.append(FormField(key="name", type="number", required=True, default=3))
     app = DialogApp(lambda: FormScreen(FormInfo(id="frm_1", sessionID="ses_1", title="t", fields=fields)))
     async with app.run_test(size=(100, 34)) as pilot:  # raised BadIdentifier, then MountError
         await pilot.pause()
@@ -71,4 +73,7 @@ async def test_a_form_with_odd_and_repeated_keys_opens_and_keeps_what_is_typed()
         name = screen.query_one(f"#{field_id('name')} Input", Input)
         name.value = "typed"
         await pilot.pause()
-        assert screen.values()["name"] == "typed"  # a second field of that name would have won
+        assert screen.values()["name"] == "typed"
+        screen.action_submit()  # the number field's default, type and check do not apply
+        await pilot.pause()
+    assert app.result.answer["name"] == "typed"

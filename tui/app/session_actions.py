@@ -59,8 +59,8 @@ def message_copy_text(message: Message) -> str:
     """What "copy this message" puts on the clipboard: the prompt, or an answer's text blocks."""
     if message.role == "assistant":
         texts = [clean_text(p.text).strip("\n") for p in message.parts
-                 if isinstance(p, TextBlock) and p.kind == "text" and p.text.strip()]
-        if message.lost_text.strip(" \t\r\n"):  # streamed, then interrupted: the server did not keep it
+                 if isinstance(p, TextBlock) and p.kind == "text" and clean_text(p.text).strip()]
+        if clean_text(message.lost_text).strip():  # streamed, then interrupted: the server did not keep it
             texts.append(clean_text(message.lost_text).strip("\n"))
         return "\n\n".join(texts)
     return clean_text(message.text).strip("\n")

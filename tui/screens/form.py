@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui.protocol.models import FormInfo
+from tui.protocol.models import FormField, FormInfo
 from tui.screens.permission import STYLES
 from tui.state.asks import (
     FormAnswer,
@@ -43,7 +43,16 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
 
     def __init__(self, form: FormInfo, *, session_title: str = "") -> None:
         super().__init__(classes="ask-dialog")
-        self.form = form
+        # An answer holds one value a key: a field under a key already asked is left out (said in
+        # the dialog), everywhere (defaults, visibility, checks, the answer), so the first rules.
+        fields: dict[str, FormField] = {}
+        self.repeated: list[str] = []
+        for form_field in form.fields:
+            if form_field.key in fields:
+                self.repeated.append(form_field.key)
+            else:
+                fields[form_field.key] = form_field
+        self.form = form.model_copy(update={"fields": list(fields.values())}) if self.repeated else form
         self.ask_id = form.id
         self.session_title = session_title
         self._initial = initial_values(form)
@@ -58,13 +67,7 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
             yield Static(Content.assemble(*title), id="dialog-title")
             with VerticalScroll(id="form-fields"):
                 ids: set[str] = set()
-                keys: set[str] = set()
-                repeated: list[str] = []
                 for number, form_field in enumerate(self.form.fields):
-                    if form_field.key in keys:  # the answer holds one value a key: what was typed
-                        repeated.append(form_field.key)  # in a second field would be lost
-                        continue
-                    keys.add(form_field.key)
                     widget_id = field_id(form_field.key)
                     while widget_id in ids:  # (a key that reads like another's digest)
                         widget_id += f"-{number}"
@@ -72,10 +75,10 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
                     editor = editor_for(form_field, self._initial.get(form_field.key), id=widget_id)
                     editor.display = form_field.key in shown
                     yield editor
-                if repeated:
-                    names = ", ".join(one_line(key, 40) for key in dict.fromkeys(repeated))
+                if self.repeated:
+                    names = ", ".join(one_line(key, 40) for key in dict.fromkeys(self.repeated))
                     yield Static(Content.styled(
-                        f"⚠ The server asked {len(repeated)} more field(s) under a name already asked "
+                        f"⚠ The server asked {len(self.repeated)} more field(s) under a name already asked "
                         f"({names}): an answer has one value a name, so only the first is shown.",
                         "$text-warning"), id="repeated-fields")
             with Horizontal(id="buttons"):
