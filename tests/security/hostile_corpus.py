@@ -209,8 +209,8 @@ BIG: dict[str, str] = {
     "1 MB hostile": ("[/b]" + f"{ESC}]0;x{BEL}" + "\u202e") * 111_112,
 }
 
-# Inline HTML that Rich's markdown renderer styles (<kbd>): unbalanced, it once popped a style it
-# never pushed and the render raised.
+# Inline HTML (now shown as text): unbalanced <kbd>, which Rich's markdown renderer styles, once
+# popped a style it never pushed and the render raised.
 HTML: dict[str, str] = {
     "kbd close only": "press </kbd> now",  # Rich's markdown pops a style it never pushed
     "kbd extra close": "<kbd>Ctrl</kbd></kbd>+C",
