@@ -146,6 +146,9 @@ TRICKY = [
     "Title\n===\n<custom>\n```\ncode\n\nmore code\n```\n\nDone.\n",
     "```\ncode\n```\xa0\nstill code\n\nmore\n```\n\nDone.\n",  # a no-break space: no closing line
     "Text\n\n<a b=\x85\x85>\n```\ncode\n\nmore\n```\n",  # a control character is a token to both
+    # A fence in a list item "closed" by a line indented less than the item's text: that line
+    # ends the item and opens a fence of its own, which runs to the end.
+    "- item\n\n   ```\n ```\n" + "".join(f"code {i}\n" for i in range(20)) + "\n# heading\n\n**bold** text\n",
 ]
 
 

@@ -187,6 +187,11 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             last_text = line
         if fence is not None:
             if fence.closes(line):
+                if len(line) - len(line.lstrip(" ")) < fence.indent:
+                    # An indented fence may sit in a list item: a line indented less than the
+                    # item's text ends the item and opens a fence of its own, running on. Which
+                    # markdown-it reads depends on the item: no cut from here.
+                    return best
                 best = later(settle_fence())
                 fence = None
             elif (fence_minimum is not None and not growing and end - fence.start >= fence_minimum
