@@ -71,6 +71,7 @@ async def test_a_form_with_odd_and_repeated_keys_opens_and_keeps_what_is_typed()
         assert [editor.key for editor in screen.editors()] == ["é", "a b", "a_b", "name"]
         assert "name" in str(screen.query_one("#repeated-fields", Static).render())
         name = screen.query_one(f"#{field_id('name')} Input", Input)
+        assert name.value == ""  # not the repeated field's default
         name.value = "typed"
         await pilot.pause()
         assert screen.values()["name"] == "typed"

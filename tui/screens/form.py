@@ -55,7 +55,7 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
         self.form = form.model_copy(update={"fields": list(fields.values())}) if self.repeated else form
         self.ask_id = form.id
         self.session_title = session_title
-        self._initial = initial_values(form)
+        self._initial = initial_values(self.form)
         self._attempted = False
 
     def compose(self) -> ComposeResult:
