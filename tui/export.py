@@ -40,7 +40,7 @@ from tui.protocol.models import ModelRef, StructuredError, TokenUsage
 from tui.session.connect import OpenCodeClient
 from tui.state.store import Store
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
-from tui.text.sanitize import clean_text, one_line
+from tui.text.sanitize import clean_text, one_line, shows_nothing
 
 __all__ = ["EXPORT_FORMAT", "MAX_OUTPUT_CHARS", "MAX_OUTPUT_LINES", "export_json", "export_markdown",
            "fetch_session"]
@@ -205,7 +205,7 @@ def _message_markdown(message: Message) -> list[str]:
                 out.extend([*chunk, ""])
         if message.interrupted is not None:
             out.extend([f"> ⚠ {one_line(message.interrupted, 200)}", ""])
-        if clean_text(message.lost_text).strip():  # (a control character is text: kept as a token)
+        if not shows_nothing(message.lost_text):
             lost = clean_text(message.lost_text).strip("\n").split("\n")
             out.extend(["> **Streamed, but the server did not keep it:**", ">",
                         *[f"> {line}".rstrip() for line in lost], ""])

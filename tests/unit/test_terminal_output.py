@@ -58,3 +58,4 @@ async def test_many_lines_keep_the_line_cap() -> None:
 def test_output_of_control_characters_only_is_shown_not_taken_for_none() -> None:
     assert TerminalOutput("\x0b\x0c")._render_output().plain == "␋␌"  # str.strip() takes them for whitespace
     assert TerminalOutput(" \n\t ")._render_output().plain == "(no output)"
+    assert TerminalOutput("\r")._render_output().plain == "\\r"  # a lone \r is drawn as its token too

@@ -26,7 +26,7 @@ from tui.protocol.models import FileDiff, ModelRef, SessionInfo, SessionRevert
 from tui.session.errors import Conflict, NotSupported, OctuiError, Unavailable
 from tui.state.transcript import Message, SessionState, TextBlock
 from tui.storage.config import atomic_write, state_dir
-from tui.text.sanitize import clean_text, one_line
+from tui.text.sanitize import clean_text, one_line, shows_nothing
 from widgets.plain import toast
 
 if TYPE_CHECKING:
@@ -59,8 +59,8 @@ def message_copy_text(message: Message) -> str:
     """What "copy this message" puts on the clipboard: the prompt, or an answer's text blocks."""
     if message.role == "assistant":
         texts = [clean_text(p.text).strip("\n") for p in message.parts
-                 if isinstance(p, TextBlock) and p.kind == "text" and clean_text(p.text).strip()]
-        if clean_text(message.lost_text).strip():  # streamed, then interrupted: the server did not keep it
+                 if isinstance(p, TextBlock) and p.kind == "text" and not shows_nothing(p.text)]
+        if not shows_nothing(message.lost_text):  # streamed, then interrupted: the server did not keep it
             texts.append(clean_text(message.lost_text).strip("\n"))
         return "\n\n".join(texts)
     return clean_text(message.text).strip("\n")

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "clean_text", "decode_tokens", "describe_hidden", "flatten", "hidden_characters", "hidden_name",
-    "keep_sgr", "one_line", "reveal", "token_for", "visible_runs",
+    "keep_sgr", "one_line", "reveal", "shows_nothing", "token_for", "visible_runs",
 ]
 
 ESC_TOKEN = "\u241b"  # ␛
@@ -191,6 +191,13 @@ def clean_text(text: str) -> str:
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return reveal(text)
+
+
+def shows_nothing(text: str) -> bool:
+    """Whether ``text`` draws nothing once made inert: blanks and line breaks only. Python's
+    ``str.strip`` also takes ``\x0b``, ``\x0c``, ``\x1c``-``\x1f`` and ``\x85`` for whitespace,
+    but they (and a lone ``\r``) are drawn as tokens: text of them is not empty."""
+    return not text.strip() and not clean_text(text).strip()  # (only all-blank text is cleaned)
 
 
 def keep_sgr(text: str) -> str:

@@ -16,6 +16,7 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
+from tui.text.sanitize import shows_nothing
 from widgets.plain import plain, plain_ansi
 
 __all__ = ["TerminalOutput", "ansi_to_content"]
@@ -122,7 +123,7 @@ class TerminalOutput(VerticalGroup):
 
     def _render_output(self) -> Content:
         visible = self._visible_text()
-        if not visible.strip(" \t\r\n"):  # (a \x0b or \x0c is output: shown as a token)
+        if shows_nothing(visible):
             return plain(self._placeholder, "$foreground-muted italic")
         return plain(visible) if self._plain else ansi_to_content(visible)
 

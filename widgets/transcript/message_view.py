@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from tui.state.transcript import Message, TextBlock, ToolCall
 from tui.text.failures import failure_fix, failure_pieces
-from tui.text.sanitize import clean_text
+from tui.text.sanitize import shows_nothing
 from widgets._textual_compat import widget_visual
 from widgets.plain import plain, plain_cut, plain_line
 from widgets.tools.tool_row import ToolRow
@@ -64,7 +64,7 @@ def interrupted_note(message: Message) -> Content:
     as tokens; past ``LOST_SHOWN_CHARS`` the note says how much more copy and export hold)."""
     note = Content.assemble("⚠ ", plain(message.interrupted))
     lost = message.lost_text
-    if clean_text(lost).strip():  # (a control character is text: shown as a token)
+    if not shows_nothing(lost):
         note = Content.assemble(
             note, f"\nText that streamed in but the server did not keep ({len(lost):,} characters; "
             "F6 copies it with the transcript):\n", plain_cut(lost, LOST_SHOWN_CHARS))
