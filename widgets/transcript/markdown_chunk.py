@@ -88,13 +88,14 @@ class _Markdown(PreparsedMarkdown):
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
 
-    def __init__(self, markup: str, width: int) -> None:
-        tokens = _PARSER.parse(markup)
+    def __init__(self, markup: str, width: int, *, plain: bool = False) -> None:
+        """``plain``: ``markup`` shown as it is, not parsed (what is known to be too deep)."""
+        tokens = [] if plain else _PARSER.parse(markup)
         # The parse stopped at the nesting limit, or the width leaves the text no room.
         self.too_deep = bool(tokens) and (max(token.level for token in tokens) >= MAX_NESTING - 1
                                           or _indent(tokens) > width - 4)
-        super().__init__(markup, _plain_paragraph(markup) if self.too_deep else _reveal_decoded(tokens),
-                         CODE_THEME)
+        parsed = _plain_paragraph(markup) if plain or self.too_deep else _reveal_decoded(tokens)
+        super().__init__(markup, parsed, CODE_THEME)
 
 
 # One rendered line: (text, style number) pairs. Tuples of strings and ints are invisible to the
@@ -140,9 +141,7 @@ def render_piece(console: Console, piece: Piece, width: int) -> list[Line]:
     """The lines ``piece`` adds to the text above it (its separation included)."""
     rich_markdown = _Markdown(clean_text(piece.markdown), width)
     if rich_markdown.too_deep:  # its own text as it is: the lines to trim are not there to trim
-        plain = _Markdown(clean_text(piece.source), width)
-        plain.parsed = _plain_paragraph(plain.markup)
-        return _render(console, plain, width)
+        return _render(console, _Markdown(clean_text(piece.source), width, plain=True), width)
     lines = _render(console, rich_markdown, width)
     return lines[piece.trim_top:len(lines) - piece.trim_bottom]
 

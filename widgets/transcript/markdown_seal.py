@@ -91,7 +91,7 @@ class _Fence:
 
     def closes(self, line: str) -> bool:
         stripped = line.strip(" \t")  # (a no-break space is text to markdown)
-        return (len(line) - len(line.lstrip(" ")) <= 3 and len(stripped) >= self.length
+        return (_spaces(line) <= 3 and len(stripped) >= self.length
                 and stripped == self.char * len(stripped))
 
 
@@ -103,6 +103,11 @@ def _opens(line: str) -> _Fence | None:
     if marker[0] == "`" and "`" in info:
         return None  # CommonMark: a backtick fence's info string has no backticks
     return _Fence(marker[0], len(marker), line, len(match.group(1)))
+
+
+def _spaces(line: str) -> int:
+    """How many spaces ``line`` starts with (a fence's indent)."""
+    return len(line) - len(line.lstrip(" "))
 
 
 def _blank(line: str) -> bool:
@@ -187,7 +192,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             last_text = line
         if fence is not None:
             if fence.closes(line):
-                if len(line) - len(line.lstrip(" ")) < fence.indent:
+                if _spaces(line) < fence.indent:
                     # An indented fence may sit in a list item: a line indented less than the
                     # item's text ends the item and opens a fence of its own, running on. Which
                     # markdown-it reads depends on the item: no cut from here.
@@ -221,14 +226,14 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     return later(settle_fence())
 
 
-_LINE_BREAKS = str.maketrans("", "", "\n\t")
+_NEWLINES_AND_TABS = str.maketrans("", "", "\n\t")
 
 
 def _as_rendered(text: str) -> str:
     """``text`` as the renderer reads it (``clean_text``): only a ``\r\n`` loses a character (its
     ``\r``), so the lines stay as many; a ``\r`` at the very end may start a ``\r\n``: not read
     yet. Plain ASCII (most of it) is returned as it is, without the scan."""
-    if text.isascii() and text.translate(_LINE_BREAKS).isprintable():
+    if text.isascii() and text.translate(_NEWLINES_AND_TABS).isprintable():
         return text
     return clean_text(text.removesuffix("\r"))
 
