@@ -1,6 +1,7 @@
 """octui vs OpenCode's own TUI on the real server + fake LLM, in tmux at 120x40.
 
-One markdown answer of ~20 KB (``--kib``: headings, paragraphs, lists, code fences) in
+One markdown answer of ~20 KB (``--kib``: headings, paragraphs, lists, code fences; ``--shape``
+one block that grows all along instead: a table, a quote, a code fence, a paragraph) in
 ``--deltas`` (4,000) chunks, by default in two variants: as fast as possible ("fast", the burst)
 and 30 ms apart ("30ms", paced; any "Nms" paces them N ms apart). For each variant the clients run
 alternately, A B A B (``--rounds`` 2): octui (``octui --url``) and ``opencode attach URL`` from
@@ -28,6 +29,7 @@ send-keys``. Figures per client:
 Then the octui / OpenCode ratio of each median, and the load average before and after.
 
     python -m bench.real_stream [--deltas 4000] [--kib 20] [--rounds 2] [--variants fast,30ms]
+                                [--shape mixed|table|quote|code|prose]
                                 [--clients octui,opencode] [--idle 10] [--keep DIR]
 
 Needs tmux and the repo-local ``opencode`` (``.opencode/node_modules``; ``$OPENCODE_BIN``).
@@ -86,8 +88,14 @@ class TimedChunks(list[str]):
         SENT[END_MARKER] = time.monotonic()
 
 
-def markdown_answer(size: int) -> tuple[str, list[str]]:
-    """About ``size`` characters of varied markdown with a checkpoint word every ~1 KB."""
+SHAPES = ("mixed", "table", "quote", "code", "prose")
+"""Answer shapes: ``mixed`` (headings, paragraphs, lists, code fences, quotes; the default) and
+answers of one block that grows all along (a table, a block quote, a code fence, one paragraph),
+the costly case for a client that re-lays out the block it is streaming."""
+
+
+def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
+    """About ``size`` characters of markdown of ``shape`` with a checkpoint word every ~1 KB."""
     words = ("streaming benchmark text with **bold words**, `inline code` and plain ones that "
              "wrap across the width of the terminal like a real answer does. ")
     sections: list[str] = []
@@ -97,26 +105,46 @@ def markdown_answer(size: int) -> tuple[str, list[str]]:
         n += 1
         label = f"CKPT{n:02d}"
         labels.append(label)
-        kind = n % 4
-        if kind == 1:
-            body = f"## Section {n}\n\n{words * 3}checkpoint {label} here. {words * 2}\n\n"
-        elif kind == 2:
-            items = "".join(f"- item {i}: {words[:60]}\n" for i in range(6))
-            body = f"{items}- checkpoint {label} in a list\n\n{words * 3}\n\n"
-        elif kind == 3:
-            code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(8))
-            body = (f"```python\ndef step_{n}():\n{code}    return value_0\n```\n\n"
-                    f"checkpoint {label} after code. {words * 3}\n\n")
+        if shape == "table":
+            head = "| step | value | note |\n|---|---:|---|\n" if n == 1 else ""
+            rows = "".join(f"| step {n}.{i} | `{n * 100 + i}` | a **bold** note and plain words |\n"
+                           for i in range(18))
+            body = f"{head}{rows}| checkpoint | {label} | in the table |\n"
+        elif shape == "quote":
+            lines = "".join(f"> quoted line {i}: {words[:90]}\n" for i in range(9))
+            body = f"{lines}> checkpoint {label} quoted\n"
+        elif shape == "code":
+            head = "```python\n" if n == 1 else ""
+            code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(18))
+            body = f"{head}{code}    checkpoint = '{label}'\n"
+        elif shape == "prose":
+            body = f"{words * 6}checkpoint {label} here. "
         else:
-            body = (f"> quoted {words * 2}\n\n"
-                    f"1. first {words}\n2. checkpoint {label} numbered\n3. third {words}\n\n")
+            body = _mixed_section(n, label, words)
         sections.append(body)
+    if shape == "code":
+        sections.append("```\n")
     return "".join(sections), labels
 
 
-def answer_chunks(deltas: int, size: int = ANSWER_BYTES) -> list[str]:
+def _mixed_section(n: int, label: str, words: str) -> str:
+    kind = n % 4
+    if kind == 1:
+        return f"## Section {n}\n\n{words * 3}checkpoint {label} here. {words * 2}\n\n"
+    if kind == 2:
+        items = "".join(f"- item {i}: {words[:60]}\n" for i in range(6))
+        return f"{items}- checkpoint {label} in a list\n\n{words * 3}\n\n"
+    if kind == 3:
+        code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(8))
+        return (f"```python\ndef step_{n}():\n{code}    return value_0\n```\n\n"
+                f"checkpoint {label} after code. {words * 3}\n\n")
+    return (f"> quoted {words * 2}\n\n"
+            f"1. first {words}\n2. checkpoint {label} numbered\n3. third {words}\n\n")
+
+
+def answer_chunks(deltas: int, size: int = ANSWER_BYTES, shape: str = "mixed") -> list[str]:
     """The answer cut into ``deltas`` chunks; fills ``CHECKPOINTS`` with where each word ends."""
-    text, labels = markdown_answer(size - 40)
+    text, labels = markdown_answer(size - 40, shape)
     count = max(1, deltas - 1)
     bounds = [len(text) * i // count for i in range(count + 1)]
     chunks = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
@@ -322,6 +350,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--variants", default="fast,30ms",
                         help="fast (a burst) and/or paced ones: Nms, one chunk every N ms")
+    parser.add_argument("--shape", choices=SHAPES, default="mixed", help="the answer's markdown (mixed)")
     parser.add_argument("--clients", default="octui,opencode")
     parser.add_argument("--idle", type=float, default=10.0)
     parser.add_argument("--keep", type=Path, help="copy every terminal recording (and its .idx) here")
@@ -337,7 +366,7 @@ def main() -> None:
         sys.exit(1)
     clients = args.clients.split(",")
     figures: dict[str, Any] = {"benchmark": "real_stream", "deltas": args.deltas, "kib": args.kib,
-                               "rounds": args.rounds,
+                               "shape": args.shape, "rounds": args.rounds,
                                "load_average_before": list(os.getloadavg())}
     llm = FakeLLM()
     llm.start()
@@ -350,7 +379,7 @@ def main() -> None:
                 delay = pace_s(variant)
                 scenario = f"bench_{variant}"
                 llm.add_scenario(scenario, [
-                    {"chunks": TimedChunks(answer_chunks(args.deltas, int(args.kib * 1024))),
+                    {"chunks": TimedChunks(answer_chunks(args.deltas, int(args.kib * 1024), args.shape)),
                      "chunk_delay": delay}])
                 runs: dict[str, list[dict[str, Any]]] = {client: [] for client in clients}
                 for _ in range(args.rounds):

@@ -6,7 +6,8 @@ before the clock starts, so the figures are the client's, not the demo server's)
 streams, a probe task sleeps 1 ms at a time and records how late it wakes (event-loop stalls),
 and a key is sent to the composer every 50 ms (round trip: key event → character in the box).
 
-    python -m bench.stream [--deltas 50000] [--kib 1024] [--pace-ms 0] [--shape bench|real] [--cpu-only]
+    python -m bench.stream [--deltas 50000] [--kib 1024] [--pace-ms 0] [--cpu-only]
+                           [--shape bench|real|table|quote|code|prose]
 
 ``--pace-ms N`` sends one delta every N ms instead of a flood (``--deltas 1000 --pace-ms 30
 --shape real``: the paced variant of ``bench.real_stream``, headless, its answer's shape), and
@@ -102,10 +103,11 @@ async def run(deltas: int, kib: int, pace_ms: float = 0.0, shape: str = "bench",
 
     TextBlockView.paints = 0
 
-    if shape == "real":
+    if shape != "bench":
         from bench.real_stream import markdown_answer
 
-        text = markdown_answer(kib * 1024)[0] + f"\nDone. {END_MARKER}\n"
+        answer = markdown_answer(kib * 1024, "mixed" if shape == "real" else shape)[0]
+        text = answer + f"\nDone. {END_MARKER}\n"
     else:
         text = answer_text(kib)
     pieces = split(text, deltas)
@@ -226,8 +228,8 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=50_000)
     parser.add_argument("--kib", type=int, default=1024)
     parser.add_argument("--pace-ms", type=float, default=0.0, help="one delta every N ms (0: a flood)")
-    parser.add_argument("--shape", choices=("bench", "real"), default="bench",
-                        help="the answer: this script's or bench.real_stream's")
+    parser.add_argument("--shape", choices=("bench", "real", "table", "quote", "code", "prose"),
+                        default="bench", help="this script's answer, or bench.real_stream's (real: mixed)")
     parser.add_argument("--cpu-only", action="store_true", help="no stall probe, no keypresses")
     args = parser.parse_args()
     with private_user_dirs():  # no draft of an earlier run in the composer, none left behind

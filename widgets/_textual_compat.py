@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from markdown_it.token import Token
 from rich._wrap import divide_line as rich_divide_line
 from rich.color import ColorSystem
-from rich.console import Console
+from rich.console import Console, ConsoleOptions
 from rich.markdown import Markdown as RichMarkdown
+from rich.table import Table
 from textual import events
 from textual._ansi_sequences import SYNC_END, SYNC_START
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
@@ -39,7 +40,8 @@ __all__ = [
     "LayoutUpdate", "LightRepaintBase", "OneLayoutPass", "OwnVerticalScrollBar", "PreparsedMarkdown",
     "SteadyScrollView", "TextAreaInputHooks",
     "anchor_released", "console_color_system", "driver_write", "install_cropped_renders", "node_bindings",
-    "report_exception", "rich_divide_line", "terminal_sync_available", "widget_visual",
+    "report_exception", "rich_divide_line", "table_column_widths", "table_padding_width",
+    "terminal_sync_available", "widget_visual",
 ]
 
 TEXTUAL_VERSION = "8.2.8"  # the versions this module was written against (pinned in pyproject.toml)
@@ -378,6 +380,22 @@ class TextAreaInputHooks(TextArea):
 
 
 # ---------------------------------------------------------------------------- Rich
+def table_column_widths(table: Table, console: Console, options: ConsoleOptions) -> list[int]:
+    """The column widths (padding included, borders not) ``table`` is drawn at within ``options``,
+    as ``Table.__rich_console__`` computes them with the private ``_calculate_column_widths`` and
+    ``_extra_width``. ``widgets/transcript/markdown_table.py`` draws a streamed table's rows in
+    cached blocks at these widths: if Rich computes them differently, its tables no longer
+    match Rich's own (``tests/unit/test_markdown_table.py`` fails)."""
+    max_width = options.max_width if table.width is None else table.width
+    return table._calculate_column_widths(console, options.update_width(max_width - table._extra_width))
+
+
+def table_padding_width(table: Table, column: int) -> int:
+    """The padding ``table`` adds to ``column``'s cells (``Table._get_padding_width``): a fixed
+    column width is given without it."""
+    return table._get_padding_width(column)
+
+
 class PreparsedMarkdown(RichMarkdown):
     """``rich.markdown.Markdown`` from tokens parsed already: its ``__init__`` is skipped.
 

@@ -548,6 +548,38 @@ def test_rich_divide_line_is_where_text_wrap_breaks() -> None:
         assert ours == theirs, _recheck("rich_divide_line (Rich's markdown paragraph)")
 
 
+def test_table_widths_are_the_ones_rich_draws_a_table_at() -> None:
+    """``table_column_widths`` / ``table_padding_width``: a table with its columns fixed at those
+    widths (less the padding) draws as the table measured by Rich; and the methods the streamed
+    table's blocks rely on (a row drawn from its own cells) are the ones it was written against."""
+    from rich import box
+    from rich.markdown import TableElement
+    from rich.table import Table
+
+    assert _hash(inspect.getsource(Table._render)) == "6490471a63634d32", _recheck(
+        "table_column_widths (Table._render)")
+    assert _hash(inspect.getsource(TableElement.__rich_console__)) == "e4e9e8fbbe8d0fb0", _recheck(
+        "table_column_widths (the table TableElement builds: markdown_table._table)")
+    assert _hash(inspect.getsource(Table._calculate_column_widths)) == "43a83e8eb7f1155a", _recheck(
+        "table_column_widths (Table._calculate_column_widths)")
+    console = Console(width=40, color_system="truecolor", force_terminal=True, legacy_windows=False)
+
+    def built(fixed: list[int] | None) -> Table:
+        table = Table(box=box.SIMPLE, pad_edge=False, show_edge=True, collapse_padding=True)
+        for index, heading in enumerate(("name", "a longer heading", "n")):
+            table.add_column(heading, width=None if fixed is None else fixed[index])
+        table.add_row("one", "words that wrap across the width " * 2, "1")
+        return table
+
+    for width in (40, 17):
+        options = console.options.update_width(width)
+        measured = built(None)
+        widths = compat.table_column_widths(measured, console, options)
+        fixed = [w - compat.table_padding_width(measured, i) for i, w in enumerate(widths)]
+        assert console.render_lines(built(fixed), options) == console.render_lines(measured, options), \
+            _recheck("table_column_widths")
+
+
 def test_collapsible_still_has_its_own_watcher_before_ours() -> None:
     """``ReasoningView.watch_collapsed`` (public) relies on Textual calling Collapsible's private
     watcher first: it fills the body after Collapsible has shown it."""

@@ -2,8 +2,8 @@
 
 Rich's markdown renderer is the expensive part of showing an answer (≈ 1 ms/KB for prose,
 20–35 ms/KB for code and tables), so each piece is rendered once per width, and only when it is
-on screen or about to be (see ``TextBlockView``). Rich builds a new markdown-it parser for every
-``Markdown`` (≈ 0.5 ms, as much as rendering a short piece); here one parser is shared.
+on screen or about to be (see ``TextBlockView``); the parser is shared (``markdown_parse``), and
+a table is drawn from cached rows (``markdown_table``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, MarkdownElement
@@ -19,21 +18,13 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 
-from tui.text.sanitize import clean_text, reveal
+from tui.text.sanitize import clean_text
 from widgets._textual_compat import PreparsedMarkdown
+from widgets.transcript.markdown_parse import MAX_NESTING, parse
 from widgets.transcript.markdown_seal import SENTINEL, Piece, markdown_lexer
+from widgets.transcript.markdown_table import CachedTableElement, streamed_table_tokens
 
 CODE_THEME = "monokai"
-# What RichMarkdown builds each time, with two changes, so that no server text goes unseen:
-# * HTML is text. Rich draws nothing for an HTML block or tag: "Vec<String>" read "Vec", and a
-#   <details> block vanished whole (and an unpaired </kbd> once crashed the render);
-# * blocks may nest deeper: markdown-it stops parsing at that depth and drops the rest of the
-#   text without a word (CommonMark's preset says 20, which eleven nested list levels reach).
-#   Deeper than this, or nested deeper than the width leaves room for (Rich then draws nothing
-#   of it), a piece is shown as plain text.
-MAX_NESTING = 40
-_PARSER = (MarkdownIt(options_update={"maxNesting": MAX_NESTING, "html": False})
-           .enable("strikethrough").enable("table"))
 
 
 class _CodeBlock(CodeBlock):
@@ -67,34 +58,20 @@ def _plain_paragraph(text: str) -> list[Token]:
     return [Token("paragraph_open", "p", 1), inline, Token("paragraph_close", "p", -1)]
 
 
-def _reveal_decoded(tokens: list[Token]) -> list[Token]:
-    """Hidden characters that markdown-it decodes after ``clean_text`` ran on the source made
-    visible tokens, as typed ones are: an entity (``&#x202e;``, ``&rlm;``) or an autolink's
-    percent-escapes (``<http://a/%1B%5B31m>``) would put a raw bidi override or escape on the
-    screen. (Link targets are not drawn, nor titles and fence info strings.)"""
-    stack = [child for block in tokens for child in block.children or ()]
-    while stack:
-        token = stack.pop()
-        if token.type == "text":
-            token.content = reveal(token.content)
-        if token.children:
-            stack.extend(token.children)  # an image's alt text
-    return tokens
-
-
 class _Markdown(PreparsedMarkdown):
     """``rich.markdown.Markdown`` with the shared parser (no parser built per piece)."""
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
-        **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
+        **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock,
+        "table_open": CachedTableElement}
 
     def __init__(self, markup: str, width: int, *, plain: bool = False) -> None:
         """``plain``: ``markup`` shown as it is, not parsed (what is known to be too deep)."""
-        tokens = [] if plain else _PARSER.parse(markup)
+        tokens = [] if plain else (streamed_table_tokens(markup) or parse(markup))
         # The parse stopped at the nesting limit, or the width leaves the text no room.
         self.too_deep = bool(tokens) and (max(token.level for token in tokens) >= MAX_NESTING - 1
                                           or _indent(tokens) > width - 4)
-        parsed = _plain_paragraph(markup) if plain or self.too_deep else _reveal_decoded(tokens)
+        parsed = _plain_paragraph(markup) if plain or self.too_deep else tokens
         super().__init__(markup, parsed, CODE_THEME)
 
 

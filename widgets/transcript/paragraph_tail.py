@@ -35,7 +35,8 @@ from rich.cells import cell_len
 
 from tui.text.sanitize import clean_text
 from widgets._textual_compat import rich_divide_line
-from widgets.transcript.markdown_chunk import _PARSER, Line
+from widgets.transcript.markdown_chunk import Line
+from widgets.transcript.markdown_parse import PARSER
 from widgets.transcript.markdown_seal import Piece
 
 PLAIN = frozenset(string.ascii_letters + string.digits + " ,.:?/%@=$^{}-+")  # no ";": "&amp" + ";"
@@ -46,7 +47,7 @@ def ends_in_paragraph(markdown: str) -> bool:
     reference definition after a paragraph renders nothing: the paragraph before it would look
     like the last block)."""
     text = clean_text(markdown)
-    tokens = _PARSER.parse(text)
+    tokens = PARSER.parse(text)
     if len(tokens) < 3 or tokens[-1].type != "paragraph_close":
         return False
     opening = tokens[-3]

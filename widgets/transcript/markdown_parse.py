@@ -1,0 +1,46 @@
+"""The one markdown parser every rendered piece of an answer goes through.
+
+What ``rich.markdown.Markdown`` builds each time, with two changes, so that no server text goes
+unseen:
+
+* HTML is text. Rich draws nothing for an HTML block or tag: "Vec<String>" read "Vec", and a
+  <details> block vanished whole (and an unpaired </kbd> once crashed the render);
+* blocks may nest deeper: markdown-it stops parsing at that depth and drops the rest of the
+  text without a word (CommonMark's preset says 20, which eleven nested list levels reach).
+  Deeper than this, or nested deeper than the width leaves room for (Rich then draws nothing
+  of it), a piece is shown as plain text (``markdown_chunk``).
+
+Rich builds a new parser for every ``Markdown`` (≈ 0.5 ms, as much as rendering a short piece);
+this one is shared.
+"""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from tui.text.sanitize import reveal
+
+MAX_NESTING = 40
+PARSER = (MarkdownIt(options_update={"maxNesting": MAX_NESTING, "html": False})
+          .enable("strikethrough").enable("table"))
+
+
+def reveal_decoded(tokens: list[Token]) -> list[Token]:
+    """Hidden characters that markdown-it decodes after ``clean_text`` ran on the source made
+    visible tokens, as typed ones are: an entity (``&#x202e;``, ``&rlm;``) or an autolink's
+    percent-escapes (``<http://a/%1B%5B31m>``) would put a raw bidi override or escape on the
+    screen. (Link targets are not drawn, nor titles and fence info strings.)"""
+    stack = [child for block in tokens for child in block.children or ()]
+    while stack:
+        token = stack.pop()
+        if token.type == "text":
+            token.content = reveal(token.content)
+        if token.children:
+            stack.extend(token.children)  # an image's alt text
+    return tokens
+
+
+def parse(markup: str) -> list[Token]:
+    """``markup`` (already made inert with ``clean_text``) as the tokens Rich draws."""
+    return reveal_decoded(PARSER.parse(markup))

@@ -1,0 +1,321 @@
+"""A markdown table drawn exactly as Rich draws it, at the cost of its new rows only.
+
+A table streams as one block: it cannot be cut into pieces (its column widths depend on all its
+rows), so the live tail holds the whole table and renders it again on every frame. Parsed and
+drawn by markdown-it and Rich that costs ≈ 0.3 ms a row: 30 ms a frame for a table of 100 rows,
+most of a 2-core machine's time for an answer that is one long table. Here it costs about the
+new rows:
+
+* **parsing.** A tail that is a table and nothing else (``streamed_table_tokens``: its first two
+  lines open a table, every later line starts with ``|``) is not parsed whole. markdown-it reads
+  such a line as a body row of that table whatever the lines around it hold (no block can start
+  with ``|``; a row's cells depend on its own line and the header's column count), so each row
+  is parsed on its own, with the header and delimiter lines above it, once, and its cells kept.
+  (markdown-it ends a table early once it has filled in 65,536 missing cells: a table that could
+  reach that is parsed whole.)
+* **column widths.** Rich's own width calculation, run on a stand-in table whose one cell per
+  column measures as the widest of that column's cells: Rich takes the largest minimum and the
+  largest maximum over a column's cells, and every later step is monotonic in them, so the
+  widths are the same. Each cell's measure (its longest word and longest line) is kept.
+* **drawing.** Rows in blocks of ``BLOCK_ROWS``, each block a Rich table of those rows at those
+  widths, kept by the widths and the rows. At fixed widths Rich draws each row of a markdown
+  table (``box.SIMPLE``, no row lines or row styles, no vertical padding) from its own cells
+  alone, so the blocks joined (the top edge of each but the first dropped, and the bottom edge
+  of each but the last) are the table's lines. While the widths hold, a frame draws only the
+  block still growing.
+
+``tests/unit/test_markdown_table.py`` compares the result with Rich's own ``TableElement``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from markdown_it.token import Token
+from rich import box
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import Markdown, MarkdownElement, TableElement
+from rich.measure import Measurement
+from rich.segment import Segment
+from rich.table import Table
+from rich.text import Text
+
+from widgets._textual_compat import PreparsedMarkdown, table_column_widths, table_padding_width
+from widgets.transcript.markdown_parse import PARSER, parse
+from widgets.transcript.markdown_seal import SENTINEL
+
+BLOCK_ROWS = 16
+BLOCKS_KEPT = 512  # per console: a few tables of a few hundred rows each, at one or two widths
+ROWS_KEPT = 8192  # per console: the parsed cells of that many row lines
+MEASURES_KEPT = 16384
+MAX_AUTOCOMPLETED_CELLS = 0x10000  # markdown-it's table rule ends a table past this many
+_SOURCE = "octui.table_lines"  # a streamed table's lines, in its table_open token's meta
+
+Lines = list[list[Segment]]
+Cells = tuple[Text, ...]
+_measures: OrderedDict[str, tuple[int, int]] = OrderedDict()
+_blocks: weakref.WeakKeyDictionary[Console, OrderedDict[Hashable, Lines]] = weakref.WeakKeyDictionary()
+_rows: weakref.WeakKeyDictionary[Console, OrderedDict[tuple[str, str, str | None], Cells | None]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _kept(cache: OrderedDict[Any, Any], limit: int) -> None:
+    while len(cache) > limit:
+        cache.popitem(last=False)  # the least recently used
+
+
+def _table(show_header: bool) -> Table:
+    """The table Rich's ``TableElement`` builds (rich 15.0.0)."""
+    return Table(box=box.SIMPLE, pad_edge=False, style="markdown.table.border", show_edge=True,
+                 collapse_padding=True, show_header=show_header)
+
+
+@lru_cache(maxsize=64)
+def _paddings(columns: int) -> tuple[int, ...]:
+    """The padding Rich's markdown table adds to each column (the first and last have less)."""
+    table = _table(show_header=True)
+    for _ in range(columns):
+        table.add_column()
+    return tuple(table_padding_width(table, index) for index in range(columns))
+
+
+def _cell_key(text: Text) -> tuple[object, ...]:
+    """What a cell's lines depend on, besides its width."""
+    return (text.plain, tuple(text.spans), text.style, text.justify, text.overflow, text.no_wrap, text.end,
+            text.tab_size)
+
+
+def _measure(console: Console, options: ConsoleOptions, text: Text) -> tuple[int, int]:
+    """Rich's own measure of ``text``, which depends on its plain text only."""
+    plain = text.plain
+    found = _measures.get(plain)
+    if found is None:
+        measured = text.__rich_measure__(console, options)
+        found = _measures[plain] = (measured.minimum, measured.maximum)
+        _kept(_measures, MEASURES_KEPT)
+    return found
+
+
+class _Widest:
+    """A stand-in cell measuring as the widest of a column's cells."""
+
+    def __init__(self, minimum: int, maximum: int) -> None:
+        self.minimum, self.maximum = minimum, maximum
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(self.minimum, self.maximum)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        return iter(())  # measured, never drawn
+
+
+def _widths(console: Console, options: ConsoleOptions, header: Sequence[Text],
+            rows: Sequence[Sequence[Text]]) -> list[int]:
+    measures = [_measure(console, options, cell) for cell in header]
+    minimums, maximums = [m[0] for m in measures], [m[1] for m in measures]
+    for row in rows:
+        for index, cell in enumerate(row):
+            low, high = _measure(console, options, cell)
+            if low > minimums[index]:
+                minimums[index] = low
+            if high > maximums[index]:
+                maximums[index] = high
+    stand_in = _table(show_header=True)
+    for low, high in zip(minimums, maximums, strict=True):
+        stand_in.add_column(_Widest(low, high))
+    return table_column_widths(stand_in, console, options)
+
+
+def _block(console: Console, options: ConsoleOptions, widths: list[int], header: Sequence[Text] | None,
+           rows: Sequence[Sequence[Text]]) -> Lines:
+    table = _table(show_header=header is not None)
+    for index, (width, pad) in enumerate(zip(widths, _paddings(len(widths)), strict=True)):
+        table.add_column(header[index] if header is not None else "", width=width - pad)
+    for row in rows:
+        table.add_row(*row)
+    return list(Segment.split_lines(console.render(table, options)))
+
+
+def table_lines(console: Console, options: ConsoleOptions, header: Sequence[Text],
+                rows: Sequence[Sequence[Text]], keys: Sequence[Hashable]) -> Lines | None:
+    """The lines of the markdown table ``header`` + ``rows`` (``keys``: one per row, equal for
+    rows with equal cells), or None where this cannot promise Rich's lines (a row not as wide as
+    the header, a column too narrow for its padding): the caller draws it with Rich."""
+    if not header or any(len(row) != len(header) for row in rows):
+        return None
+    widths = _widths(console, options, header, rows)
+    if any(width - pad < 1 for width, pad in zip(widths, _paddings(len(widths)), strict=True)):
+        return None
+    cache = _blocks.setdefault(console, OrderedDict())
+    # (what of the options a block's lines depend on: the box's characters, the cells' wrapping)
+    where = (tuple(widths), tuple(_cell_key(cell) for cell in header), options.ascii_only,
+             options.legacy_windows, options.encoding, options.justify, options.overflow, options.no_wrap,
+             options.highlight, options.markup)
+    lines: Lines = []
+    starts = range(0, max(1, len(rows)), BLOCK_ROWS)
+    for number, start in enumerate(starts):
+        first, last = number == 0, number == len(starts) - 1
+        key = (where, first, tuple(keys[start:start + BLOCK_ROWS]))
+        block = cache.get(key)
+        if block is None:
+            block = cache[key] = _block(console, options, widths, header if first else None,
+                                        rows[start:start + BLOCK_ROWS])
+            _kept(cache, BLOCKS_KEPT)
+        else:
+            cache.move_to_end(key)
+        lines.extend(block[0 if first else 1:len(block) if last else len(block) - 1])
+    return lines
+
+
+# -- a streamed table's rows, parsed one by one -----------------------------------------------
+
+
+@lru_cache(maxsize=256)
+def _columns(head: str, delimiter: str) -> int:
+    """How many columns the table these two lines open has (0: they open none)."""
+    tokens = PARSER.parse(f"{head}\n{delimiter}\n")
+    if not tokens or tokens[0].type != "table_open" or tokens[0].map != [0, 2] \
+            or tokens[-1].type != "table_close":
+        return 0
+    return sum(1 for token in tokens if token.type == "th_open")
+
+
+def streamed_table_tokens(markup: str) -> list[Token] | None:
+    """The tokens of ``markup`` when it is one table and nothing else (after the sentinel
+    paragraph a piece may start with), its rows left for ``CachedTableElement`` to parse one by
+    one; None for anything else (it is parsed whole)."""
+    table = markup[len(SENTINEL):] if markup.startswith(SENTINEL) else markup
+    head, _, rest = table.partition("\n")
+    if rest[:1] not in ("|", "-", ":") or "|" not in head or "\r" in table or "\0" in table:
+        return None
+    delimiter, _, body = rest.partition("\n")
+    rows = body.split("\n") if body else []
+    if rows and rows[-1] == "":
+        rows.pop()  # the text ends with a newline
+    if not all(row.startswith("|") for row in rows):
+        return None
+    columns = _columns(head, delimiter)
+    if not columns or columns * len(rows) > MAX_AUTOCOMPLETED_CELLS:
+        return None
+    tokens = parse(SENTINEL) if table is not markup else []  # its paragraph ends at its blank line
+    opening = Token("table_open", "table", 1, meta={_SOURCE: (head, delimiter, tuple(rows))})
+    # (an empty header inside, as a parsed table has: Rich puts a blank line before a table
+    # once an element inside it has closed, even at the top of the text)
+    inside = [Token("thead_open", "thead", 1), Token("thead_close", "thead", -1)]
+    return [*tokens, opening, *inside, Token("table_close", "table", -1)]
+
+
+class _Captured(TableElement):
+    """A table element that hands itself over instead of drawing (to read its cells)."""
+
+    sink: list[TableElement] | None = None
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> MarkdownElement:
+        element = cls()
+        element.sink = getattr(markdown, "sink", None)
+        return element
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.sink is not None:
+            self.sink.append(self)
+        return iter(())
+
+
+class _Capturing(PreparsedMarkdown):
+    """Rich's markdown, its tables handed over (``_Captured``) instead of drawn."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **PreparsedMarkdown.elements, "table_open": _Captured}
+
+    def __init__(self, markup: str) -> None:
+        super().__init__(markup, parse(markup), "monokai")
+        self.sink: list[TableElement] = []
+
+
+def _parsed(console: Console, options: ConsoleOptions, markup: str) -> list[TableElement]:
+    """The table elements Rich builds for ``markdown``, with their cells (drawn by nobody)."""
+    markdown = _Capturing(markup)
+    for _ in console.render(markdown, options):
+        pass
+    return markdown.sink
+
+
+def _header_cells(element: TableElement) -> Cells:
+    cells: list[Text] = []
+    if element.header is not None and element.header.row is not None:
+        for column in element.header.row.cells:
+            heading = column.content.copy()
+            heading.stylize("markdown.table.header")  # as TableElement does
+            cells.append(heading)
+    return tuple(cells)
+
+
+def _row_cells(console: Console, options: ConsoleOptions, head: str, delimiter: str,
+               row: str | None) -> Cells | None:
+    """The header's cells (``row`` None) or one body row's, as Rich builds them; kept."""
+    cache = _rows.setdefault(console, OrderedDict())
+    key = (head, delimiter, row)
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    markup = f"{head}\n{delimiter}\n" + ("" if row is None else f"{row}\n")
+    elements = _parsed(console, options, markup)
+    cells: Cells | None = None
+    if len(elements) == 1:
+        element = elements[0]
+        if row is None and element.body is None:
+            cells = _header_cells(element)
+        elif row is not None and element.body is not None and len(element.body.rows) == 1:
+            cells = tuple(cell.content for cell in element.body.rows[0].cells)
+    cache[key] = cells
+    _kept(cache, ROWS_KEPT)
+    return cells
+
+
+class CachedTableElement(TableElement):
+    """Rich's markdown table element, drawn from the caches above: a table parsed whole (a
+    finished one) by its cells, a streamed one (``streamed_table_tokens``) by its lines."""
+
+    source: tuple[str, str, tuple[str, ...]] | None = None
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> MarkdownElement:
+        element = cls()
+        element.source = token.meta.get(_SOURCE) if token.meta else None
+        return element
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.source is None:
+            header = _header_cells(self)
+            rows = [tuple(cell.content for cell in row.cells) for row in self.body.rows] if self.body else []
+            lines = table_lines(console, options, header, rows, [tuple(map(_cell_key, row)) for row in rows])
+            if lines is None:
+                yield from super().__rich_console__(console, options)
+            else:
+                yield from _joined(lines)
+            return
+        head, delimiter, row_lines = self.source
+        header_cells = _row_cells(console, options, head, delimiter, None)
+        found = [_row_cells(console, options, head, delimiter, line) for line in row_lines]
+        rows = [cells for cells in found if cells is not None]
+        lines = None
+        if header_cells is not None and len(rows) == len(found):
+            lines = table_lines(console, options, header_cells, rows, row_lines)
+        if lines is None:  # drawn as Rich draws it, from a parse of the whole table
+            whole = _parsed(console, options, "\n".join((head, delimiter, *row_lines)) + "\n")
+            for element in whole:
+                yield from TableElement.__rich_console__(element, console, options)
+        else:
+            yield from _joined(lines)
+
+
+def _joined(lines: Iterable[list[Segment]]) -> Iterator[Segment]:
+    new_line = Segment.line()
+    for line in lines:
+        yield from line
+        yield new_line
