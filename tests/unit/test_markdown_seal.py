@@ -13,7 +13,15 @@ from widgets.transcript.markdown_chunk import (
     render_markdown,
     render_piece,
 )
-from widgets.transcript.markdown_seal import FENCE_PIECE, MAX_PIECE, Piece, Sealer, _decided, find_cut
+from widgets.transcript.markdown_seal import (
+    FENCE_PIECE,
+    MAX_PIECE,
+    Piece,
+    Sealer,
+    _decided,
+    _table_running_on,
+    find_cut,
+)
 
 WIDTH = 72
 CONSOLE = Console(width=WIDTH, color_system="truecolor", force_terminal=True, legacy_windows=False)
@@ -288,6 +296,31 @@ def test_a_huge_line_in_a_fence_is_cut_with_the_fence_closed_and_reopened() -> N
     reopened = [piece for piece in pieces[1:-1] if piece.markdown.startswith("```json\n")]
     assert len(reopened) >= len(pieces) - 3
     assert all(piece.markdown.endswith("```\n") for piece in pieces[:-2])
+
+
+def test_a_table_longer_than_a_piece_goes_on_as_a_table_with_its_header_again() -> None:
+    head = "| file | lines | note |\n|---|--:|---|\n"
+    text = "Files:\n\n" + head + "".join(f"| src/module_{n}.py | {n} | a **note** |\n" for n in range(900))
+    text += "\nDone.\n"
+    pieces, _ = stream(text, 4096)
+    assert "".join(piece.source for piece in pieces) == text
+    tables = [piece for piece in pieces if "module_" in piece.source]
+    assert len(tables) >= 3 and all(len(piece.source) <= MAX_PIECE for piece in pieces)
+    for piece in tables[1:]:
+        assert piece.markdown.startswith(head) and piece.trim_top == 1
+        shown = [line_text(line) for line in render_piece(CONSOLE, piece, WIDTH)]
+        assert "file" in shown[1] and "─" in shown[2]  # the header again, then its rule
+        assert not any("|" in line for line in shown), "its rows are a table, not lines of pipes"
+        first_row = piece.source.split("\n", 1)[0].split("|")[1].strip()
+        assert first_row in shown[3]
+    # Where the rows do not go on after the cut (no row starts the rest), or the text does not
+    # end in a table, the cut is a plain forced one.
+    rows = head + "| a | 1 | b |\n"
+    assert _table_running_on(rows, "| c | 2 | d |\n") == head
+    assert _table_running_on(rows, "\nDone.") is None and _table_running_on(rows, "c | 2 | d\n") is None
+    assert _table_running_on(rows + "\nAfter.\n", "| c |") is None
+    quoted = "".join(f"> {line}\n" for line in rows.splitlines())
+    assert _table_running_on(quoted, "| c |") is None  # a table in a quote: not re-opened at the top
 
 
 def line_text(line: object) -> str:

@@ -12,9 +12,10 @@ from rich.console import Console
 from rich.markdown import TableElement
 
 from widgets.transcript import markdown_chunk, markdown_table
-from widgets.transcript.markdown_chunk import Line, render_markdown
+from widgets.transcript.markdown_chunk import render_markdown
 from widgets.transcript.markdown_seal import SENTINEL
-from widgets.transcript.markdown_table import streamed_table_tokens
+from widgets.transcript.markdown_table import streamed_table
+from widgets.transcript.rendered_line import Line
 
 CONSOLE = Console(width=120, color_system="truecolor", force_terminal=True, legacy_windows=False)
 
@@ -22,13 +23,13 @@ CONSOLE = Console(width=120, color_system="truecolor", force_terminal=True, lega
 def rich_own(markdown: str, width: int) -> list[Line]:
     """What Rich draws: its ``TableElement``, from a parse of the whole text."""
     elements = markdown_chunk._Markdown.elements
-    saved = elements["table_open"], markdown_chunk.streamed_table_tokens
+    saved = elements["table_open"], markdown_chunk.streamed_table
     elements["table_open"] = TableElement
-    markdown_chunk.streamed_table_tokens = lambda markup: None
+    markdown_chunk.streamed_table = lambda markup: None
     try:
         return render_markdown(CONSOLE, markdown, width)
     finally:
-        elements["table_open"], markdown_chunk.streamed_table_tokens = saved
+        elements["table_open"], markdown_chunk.streamed_table = saved
 
 
 def table(rows: int, *, note: str = "some **bold** note text and `code`") -> str:
@@ -50,21 +51,21 @@ def test_a_streamed_table_draws_as_rich_does_at_every_step_and_width() -> None:
 
 
 def test_the_table_a_tail_streams_is_parsed_row_by_row() -> None:
-    assert streamed_table_tokens(table(3)) is not None
-    assert streamed_table_tokens(SENTINEL + table(3) + "| partial `co") is not None
+    assert streamed_table(table(3)) is not None
+    assert streamed_table(SENTINEL + table(3) + "| partial `co") is not None
     # Anything else is parsed whole: text before the table, after it, rows without a leading
     # pipe (a block could start there), a header that opens no table, more cells to fill in
     # than markdown-it fills.
     for other in ("Intro\n\n" + table(3), table(3) + "\nAfter.\n", table(3) + "a | b | c\n",
                   "| a | b |\n|---|\n| x | y |\n", "| a |\n| b |\n", "plain words\n",
                   "|" + "a|" * 300 + "\n" + "|-" * 300 + "|\n" + "|\n" * 300):
-        assert streamed_table_tokens(other) is None, other[:40]
+        assert streamed_table(other) is None, other[:40]
 
 
 def test_a_row_with_more_or_fewer_cells_and_escaped_pipes() -> None:
     text = ("| a | b | c |\n|:--|:-:|--:|\n| one |\n| 1 | 2 | 3 | 4 | 5 |\n| `x \\| y` | a \\| b | |\n"
             "|||\n| **bold | not | closed** |\n| &#x202e; | \x1b[31m | <b>html</b> |\n")
-    assert streamed_table_tokens(text) is not None
+    assert streamed_table(text) is not None
     for width in (80, 20, 6):
         for markdown in streamed(text, 3):
             assert render_markdown(CONSOLE, markdown, width) == rich_own(markdown, width), (width, markdown)
@@ -79,7 +80,7 @@ def test_a_table_wider_than_the_screen_wraps_its_cells_as_rich_does() -> None:
 
 def test_a_finished_table_parsed_whole_draws_as_rich_does() -> None:
     text = "Intro paragraph.\n\n" + table(35) + "\nAfter it.\n\n" + table(3, note="日本語 and emoji 🙂")
-    assert streamed_table_tokens(text) is None
+    assert streamed_table(text) is None
     for width in (120, 50, 14):
         assert render_markdown(CONSOLE, text, width) == rich_own(text, width), width
 
@@ -120,7 +121,8 @@ def test_the_caches_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_grown_table_parses_and_draws_its_new_rows_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """One row more on a long table: one row parsed, one block drawn (the last), not 300 rows."""
+    """One row more on a long table: that row parsed and drawn, not 300 rows; once its block of
+    16 is whole, the block drawn once."""
     parsed: list[str] = []
     drawn: list[int] = []
     parse_rows, draw_block = markdown_table._parsed, markdown_table._block
@@ -143,4 +145,8 @@ def test_a_grown_table_parses_and_draws_its_new_rows_only(monkeypatch: pytest.Mo
     grown = text + "| new | x | y |\n"
     assert render_markdown(CONSOLE, grown, 120) == rich_own(grown, 120)
     assert parsed == [text.split("\n", 2)[0] + "\n" + text.split("\n", 2)[1] + "\n| new | x | y |\n"]
-    assert drawn == [13]  # rows 288-300: the last block
+    assert drawn == [1]  # the new row alone (rows 288-300 are drawn one by one until 16)
+    for number in range(3):
+        grown += f"| more {number} | x | y |\n"
+        render_markdown(CONSOLE, grown, 120)
+    assert drawn == [1, 1, 1, 16]  # the block of rows 288-303 is whole: drawn once, with the rows

@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.style import Style
 
-from widgets.transcript.markdown_chunk import Line, _styles, render_piece
+from widgets.transcript.markdown_chunk import render_piece
 from widgets.transcript.markdown_seal import SENTINEL, Piece
 from widgets.transcript.paragraph_tail import extend_paragraph, plain_growth
 from widgets.transcript.piece_lines import PieceLines
+from widgets.transcript.rendered_line import Line, _styles
 
 CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, legacy_windows=False)
 

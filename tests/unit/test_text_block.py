@@ -13,8 +13,9 @@ from textual.geometry import Region, Size
 
 from bench.stream import answer_text
 from tui.state.transcript import TextBlock
-from widgets.transcript.markdown_chunk import line_segments, render_markdown
+from widgets.transcript.markdown_chunk import render_markdown
 from widgets.transcript.markdown_seal import MAX_PIECE
+from widgets.transcript.rendered_line import line_segments
 from widgets.transcript.text_block import TextBlockView
 
 SIZE = (90, 30)

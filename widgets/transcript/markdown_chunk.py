@@ -14,15 +14,19 @@ from typing import ClassVar
 from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, MarkdownElement
-from rich.segment import Segment
-from rich.style import Style
 from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
 from widgets._textual_compat import PreparsedMarkdown
 from widgets.transcript.markdown_parse import MAX_NESTING, parse
 from widgets.transcript.markdown_seal import SENTINEL, Piece, markdown_lexer
-from widgets.transcript.markdown_table import CachedTableElement, streamed_table_tokens
+from widgets.transcript.markdown_table import (
+    CachedTableElement,
+    streamed_table,
+    streamed_table_lines,
+    streamed_table_tokens,
+)
+from widgets.transcript.rendered_line import Line, as_line, plain_line
 
 CODE_THEME = "monokai"
 
@@ -67,37 +71,14 @@ class _Markdown(PreparsedMarkdown):
 
     def __init__(self, markup: str, width: int, *, plain: bool = False) -> None:
         """``plain``: ``markup`` shown as it is, not parsed (what is known to be too deep)."""
-        tokens = [] if plain else (streamed_table_tokens(markup) or parse(markup))
+        # A tail that is one table streaming is parsed and drawn row by row (``markdown_table``).
+        self.streamed = None if plain else streamed_table(markup)
+        tokens = [] if plain else streamed_table_tokens(self.streamed) if self.streamed else parse(markup)
         # The parse stopped at the nesting limit, or the width leaves the text no room.
         self.too_deep = bool(tokens) and (max(token.level for token in tokens) >= MAX_NESTING - 1
                                           or _indent(tokens) > width - 4)
         parsed = _plain_paragraph(markup) if plain or self.too_deep else tokens
         super().__init__(markup, parsed, CODE_THEME)
-
-
-# One rendered line: (text, style number) pairs. Tuples of strings and ints are invisible to the
-# garbage collector; Segments (which hold Styles) or Strips (seven caches each) are not, and a
-# 1 MB answer is ~300,000 of them: every full collection walked them all (≈ 150 ms a pass).
-Line = tuple[tuple[str, int], ...]
-_style_numbers: dict[Style, int] = {}
-_styles: list[Style] = []  # markdown themes give a few hundred distinct styles at most
-
-
-def _number(style: Style) -> int:
-    number = _style_numbers.get(style)
-    if number is None:
-        number = _style_numbers[style] = len(_styles)
-        _styles.append(style)
-    return number
-
-
-def line_segments(line: Line) -> list[Segment]:
-    styles = _styles
-    return [Segment(text, styles[number]) for text, number in line]
-
-
-def plain_line(text: str, width: int) -> Line:
-    return ((text[:width].ljust(width), _number(Style.null())),)
 
 
 def render_markdown(console: Console, markdown: str, width: int) -> list[Line]:
@@ -107,11 +88,16 @@ def render_markdown(console: Console, markdown: str, width: int) -> list[Line]:
 
 def _render(console: Console, rich_markdown: _Markdown, width: int) -> list[Line]:
     options = console.options.update(width=width, max_width=width, height=None)
-    lines = console.render_lines(rich_markdown, options, pad=False, new_lines=False)
-    null = Style.null()
-    return [tuple([(text, _number(style or null))
-                   for text, style, _control in Segment.adjust_line_length(line, width)])
-            for line in lines]
+    table = rich_markdown.streamed
+    if table is not None and not rich_markdown.too_deep:
+        # Its rows' lines as they are kept, not through Rich's markdown again: what Rich draws
+        # for it is the sentinel paragraph, the blank line before a table, and the table.
+        lines = streamed_table_lines(console, options, table)
+        if lines is not None:
+            above = _render(console, _Markdown("x", width), width) if table.after_sentinel else []
+            return [*above, plain_line("", width), *lines]
+    return [as_line(line, width) for line in console.render_lines(rich_markdown, options, pad=False,
+                                                                  new_lines=False)]
 
 
 def render_piece(console: Console, piece: Piece, width: int) -> list[Line]:

@@ -19,7 +19,8 @@ Tables, block quotes and paragraphs are not cut inside: their layout depends on 
 characters with no such cut (one line of megabytes, a giant table): rendering it would stall the
 event loop for seconds, so it is *forced* cut after about ``MAX_PIECE / 2`` characters (at a
 newline or a space if one is near), and the rest renders as a new block on the next line (a code
-fence is closed and re-opened as at any fence cut). Such text looks different from the whole; it
+fence is closed and re-opened as at any fence cut; a table is re-opened: the rest is drawn as a
+table with the same header, not as lines of pipes). Such text looks different from the whole; it
 is pathological anyway, and every piece renders in bounded time. One known difference: Rich
 draws an image that sits inside a list item above the list; if the list was cut, above the piece
 the image is in (no piece boundary can know that an image will come later in the list).
@@ -37,6 +38,7 @@ from pygments.token import Token
 from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
+from widgets.transcript.markdown_parse import PARSER
 
 # Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
 # but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
@@ -396,7 +398,8 @@ class Sealer:
 def _forced_cut(reopen: str, rest: str, at: int) -> Cut:
     """A cut of ``rest`` after about ``at`` characters where no safe one exists: after the last
     newline or else the last space in its second half, else right there. Inside a code fence,
-    the fence is closed there and re-opened after."""
+    the fence is closed there and re-opened after; inside a table, the table is re-opened after
+    (its header and delimiter lines again)."""
     window = rest[:at]
     end = window.rfind("\n", at // 2) + 1 or window.rfind(" ", at // 2) + 1 or at
     fence: _Fence | None = None
@@ -407,7 +410,25 @@ def _forced_cut(reopen: str, rest: str, at: int) -> Cut:
         elif fence.closes(line):
             fence = None
     if fence is None:
+        table = _table_running_on(reopen + rest[:end], rest[end:])
+        if table is not None:  # the rest renders as the same table: its header drawn again
+            return Cut(len(reopen) + end, reopen=table)
         return Cut(len(reopen) + end, forced=True)
     newline = "" if rest[end - 1] == "\n" else "\n"
     return Cut(len(reopen) + end, close=newline + fence.char * fence.length + "\n",
                reopen=fence.opener + "\n", joined=True, forced=False)
+
+
+def _table_running_on(text: str, after: str) -> str | None:
+    """The header and delimiter lines (with their newlines) of the table ``text`` ends in, when
+    the line after it (the start of ``after``) is another row of it; else None. Parsed: this
+    runs once per forced cut, and only markdown-it knows where its tables are."""
+    if not text.endswith("\n") or not after.startswith("|") or "\r" in text:
+        return None  # (markdown-it reads a lone \r as a line break: its lines would not be ours)
+    lines = text.split("\n")
+    for token in reversed(PARSER.parse(text)):
+        if token.level == 0 and token.nesting == 1:  # the last top-level block
+            if token.type != "table_open" or token.map is None or token.map[1] != len(lines) - 1:
+                return None
+            return f"{lines[token.map[0]]}\n{lines[token.map[0] + 1]}\n"
+    return None

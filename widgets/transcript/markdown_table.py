@@ -17,12 +17,12 @@ new rows:
   column measures as the widest of that column's cells: Rich takes the largest minimum and the
   largest maximum over a column's cells, and every later step is monotonic in them, so the
   widths are the same. Each cell's measure (its longest word and longest line) is kept.
-* **drawing.** Rows in blocks of ``BLOCK_ROWS``, each block a Rich table of those rows at those
-  widths, kept by the widths and the rows. At fixed widths Rich draws each row of a markdown
-  table (``box.SIMPLE``, no row lines or row styles, no vertical padding) from its own cells
-  alone, so the blocks joined (the top edge of each but the first dropped, and the bottom edge
-  of each but the last) are the table's lines. While the widths hold, a frame draws only the
-  block still growing.
+* **drawing.** Rows in blocks of ``BLOCK_ROWS`` (the rows after the last whole block one by
+  one), each block a Rich table of those rows at those widths, kept by the widths and the rows.
+  At fixed widths Rich draws each row of a markdown table (``box.SIMPLE``, no row lines or row
+  styles, no vertical padding) from its own cells alone, so the blocks joined (the top edge of
+  each but the first dropped, and the bottom edge of each but the last) are the table's lines.
+  While the widths hold, a frame draws only the row still growing, and a block once it is whole.
 
 ``tests/unit/test_markdown_table.py`` compares the result with Rich's own ``TableElement``.
 """
@@ -32,8 +32,9 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from markdown_it.token import Token
 from rich import box
@@ -47,9 +48,10 @@ from rich.text import Text
 from widgets._textual_compat import PreparsedMarkdown, table_column_widths, table_padding_width
 from widgets.transcript.markdown_parse import PARSER, parse
 from widgets.transcript.markdown_seal import SENTINEL
+from widgets.transcript.rendered_line import Line, as_line
 
 BLOCK_ROWS = 16
-BLOCKS_KEPT = 512  # per console: a few tables of a few hundred rows each, at one or two widths
+BLOCKS_KEPT = 1024  # per console: a few tables of a few hundred rows each, at one or two widths
 ROWS_KEPT = 8192  # per console: the parsed cells of that many row lines
 MEASURES_KEPT = 16384
 MAX_AUTOCOMPLETED_CELLS = 0x10000  # markdown-it's table rule ends a table past this many
@@ -57,8 +59,26 @@ _SOURCE = "octui.table_lines"  # a streamed table's lines, in its table_open tok
 
 Lines = list[list[Segment]]
 Cells = tuple[Text, ...]
+
+
+class _Block(NamedTuple):
+    """Rows drawn at fixed widths: Rich's segments, and the same as numbered lines of the width."""
+
+    segments: Lines
+    lines: list[Line]
+
+
+@dataclass(frozen=True)
+class StreamedTable:
+    """A tail that is one table and nothing else, by its lines."""
+
+    head: str
+    delimiter: str
+    rows: tuple[str, ...]
+    after_sentinel: bool  # the piece starts with the sentinel paragraph (``markdown_seal``)
+
 _measures: OrderedDict[str, tuple[int, int]] = OrderedDict()
-_blocks: weakref.WeakKeyDictionary[Console, OrderedDict[Hashable, Lines]] = weakref.WeakKeyDictionary()
+_blocks: weakref.WeakKeyDictionary[Console, OrderedDict[Hashable, _Block]] = weakref.WeakKeyDictionary()
 _rows: weakref.WeakKeyDictionary[Console, OrderedDict[tuple[str, str, str | None], Cells | None]] = (
     weakref.WeakKeyDictionary())
 
@@ -113,12 +133,26 @@ class _Widest:
         return iter(())  # measured, never drawn
 
 
+# The columns' widest measures over a table's header and all its rows but the last, kept for
+# the next frame of the same table: a streamed table grows at its end (its last row as it comes).
+_measured: tuple[tuple[str, ...], tuple[Hashable, ...], list[int], list[int]] | None = None
+
+
 def _widths(console: Console, options: ConsoleOptions, header: Sequence[Text],
-            rows: Sequence[Sequence[Text]]) -> list[int]:
-    measures = [_measure(console, options, cell) for cell in header]
-    minimums, maximums = [m[0] for m in measures], [m[1] for m in measures]
-    for row in rows:
-        for index, cell in enumerate(row):
+            rows: Sequence[Sequence[Text]], keys: Sequence[Hashable]) -> list[int]:
+    global _measured
+    head = tuple(cell.plain for cell in header)
+    start = 0
+    if _measured is not None and _measured[0] == head and len(_measured[1]) <= len(keys) \
+            and tuple(keys[:len(_measured[1])]) == _measured[1]:
+        start, minimums, maximums = len(_measured[1]), list(_measured[2]), list(_measured[3])
+    else:
+        measures = [_measure(console, options, cell) for cell in header]
+        minimums, maximums = [m[0] for m in measures], [m[1] for m in measures]
+    for number in range(start, len(rows)):
+        if number == len(rows) - 1:
+            _measured = (head, tuple(keys[:number]), list(minimums), list(maximums))
+        for index, cell in enumerate(rows[number]):
             low, high = _measure(console, options, cell)
             if low > minimums[index]:
                 minimums[index] = low
@@ -131,44 +165,53 @@ def _widths(console: Console, options: ConsoleOptions, header: Sequence[Text],
 
 
 def _block(console: Console, options: ConsoleOptions, widths: list[int], header: Sequence[Text] | None,
-           rows: Sequence[Sequence[Text]]) -> Lines:
+           rows: Sequence[Sequence[Text]]) -> _Block:
     table = _table(show_header=header is not None)
     for index, (width, pad) in enumerate(zip(widths, _paddings(len(widths)), strict=True)):
         table.add_column(header[index] if header is not None else "", width=width - pad)
     for row in rows:
         table.add_row(*row)
-    return list(Segment.split_lines(console.render(table, options)))
+    segments = list(Segment.split_lines(console.render(table, options)))
+    return _Block(segments, [as_line(line, options.max_width) for line in segments])
 
 
-def table_lines(console: Console, options: ConsoleOptions, header: Sequence[Text],
-                rows: Sequence[Sequence[Text]], keys: Sequence[Hashable]) -> Lines | None:
-    """The lines of the markdown table ``header`` + ``rows`` (``keys``: one per row, equal for
-    rows with equal cells), or None where this cannot promise Rich's lines (a row not as wide as
-    the header, a column too narrow for its padding): the caller draws it with Rich."""
+Blocks = list[tuple[_Block, slice]]
+
+
+def table_blocks(console: Console, options: ConsoleOptions, header: Sequence[Text],
+                 rows: Sequence[Sequence[Text]], keys: Sequence[Hashable]) -> Blocks | None:
+    """The blocks of the markdown table ``header`` + ``rows`` (``keys``: one per row, equal for
+    rows with equal cells), each with the slice of its lines that is the table's; or None where
+    this cannot promise Rich's lines (a row not as wide as the header, a column too narrow for
+    its padding): the caller draws it with Rich."""
     if not header or any(len(row) != len(header) for row in rows):
         return None
-    widths = _widths(console, options, header, rows)
+    widths = _widths(console, options, header, rows, keys)
     if any(width - pad < 1 for width, pad in zip(widths, _paddings(len(widths)), strict=True)):
         return None
     cache = _blocks.setdefault(console, OrderedDict())
     # (what of the options a block's lines depend on: the box's characters, the cells' wrapping)
-    where = (tuple(widths), tuple(_cell_key(cell) for cell in header), options.ascii_only,
+    where = (tuple(widths), tuple(_cell_key(cell) for cell in header), options.max_width, options.ascii_only,
              options.legacy_windows, options.encoding, options.justify, options.overflow, options.no_wrap,
              options.highlight, options.markup)
-    lines: Lines = []
-    starts = range(0, max(1, len(rows)), BLOCK_ROWS)
-    for number, start in enumerate(starts):
-        first, last = number == 0, number == len(starts) - 1
-        key = (where, first, tuple(keys[start:start + BLOCK_ROWS]))
+    blocks: Blocks = []
+    # Whole blocks, then the rows after the last whole one block by block: a streamed table's
+    # last row, still growing, is drawn again alone, and each block once it is whole.
+    whole = len(rows) - len(rows) % BLOCK_ROWS
+    spans = [(start, start + BLOCK_ROWS) for start in range(0, whole, BLOCK_ROWS)]
+    spans += [(start, start + 1) for start in range(whole, len(rows))] or ([] if spans else [(0, 0)])
+    for number, (start, end) in enumerate(spans):
+        first, last = number == 0, number == len(spans) - 1
+        key = (where, first, tuple(keys[start:end]))
         block = cache.get(key)
         if block is None:
-            block = cache[key] = _block(console, options, widths, header if first else None,
-                                        rows[start:start + BLOCK_ROWS])
+            block = cache[key] = _block(console, options, widths, header if first else None, rows[start:end])
             _kept(cache, BLOCKS_KEPT)
         else:
             cache.move_to_end(key)
-        lines.extend(block[0 if first else 1:len(block) if last else len(block) - 1])
-    return lines
+        count = len(block.segments)
+        blocks.append((block, slice(0 if first else 1, count if last else count - 1)))
+    return blocks
 
 
 # -- a streamed table's rows, parsed one by one -----------------------------------------------
@@ -184,10 +227,9 @@ def _columns(head: str, delimiter: str) -> int:
     return sum(1 for token in tokens if token.type == "th_open")
 
 
-def streamed_table_tokens(markup: str) -> list[Token] | None:
-    """The tokens of ``markup`` when it is one table and nothing else (after the sentinel
-    paragraph a piece may start with), its rows left for ``CachedTableElement`` to parse one by
-    one; None for anything else (it is parsed whole)."""
+def streamed_table(markup: str) -> StreamedTable | None:
+    """``markup`` by its lines when it is one table and nothing else (after the sentinel
+    paragraph a piece may start with); None for anything else (it is parsed whole)."""
     table = markup[len(SENTINEL):] if markup.startswith(SENTINEL) else markup
     head, _, rest = table.partition("\n")
     if rest[:1] not in ("|", "-", ":") or "|" not in head or "\r" in table or "\0" in table:
@@ -201,12 +243,18 @@ def streamed_table_tokens(markup: str) -> list[Token] | None:
     columns = _columns(head, delimiter)
     if not columns or columns * len(rows) > MAX_AUTOCOMPLETED_CELLS:
         return None
-    tokens = parse(SENTINEL) if table is not markup else []  # its paragraph ends at its blank line
-    opening = Token("table_open", "table", 1, meta={_SOURCE: (head, delimiter, tuple(rows))})
+    return StreamedTable(head, delimiter, tuple(rows), after_sentinel=table is not markup)
+
+
+def streamed_table_tokens(table: StreamedTable) -> list[Token]:
+    """The tokens Rich walks for ``table``: the sentinel paragraph's (whose paragraph ends at its
+    blank line), then the table's, its rows left for ``CachedTableElement`` to parse one by one."""
+    tokens = parse(SENTINEL) if table.after_sentinel else []
     # (an empty header inside, as a parsed table has: Rich puts a blank line before a table
     # once an element inside it has closed, even at the top of the text)
     inside = [Token("thead_open", "thead", 1), Token("thead_close", "thead", -1)]
-    return [*tokens, opening, *inside, Token("table_close", "table", -1)]
+    return [*tokens, Token("table_open", "table", 1, meta={_SOURCE: table}), *inside,
+            Token("table_close", "table", -1)]
 
 
 class _Captured(TableElement):
@@ -277,11 +325,30 @@ def _row_cells(console: Console, options: ConsoleOptions, head: str, delimiter: 
     return cells
 
 
+def _streamed_blocks(console: Console, options: ConsoleOptions, table: StreamedTable) -> Blocks | None:
+    header = _row_cells(console, options, table.head, table.delimiter, None)
+    found = [_row_cells(console, options, table.head, table.delimiter, line) for line in table.rows]
+    rows = [cells for cells in found if cells is not None]
+    if header is None or len(rows) != len(found):
+        return None
+    return table_blocks(console, options, header, rows, table.rows)
+
+
+def streamed_table_lines(console: Console, options: ConsoleOptions,
+                         table: StreamedTable) -> list[Line] | None:
+    """``table``'s own lines (the blank line Rich puts before a table not included), numbered at
+    ``options.max_width``, or None: it is drawn through Rich's markdown (``CachedTableElement``)."""
+    blocks = _streamed_blocks(console, options, table)
+    if blocks is None:
+        return None
+    return [line for block, part in blocks for line in block.lines[part]]
+
+
 class CachedTableElement(TableElement):
     """Rich's markdown table element, drawn from the caches above: a table parsed whole (a
     finished one) by its cells, a streamed one (``streamed_table_tokens``) by its lines."""
 
-    source: tuple[str, str, tuple[str, ...]] | None = None
+    source: StreamedTable | None = None
 
     @classmethod
     def create(cls, markdown: Markdown, token: Token) -> MarkdownElement:
@@ -293,25 +360,20 @@ class CachedTableElement(TableElement):
         if self.source is None:
             header = _header_cells(self)
             rows = [tuple(cell.content for cell in row.cells) for row in self.body.rows] if self.body else []
-            lines = table_lines(console, options, header, rows, [tuple(map(_cell_key, row)) for row in rows])
-            if lines is None:
+            keys = [tuple(map(_cell_key, row)) for row in rows]
+            blocks = table_blocks(console, options, header, rows, keys)
+            if blocks is None:
                 yield from super().__rich_console__(console, options)
-            else:
-                yield from _joined(lines)
-            return
-        head, delimiter, row_lines = self.source
-        header_cells = _row_cells(console, options, head, delimiter, None)
-        found = [_row_cells(console, options, head, delimiter, line) for line in row_lines]
-        rows = [cells for cells in found if cells is not None]
-        lines = None
-        if header_cells is not None and len(rows) == len(found):
-            lines = table_lines(console, options, header_cells, rows, row_lines)
-        if lines is None:  # drawn as Rich draws it, from a parse of the whole table
-            whole = _parsed(console, options, "\n".join((head, delimiter, *row_lines)) + "\n")
-            for element in whole:
-                yield from TableElement.__rich_console__(element, console, options)
+                return
         else:
-            yield from _joined(lines)
+            blocks = _streamed_blocks(console, options, self.source)
+            if blocks is None:  # drawn as Rich draws it, from a parse of the whole table
+                source = self.source
+                whole = "\n".join((source.head, source.delimiter, *source.rows))
+                for element in _parsed(console, options, whole):
+                    yield from TableElement.__rich_console__(element, console, options)
+                return
+        yield from _joined(line for block, part in blocks for line in block.segments[part])
 
 
 def _joined(lines: Iterable[list[Segment]]) -> Iterator[Segment]:

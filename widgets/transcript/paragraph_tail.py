@@ -35,9 +35,9 @@ from rich.cells import cell_len
 
 from tui.text.sanitize import clean_text
 from widgets._textual_compat import rich_divide_line
-from widgets.transcript.markdown_chunk import Line
 from widgets.transcript.markdown_parse import PARSER
 from widgets.transcript.markdown_seal import Piece
+from widgets.transcript.rendered_line import Line
 
 PLAIN = frozenset(string.ascii_letters + string.digits + " ,.:?/%@=$^{}-+")  # no ";": "&amp" + ";"
 

@@ -12,15 +12,10 @@ from __future__ import annotations
 from rich.console import Console
 
 from widgets.transcript.height_index import HeightIndex
-from widgets.transcript.markdown_chunk import (
-    Line,
-    estimate_height,
-    placeholder_lines,
-    plain_line,
-    render_piece,
-)
+from widgets.transcript.markdown_chunk import estimate_height, placeholder_lines, render_piece
 from widgets.transcript.markdown_seal import Piece
 from widgets.transcript.paragraph_tail import ends_in_paragraph, extend_paragraph, plain_growth
+from widgets.transcript.rendered_line import Line, plain_line
 
 
 class PieceLines:

@@ -31,9 +31,9 @@ from textual.widget import Widget
 
 from tui.state.transcript import TextBlock
 from widgets.transcript.light_repaint import LightRepaint
-from widgets.transcript.markdown_chunk import line_segments
 from widgets.transcript.markdown_seal import Sealer
 from widgets.transcript.piece_lines import PieceLines
+from widgets.transcript.rendered_line import line_segments
 
 RENDER_SLICE_S = 0.010  # Rich rendering per callback, about (a single piece may take longer)
 CATCH_UP_S = 1 / 30  # unrendered pieces on screen: the next slice after this long
