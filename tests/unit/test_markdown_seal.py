@@ -16,6 +16,7 @@ from widgets.transcript.markdown_chunk import (
 from widgets.transcript.markdown_seal import (
     FENCE_PIECE,
     MAX_PIECE,
+    SENTINEL,
     Piece,
     Sealer,
     _decided,
@@ -296,6 +297,26 @@ def test_a_huge_line_in_a_fence_is_cut_with_the_fence_closed_and_reopened() -> N
     reopened = [piece for piece in pieces[1:-1] if piece.markdown.startswith("```json\n")]
     assert len(reopened) >= len(pieces) - 3
     assert all(piece.markdown.endswith("```\n") for piece in pieces[:-2])
+
+
+def test_a_table_is_cut_from_the_short_text_above_it_so_its_tail_is_the_table_alone() -> None:
+    """Pieces are not cut below MIN_PIECE, except before a table: "Here are the results:" above
+    it would keep the whole table in the tail, parsed whole on every frame, not row by row."""
+    from widgets.transcript.markdown_table import streamed_table
+
+    table = "| name | value |\n|---|---|\n" + "".join(f"| row {n} | {n} |\n" for n in range(30))
+    text = "Here are the results:\n\n" + table
+    sealer = Sealer()
+    for end in range(40, len(text), 9):
+        sealer.feed(text[:end])
+    assert sealer.consumed == len("Here are the results:\n\n")
+    tail = sealer.tail(text)
+    assert tail.markdown == SENTINEL + table and streamed_table(tail.markdown) is not None
+    pieces, _ = stream(text + "\nAfter.\n", 9)
+    assert rendered(pieces) == render_markdown(CONSOLE, text + "\nAfter.\n", WIDTH)
+    # Not before a line that only has a pipe in it (no table starts there).
+    short = "Intro line:\n\na | b is not a table\nmore text\n\nend"
+    assert Sealer().feed(short) == []
 
 
 def test_a_table_longer_than_a_piece_goes_on_as_a_table_with_its_header_again() -> None:

@@ -19,8 +19,9 @@ Tables, block quotes and paragraphs are not cut inside: their layout depends on 
 characters with no such cut (one line of megabytes, a giant table): rendering it would stall the
 event loop for seconds, so it is *forced* cut after about ``MAX_PIECE / 2`` characters (at a
 newline or a space if one is near), and the rest renders as a new block on the next line (a code
-fence is closed and re-opened as at any fence cut; a table is re-opened: the rest is drawn as a
-table with the same header, not as lines of pipes). Such text looks different from the whole; it
+fence is closed and re-opened as at any fence cut; a table whose rows go on with lines that
+start with ``|`` is re-opened: the rest is drawn as a table with the same header, not as lines of
+pipes). Such text looks different from the whole; it
 is pathological anyway, and every piece renders in bounded time. One known difference: Rich
 draws an image that sits inside a list item above the list; if the list was cut, above the piece
 the image is in (no piece boundary can know that an image will come later in the list).
@@ -50,6 +51,7 @@ MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see t
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _BULLET = re.compile(r"^[-*+][ \t]")
 _ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
+_DELIMITER_ROW = re.compile(r"^ {0,3}[|:-][-:| \t]*$")  # a table's second line, roughly
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 
 
@@ -211,8 +213,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             opened.first, opened.start = index + 1, end
             fence = opened
             continue
-        if end < minimum:
-            continue
+        if end < minimum and not (_blank(line) and _table_starts(lines, index + 1, complete)):
+            continue  # (a table is cut from a short text above it: a tail of one table is cheap)
         if _blank(line):
             # Not after a thematic break: Rich puts no blank line after one.
             if (not _blank(following) and following[:1] not in (" ", "\t")
@@ -226,6 +228,12 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             if joined is not None:
                 best = Cut(end, joined=joined)
     return later(settle_fence())
+
+
+def _table_starts(lines: list[str], start: int, complete: int) -> bool:
+    """Whether a table looks to start at ``lines[start]`` (its delimiter line complete)."""
+    return start + 1 < complete and "|" in lines[start] and "-" in lines[start + 1] \
+        and _DELIMITER_ROW.match(lines[start + 1]) is not None
 
 
 _NEWLINES_AND_TABS = str.maketrans("", "", "\n\t")
@@ -421,9 +429,10 @@ def _forced_cut(reopen: str, rest: str, at: int) -> Cut:
 
 def _table_running_on(text: str, after: str) -> str | None:
     """The header and delimiter lines (with their newlines) of the table ``text`` ends in, when
-    the line after it (the start of ``after``) is another row of it; else None. Parsed: this
+    the line after it (the start of ``after``) is another row of it for sure (it starts with
+    ``|``); else None (the rest is then drawn as it is, as after any forced cut). Parsed: this
     runs once per forced cut, and only markdown-it knows where its tables are."""
-    if not text.endswith("\n") or not after.startswith("|") or "\r" in text:
+    if not text.endswith("\n") or not after.startswith("|") or "\r" in text.replace("\r\n", ""):
         return None  # (markdown-it reads a lone \r as a line break: its lines would not be ours)
     lines = text.split("\n")
     for token in reversed(PARSER.parse(text)):

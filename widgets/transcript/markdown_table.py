@@ -48,7 +48,7 @@ from rich.text import Text
 from widgets._textual_compat import PreparsedMarkdown, table_column_widths, table_padding_width
 from widgets.transcript.markdown_parse import PARSER, parse
 from widgets.transcript.markdown_seal import SENTINEL
-from widgets.transcript.rendered_line import Line, as_line
+from widgets.transcript.rendered_line import Line, as_line, line_segments, pad_line
 
 BLOCK_ROWS = 16
 BLOCKS_KEPT = 1024  # per console: a few tables of a few hundred rows each, at one or two widths
@@ -62,9 +62,11 @@ Cells = tuple[Text, ...]
 
 
 class _Block(NamedTuple):
-    """Rows drawn at fixed widths: Rich's segments, and the same as numbered lines of the width."""
+    """Rows drawn at fixed widths, as numbered lines (no Segments kept: the garbage collector
+    would walk every one on each full collection): as Rich yields them (``drawn``, the table's
+    width) and padded to the width of the text (``lines``)."""
 
-    segments: Lines
+    drawn: list[Line]
     lines: list[Line]
 
 
@@ -113,7 +115,9 @@ def _measure(console: Console, options: ConsoleOptions, text: Text) -> tuple[int
     """Rich's own measure of ``text``, which depends on its plain text only."""
     plain = text.plain
     found = _measures.get(plain)
-    if found is None:
+    if found is not None:
+        _measures.move_to_end(plain)
+    else:
         measured = text.__rich_measure__(console, options)
         found = _measures[plain] = (measured.minimum, measured.maximum)
         _kept(_measures, MEASURES_KEPT)
@@ -171,8 +175,9 @@ def _block(console: Console, options: ConsoleOptions, widths: list[int], header:
         table.add_column(header[index] if header is not None else "", width=width - pad)
     for row in rows:
         table.add_row(*row)
-    segments = list(Segment.split_lines(console.render(table, options)))
-    return _Block(segments, [as_line(line, options.max_width) for line in segments])
+    drawn = [as_line(line, Segment.get_line_length(line))
+             for line in Segment.split_lines(console.render(table, options))]
+    return _Block(drawn, [pad_line(line, options.max_width) for line in drawn])
 
 
 Blocks = list[tuple[_Block, slice]]
@@ -209,7 +214,7 @@ def table_blocks(console: Console, options: ConsoleOptions, header: Sequence[Tex
             _kept(cache, BLOCKS_KEPT)
         else:
             cache.move_to_end(key)
-        count = len(block.segments)
+        count = len(block.drawn)
         blocks.append((block, slice(0 if first else 1, count if last else count - 1)))
     return blocks
 
@@ -232,12 +237,11 @@ def streamed_table(markup: str) -> StreamedTable | None:
     paragraph a piece may start with); None for anything else (it is parsed whole)."""
     table = markup[len(SENTINEL):] if markup.startswith(SENTINEL) else markup
     head, _, rest = table.partition("\n")
-    if rest[:1] not in ("|", "-", ":") or "|" not in head or "\r" in table or "\0" in table:
-        return None
+    if rest[:1] not in ("|", "-", ":") or "|" not in head or "\r" in table or "\0" in table or "![" in table:
+        return None  # (Rich draws an image in a cell above the table: the rows alone would lose it)
     delimiter, _, body = rest.partition("\n")
+    body = body.rstrip("\n")  # (a blank line after a table, as a sealed piece has, draws nothing)
     rows = body.split("\n") if body else []
-    if rows and rows[-1] == "":
-        rows.pop()  # the text ends with a newline
     if not all(row.startswith("|") for row in rows):
         return None
     columns = _columns(head, delimiter)
@@ -286,7 +290,7 @@ class _Capturing(PreparsedMarkdown):
 
 
 def _parsed(console: Console, options: ConsoleOptions, markup: str) -> list[TableElement]:
-    """The table elements Rich builds for ``markdown``, with their cells (drawn by nobody)."""
+    """The table elements Rich builds for ``markup``, with their cells (drawn by nobody)."""
     markdown = _Capturing(markup)
     for _ in console.render(markdown, options):
         pass
@@ -373,7 +377,7 @@ class CachedTableElement(TableElement):
                 for element in _parsed(console, options, whole):
                     yield from TableElement.__rich_console__(element, console, options)
                 return
-        yield from _joined(line for block, part in blocks for line in block.segments[part])
+        yield from _joined(line_segments(line) for block, part in blocks for line in block.drawn[part])
 
 
 def _joined(lines: Iterable[list[Segment]]) -> Iterator[Segment]:

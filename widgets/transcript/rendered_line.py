@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 
@@ -34,6 +35,14 @@ def line_segments(line: Line) -> list[Segment]:
 
 def plain_line(text: str, width: int) -> Line:
     return ((text[:width].ljust(width), style_number(_NULL)),)
+
+
+def pad_line(line: Line, width: int) -> Line:
+    """``line`` cut or padded to ``width`` as ``as_line`` would have made it at that width."""
+    length = sum(cell_len(text) for text, _style in line)
+    if length < width:
+        return (*line, (" " * (width - length), style_number(_NULL)))
+    return line if length == width else as_line(line_segments(line), width)
 
 
 def as_line(segments: Iterable[Segment], width: int) -> Line:
