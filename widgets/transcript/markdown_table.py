@@ -57,7 +57,6 @@ MEASURES_KEPT = 16384
 MAX_AUTOCOMPLETED_CELLS = 0x10000  # markdown-it's table rule ends a table past this many
 _SOURCE = "octui.table_lines"  # a streamed table's lines, in its table_open token's meta
 
-Lines = list[list[Segment]]
 Cells = tuple[Text, ...]
 
 
@@ -78,6 +77,7 @@ class StreamedTable:
     delimiter: str
     rows: tuple[str, ...]
     after_sentinel: bool  # the piece starts with the sentinel paragraph (``markdown_seal``)
+
 
 _measures: OrderedDict[str, tuple[int, int]] = OrderedDict()
 _blocks: weakref.WeakKeyDictionary[Console, OrderedDict[Hashable, _Block]] = weakref.WeakKeyDictionary()
