@@ -314,9 +314,12 @@ def test_a_table_is_cut_from_the_short_text_above_it_so_its_tail_is_the_table_al
     assert tail.markdown == SENTINEL + table and streamed_table(tail.markdown) is not None
     pieces, _ = stream(text + "\nAfter.\n", 9)
     assert rendered(pieces) == render_markdown(CONSOLE, text + "\nAfter.\n", WIDTH)
-    # Not before a line that only has a pipe in it (no table starts there).
-    short = "Intro line:\n\na | b is not a table\nmore text\n\nend"
-    assert Sealer().feed(short) == []
+    # Not before a line that only has a pipe in it (no table starts there), nor after a link
+    # reference definition (the table's cells may use it): the intro stays with what follows.
+    words = "and more words on a line " * 4 + "\n"
+    assert [piece.source for piece in Sealer().feed("Intro line:\n\n" + table + words)] == ["Intro line:\n\n"]
+    assert Sealer().feed("Intro line:\n\na | b is not a table\n" + words) == []
+    assert Sealer().feed("[foo]: http://x\n\n" + table.replace("| 3 |", "| [foo] |") + words) == []
 
 
 def test_a_table_longer_than_a_piece_goes_on_as_a_table_with_its_header_again() -> None:

@@ -149,7 +149,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     inside a code fence, whose closing line it could be). Lines are read as the renderer reads
     them (``clean_text``: a ``\r`` before a newline is part of it, other hidden characters are
     visible tokens; HTML is text). The cut is the last safe one in
-    ``text[:limit]`` at or past ``minimum``, or else the first one after ``limit``. Code fences
+    ``text[:limit]`` at or past ``minimum`` (or before it, at the blank line above what looks
+    like a table: see ``_table_starts``), or else the first one after ``limit``. Code fences
     are cut only past ``fence_minimum`` (None: never).
     """
     if len(text) < minimum:
@@ -213,8 +214,11 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             opened.first, opened.start = index + 1, end
             fence = opened
             continue
-        if end < minimum and not (_blank(line) and _table_starts(lines, index + 1, complete)):
-            continue  # (a table is cut from a short text above it: a tail of one table is cheap)
+        if end < minimum and not (_blank(line) and _table_starts(lines, index + 1, complete)
+                                  and "]:" not in text[:end]):
+            # A table is cut from a short text above it (a tail of one table is cheap), unless
+            # that text may define a link reference the table's cells use.
+            continue
         if _blank(line):
             # Not after a thematic break: Rich puts no blank line after one.
             if (not _blank(following) and following[:1] not in (" ", "\t")

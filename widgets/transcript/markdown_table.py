@@ -6,8 +6,9 @@ drawn by markdown-it and Rich that costs ≈ 0.3 ms a row: 30 ms a frame for a t
 most of a 2-core machine's time for an answer that is one long table. Here it costs about the
 new rows:
 
-* **parsing.** A tail that is a table and nothing else (``streamed_table_tokens``: its first two
-  lines open a table, every later line starts with ``|``) is not parsed whole. markdown-it reads
+* **parsing.** A tail that is a table and nothing else (``streamed_table``: its first two lines
+  open a table, every later line starts with ``|``, blank lines may follow; no image, which
+  Rich draws above the table, no lone ``\r`` or NUL) is not parsed whole. markdown-it reads
   such a line as a body row of that table whatever the lines around it hold (no block can start
   with ``|``; a row's cells depend on its own line and the header's column count), so each row
   is parsed on its own, with the header and delimiter lines above it, once, and its cells kept.
