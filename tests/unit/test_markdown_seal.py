@@ -341,6 +341,9 @@ def test_a_table_longer_than_a_piece_goes_on_as_a_table_with_its_header_again() 
     # end in a table, the cut is a plain forced one.
     rows = head + "| a | 1 | b |\n"
     assert _table_running_on(rows, "| c | 2 | d |\n") == head
+    crlf = head.replace("\n", "\r\n")
+    assert _table_running_on(rows.replace("\n", "\r\n"), "| c | 2 | d |\r\n") == crlf  # CRLF lines too
+    assert _table_running_on(rows.replace("| a |", "| a\r |"), "| c |") is None  # a lone \r breaks a line
     assert _table_running_on(rows, "\nDone.") is None and _table_running_on(rows, "c | 2 | d\n") is None
     assert _table_running_on(rows + "\nAfter.\n", "| c |") is None
     quoted = "".join(f"> {line}\n" for line in rows.splitlines())
