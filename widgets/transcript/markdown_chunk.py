@@ -18,7 +18,7 @@ from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
 from widgets._textual_compat import PreparsedMarkdown
-from widgets.transcript.markdown_parse import MAX_NESTING, parse
+from widgets.transcript.markdown_parse import CODE_THEME, MAX_NESTING, parse
 from widgets.transcript.markdown_seal import SENTINEL, Piece, markdown_lexer
 from widgets.transcript.markdown_table import (
     CachedTableElement,
@@ -27,8 +27,6 @@ from widgets.transcript.markdown_table import (
     streamed_table_tokens,
 )
 from widgets.transcript.rendered_line import Line, as_line, plain_line
-
-CODE_THEME = "monokai"
 
 
 class _CodeBlock(CodeBlock):
@@ -94,7 +92,7 @@ def _render(console: Console, rich_markdown: _Markdown, width: int) -> list[Line
         # for it is the sentinel paragraph, the blank line before a table, and the table.
         lines = streamed_table_lines(console, options, table)
         if lines is not None:
-            above = _render(console, _Markdown("x", width), width) if table.after_sentinel else []
+            above = _render(console, _Markdown(SENTINEL, width), width) if table.after_sentinel else []
             return [*above, plain_line("", width), *lines]
     return [as_line(line, width) for line in console.render_lines(rich_markdown, options, pad=False,
                                                                   new_lines=False)]

@@ -22,6 +22,7 @@ from markdown_it.token import Token
 from tui.text.sanitize import reveal
 
 MAX_NESTING = 40
+CODE_THEME = "monokai"  # Rich's own default, for code blocks (inline code has no lexer)
 PARSER = (MarkdownIt(options_update={"maxNesting": MAX_NESTING, "html": False})
           .enable("strikethrough").enable("table"))
 

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, ClassVar, NamedTuple
+from functools import lru_cache, partial
+from typing import ClassVar, NamedTuple, TypeVar
 
 from markdown_it.token import Token
 from rich import box
@@ -47,7 +47,7 @@ from rich.table import Table
 from rich.text import Text
 
 from widgets._textual_compat import PreparsedMarkdown, table_column_widths, table_padding_width
-from widgets.transcript.markdown_parse import PARSER, parse
+from widgets.transcript.markdown_parse import CODE_THEME, PARSER, parse
 from widgets.transcript.markdown_seal import SENTINEL
 from widgets.transcript.rendered_line import Line, as_line, line_segments, pad_line
 
@@ -56,7 +56,9 @@ BLOCKS_KEPT = 1024  # per console: a few tables of a few hundred rows each, at o
 ROWS_KEPT = 8192  # per console: the parsed cells of that many row lines
 MEASURES_KEPT = 16384
 MAX_AUTOCOMPLETED_CELLS = 0x10000  # markdown-it's table rule ends a table past this many
-_SOURCE = "octui.table_lines"  # a streamed table's lines, in its table_open token's meta
+_SOURCE = "octui.table_lines"
+K = TypeVar("K")
+V = TypeVar("V")  # a streamed table's lines, in its table_open token's meta
 
 Cells = tuple[Text, ...]
 
@@ -86,9 +88,16 @@ _rows: weakref.WeakKeyDictionary[Console, OrderedDict[tuple[str, str, str | None
     weakref.WeakKeyDictionary())
 
 
-def _kept(cache: OrderedDict[Any, Any], limit: int) -> None:
+def _cached(cache: OrderedDict[K, V], key: K, limit: int, make: Callable[[], V]) -> V:
+    """``cache[key]``, made by ``make`` the first time; past ``limit`` entries the least
+    recently used is dropped."""
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    value = cache[key] = make()
     while len(cache) > limit:
-        cache.popitem(last=False)  # the least recently used
+        cache.popitem(last=False)
+    return value
 
 
 def _table(show_header: bool) -> Table:
@@ -114,15 +123,11 @@ def _cell_key(text: Text) -> tuple[object, ...]:
 
 def _measure(console: Console, options: ConsoleOptions, text: Text) -> tuple[int, int]:
     """Rich's own measure of ``text``, which depends on its plain text only."""
-    plain = text.plain
-    found = _measures.get(plain)
-    if found is not None:
-        _measures.move_to_end(plain)
-    else:
+    def measure() -> tuple[int, int]:
         measured = text.__rich_measure__(console, options)
-        found = _measures[plain] = (measured.minimum, measured.maximum)
-        _kept(_measures, MEASURES_KEPT)
-    return found
+        return measured.minimum, measured.maximum
+
+    return _cached(_measures, text.plain, MEASURES_KEPT, measure)
 
 
 class _Widest:
@@ -208,13 +213,8 @@ def table_blocks(console: Console, options: ConsoleOptions, header: Sequence[Tex
     spans += [(start, start + 1) for start in range(whole, len(rows))] or ([] if spans else [(0, 0)])
     for number, (start, end) in enumerate(spans):
         first, last = number == 0, number == len(spans) - 1
-        key = (where, first, tuple(keys[start:end]))
-        block = cache.get(key)
-        if block is None:
-            block = cache[key] = _block(console, options, widths, header if first else None, rows[start:end])
-            _kept(cache, BLOCKS_KEPT)
-        else:
-            cache.move_to_end(key)
+        block = _cached(cache, (where, first, tuple(keys[start:end])), BLOCKS_KEPT,
+                        partial(_block, console, options, widths, header if first else None, rows[start:end]))
         count = len(block.drawn)
         blocks.append((block, slice(0 if first else 1, count if last else count - 1)))
     return blocks
@@ -286,7 +286,7 @@ class _Capturing(PreparsedMarkdown):
         **PreparsedMarkdown.elements, "table_open": _Captured}
 
     def __init__(self, markup: str) -> None:
-        super().__init__(markup, parse(markup), "monokai")
+        super().__init__(markup, parse(markup), CODE_THEME)
         self.sink: list[TableElement] = []
 
 
@@ -311,23 +311,19 @@ def _header_cells(element: TableElement) -> Cells:
 def _row_cells(console: Console, options: ConsoleOptions, head: str, delimiter: str,
                row: str | None) -> Cells | None:
     """The header's cells (``row`` None) or one body row's, as Rich builds them; kept."""
-    cache = _rows.setdefault(console, OrderedDict())
-    key = (head, delimiter, row)
-    if key in cache:
-        cache.move_to_end(key)
-        return cache[key]
-    markup = f"{head}\n{delimiter}\n" + ("" if row is None else f"{row}\n")
-    elements = _parsed(console, options, markup)
-    cells: Cells | None = None
-    if len(elements) == 1:
+
+    def parsed_cells() -> Cells | None:
+        elements = _parsed(console, options, f"{head}\n{delimiter}\n" + ("" if row is None else f"{row}\n"))
+        if len(elements) != 1:
+            return None
         element = elements[0]
         if row is None and element.body is None:
-            cells = _header_cells(element)
-        elif row is not None and element.body is not None and len(element.body.rows) == 1:
-            cells = tuple(cell.content for cell in element.body.rows[0].cells)
-    cache[key] = cells
-    _kept(cache, ROWS_KEPT)
-    return cells
+            return _header_cells(element)
+        if row is not None and element.body is not None and len(element.body.rows) == 1:
+            return tuple(cell.content for cell in element.body.rows[0].cells)
+        return None
+
+    return _cached(_rows.setdefault(console, OrderedDict()), (head, delimiter, row), ROWS_KEPT, parsed_cells)
 
 
 def _streamed_blocks(console: Console, options: ConsoleOptions, table: StreamedTable) -> Blocks | None:
