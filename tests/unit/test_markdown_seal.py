@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -99,6 +101,73 @@ def test_a_long_bullet_list_is_cut_between_items() -> None:
     assert len(pieces) > 10
 
 
+def numbered(count: int, start: int = 1, marker: str = "{n}.", every: int = 0) -> str:
+    """A numbered list of ``count`` items written ``marker`` (``{n}`` is the item's number), a
+    nested bullet and an indented code line under every ``every``-th."""
+    items = []
+    for n in range(start, start + count):
+        words = "with **bold**, `code` and words that wrap on a narrow screen"
+        items.append(f"{marker.format(n=n)} step {n} {words}\n")
+        if every and n % every == 0:
+            indent = " " * len(marker.format(n=n) + " ")
+            items.append(f"{indent}- a nested bullet\n\n{indent}      indented code in the item\n")
+    return "".join(items)
+
+
+@pytest.mark.parametrize("text", [
+    "Intro.\n\n" + numbered(40) + "\nAfter.\n",
+    "Intro.\n\n" + numbered(40, marker="1.") + "\nAfter.\n",  # every item written "1."
+    "Intro.\n\n" + numbered(30, start=7, marker="{n})") + "\nAfter.\n",
+    numbered(25, start=0, every=4),
+    "Intro.\n\n" + numbered(130, marker="1."),  # past 99: its numbers take three digits
+])
+def test_a_long_numbered_list_is_cut_between_items_from_its_tenth_number(text: str) -> None:
+    pieces = assert_renders_like_whole(text, 29)
+    start = int(re.search(r"^(\d+)[.)] ", text, re.M).group(1))  # type: ignore[union-attr]
+    before = 0  # items in the pieces before
+    continued = 0
+    for piece in pieces:
+        if piece.trim_top == 1 and piece.source[:1].isdecimal():  # goes on with the list's number
+            assert piece.number == start + before and piece.markdown == piece.source
+            continued += 1
+        before += len(re.findall(r"^\d+[.)] ", piece.source, re.M))
+    assert continued > 3
+    assert max(len(piece.source) for piece in pieces) < 10 * 120  # none holds the whole list
+
+
+def test_a_numbered_list_is_cut_only_where_it_is_certainly_one_list() -> None:
+    long = " and words" * 12
+    ten = numbered(10)
+    assert find_cut(ten + "11. next" + long) is not None
+    # Before its tenth number, Rich sizes the numbers by the last one: a cut would move them.
+    assert find_cut(numbered(8) + "9. next" + long, minimum=20) is None
+    for interrupted in ("a lazy line of the item\n", "10.\n", "- a bullet\n", "10) another delimiter\n",
+                        "10.\ttabbed\n", "\n  under-indented after a blank line\n"):
+        cut = find_cut(ten + interrupted + "11. next" + long, minimum=20)
+        blank = len(interrupted) - len(interrupted.lstrip("\n"))
+        assert cut is None or cut.end <= len(ten) + blank, interrupted
+    # A list that starts under a paragraph must start at 1 (else its lines are the paragraph's).
+    assert find_cut("Para.\n" + numbered(12, start=3) + long, minimum=20) is None
+    assert find_cut("Para.\n" + numbered(12) + long, minimum=20) is not None
+    # Two lists with blank lines between them are one (loose) list, the second numbered on.
+    cut = find_cut("Para.\n" + numbered(12) + "\n\n" + numbered(3, marker="1.") + long, 20, 10_000)
+    assert cut is not None and cut.number == 15
+    # Not after an item indented (up to 3): its list is not followed.
+    assert find_cut("Para.\n\n 5. indented\n\n" + numbered(12) + long, minimum=20) is None
+    assert find_cut("Para.\n\n" + numbered(12, start=3) + long, minimum=20) is not None
+
+
+def test_a_numbered_list_reaching_ten_gives_each_number_its_own_width() -> None:
+    def gutters(text: str) -> list[int]:
+        lines = ["".join(t for t, _s in line) for line in render_markdown(CONSOLE, text, WIDTH)]
+        return [len(line) - len(line.lstrip(" 0123456789")) for line in lines if "step" in line]
+
+    assert set(gutters(numbered(5))) == {3}  # as Rich draws a short list
+    assert set(gutters(numbered(9))) == {4}  # as Rich: sized by ten
+    hundred = gutters(numbered(120))
+    assert set(hundred[:99]) == {4} and set(hundred[99:]) == {5}  # Rich: all 5, moved when 99 came
+
+
 def test_blocks_of_every_kind_render_like_the_whole() -> None:
     section = (
         "## Heading\n\nA paragraph with *emphasis* and a [link](http://example.com).\n\n"
@@ -138,6 +207,7 @@ def assert_streams_like_whole(text: str, chunk: int, minimum: int) -> None:
     assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
 
 
+TWELVE = "".join(f"{n}. item {n}\n" for n in range(1, 13))
 TRICKY = [
     "Before.\n\n- - -\n- item one\n- item two\n\n",  # a rule of dashes is not one of the items
     "Before.\r\n\r\n- - -\r\n- item one\r\n- item two\r\n",  # the same with CRLF
@@ -158,6 +228,12 @@ TRICKY = [
     # A fence in a list item "closed" by a line indented less than the item's text: that line
     # ends the item and opens a fence of its own, which runs to the end.
     "- item\n\n   ```\n ```\n" + "".join(f"code {i}\n" for i in range(20)) + "\n# heading\n\n**bold** text\n",
+    # Numbered lists: lines a list item cannot start (lazy, empty item, another delimiter, a
+    # tab) and the tenth number, where the numbers' width changes.
+    TWELVE[:TWELVE.index("9.")] + "lazy\n9. nine\n10.\n11. x\n12) y\n13. z\n14.\tt\n15. w\n",
+    # Under "12." a line indented 3 is not in the item: a bullet there starts a list of its own.
+    TWELVE + "   - not nested\n\n         code\n13. new list\n14. x\n",
+    TWELVE + "   lazy text\n13. same list\n14. x\n15. y\n",
 ]
 
 
@@ -213,6 +289,9 @@ BLOCKS = st.sampled_from([
     "\tTabbed code",
     "  - indented item",
     "- item\n  continued",
+    "".join(f"1. item {n}\n" for n in range(12)),  # cut from its tenth number on
+    "".join(f"{n}) item {n}\n   more of it\n" for n in range(5, 16)),
+    "".join(f"{n}. loose item\n\n" for n in range(11)),
 ])
 
 

@@ -13,13 +13,14 @@ from typing import ClassVar
 
 from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, MarkdownElement
+from rich.markdown import CodeBlock, ListElement, MarkdownElement
+from rich.markdown import Markdown as RichMarkdown
 from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
 from widgets._textual_compat import PreparsedMarkdown
 from widgets.transcript.markdown_parse import CODE_THEME, MAX_NESTING, parse
-from widgets.transcript.markdown_seal import SENTINEL, Piece, markdown_lexer
+from widgets.transcript.markdown_seal import NUMBERED_FROM, SENTINEL, Piece, markdown_lexer
 from widgets.transcript.markdown_table import (
     CachedTableElement,
     streamed_table,
@@ -40,6 +41,31 @@ class _CodeBlock(CodeBlock):
         yield Syntax(code, lexer or self.lexer_name, theme=self.theme, word_wrap=True, padding=1)
 
 
+class NumberedList(ListElement):
+    """Rich's list, except that in a numbered list that reaches ten each number takes its own
+    width, two digits at least: Rich sizes them all by the list's last number, so every item of
+    a list would move one column right when its hundredth came (a list of 10–98 items looks as
+    Rich draws it). A list cut into pieces (``markdown_seal``) renders like the whole only so, and
+    a piece that goes on a list numbers it from its ``Piece.number``."""
+
+    @classmethod
+    def create(cls, markdown: RichMarkdown, token: Token) -> ListElement:
+        element = super().create(markdown, token)
+        if isinstance(markdown, _Markdown) and token is markdown.numbered:
+            element.list_start = markdown.number
+        return element
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        start = 1 if self.list_start is None else self.list_start
+        if self.list_type != "ordered_list_open" or start + len(self.items) < NUMBERED_FROM:
+            yield from super().__rich_console__(console, options)
+            return
+        for index, item in enumerate(self.items):
+            number = start + index
+            # Rich's gutter is as wide as its last_number argument's digits, and two more.
+            yield from item.render_number(console, options, number, max(number, NUMBERED_FROM))
+
+
 def _indent(tokens: list[Token]) -> int:
     """How many cells Rich's deepest quote or list item is indented by (a quote takes 4, an item
     its bullet or number and 2): a width below that leaves its text no room at all."""
@@ -47,11 +73,20 @@ def _indent(tokens: list[Token]) -> int:
     deepest = 0
     for token in tokens:
         if token.type in ("blockquote_open", "list_item_open"):
-            stack.append(4 if token.type == "blockquote_open" else max(3, len(token.info) + 2))
+            # (a numbered item's gutter is 4 wide from number 10 on: NumberedList)
+            stack.append(4 if token.type == "blockquote_open" else max(3, len(token.info) + 2)
+                         + (1 if token.info and len(token.info) < 2 else 0))
             deepest = max(deepest, sum(stack))
         elif token.type in ("blockquote_close", "list_item_close") and stack:
             stack.pop()
     return deepest
+
+
+def too_deep(tokens: list[Token], width: int) -> bool:
+    """Whether the parse stopped at the nesting limit, or ``width`` leaves the text no room: the
+    piece is then shown as its plain text."""
+    return bool(tokens) and (max(token.level for token in tokens) >= MAX_NESTING - 1
+                             or _indent(tokens) > width - 4)
 
 
 def _plain_paragraph(text: str) -> list[Token]:
@@ -65,18 +100,21 @@ class _Markdown(PreparsedMarkdown):
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock,
-        "table_open": CachedTableElement}
+        "table_open": CachedTableElement, "ordered_list_open": NumberedList}
 
-    def __init__(self, markup: str, width: int, *, plain: bool = False) -> None:
-        """``plain``: ``markup`` shown as it is, not parsed (what is known to be too deep)."""
+    def __init__(self, markup: str, width: int, *, plain: bool = False, number: int | None = None) -> None:
+        """``plain``: ``markup`` shown as it is, not parsed (what is known to be too deep);
+        ``number``: where its first numbered list's numbers start (``Piece.number``)."""
         # A tail that is one table streaming is parsed and drawn row by row (``markdown_table``).
         self.streamed = None if plain else streamed_table(markup)
         tokens = [] if plain else streamed_table_tokens(self.streamed) if self.streamed else parse(markup)
-        # The parse stopped at the nesting limit, or the width leaves the text no room.
-        self.too_deep = bool(tokens) and (max(token.level for token in tokens) >= MAX_NESTING - 1
-                                          or _indent(tokens) > width - 4)
+        self.too_deep = too_deep(tokens, width)
         parsed = _plain_paragraph(markup) if plain or self.too_deep else tokens
         super().__init__(markup, parsed, CODE_THEME)
+        self.number = number
+        # The numbered list the piece goes on with: its first at the top level.
+        self.numbered = None if number is None else next(
+            (token for token in parsed if token.type == "ordered_list_open" and token.level == 0), None)
 
 
 def render_markdown(console: Console, markdown: str, width: int) -> list[Line]:
@@ -100,7 +138,7 @@ def _render(console: Console, rich_markdown: _Markdown, width: int) -> list[Line
 
 def render_piece(console: Console, piece: Piece, width: int) -> list[Line]:
     """The lines ``piece`` adds to the text above it (its separation included)."""
-    rich_markdown = _Markdown(clean_text(piece.markdown), width)
+    rich_markdown = _Markdown(clean_text(piece.markdown), width, number=piece.number)
     if rich_markdown.too_deep:  # its own text as it is: the lines to trim are not there to trim
         return _render(console, _Markdown(clean_text(piece.source), width, plain=True), width)
     lines = _render(console, rich_markdown, width)

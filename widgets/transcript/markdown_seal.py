@@ -8,6 +8,11 @@ deltas arrive). For the tail to stay small however long the answer is, the text 
   depends on the blocks: a list or a table brings one of its own);
 * a line boundary inside a top-level bullet list: Rich draws items with no gap between them, and
   the blank line it puts before a list is dropped from the next piece;
+* a line boundary inside a top-level numbered list once it has ten numbers (from then on each
+  number takes its own width, two digits at least: ``markdown_chunk``'s ``NumberedList``), cut as
+  a bullet list is; the next piece's list is numbered from its first item's number in the whole
+  list (``Piece.number``: Rich numbers a list from its first item's number on, whatever the
+  others say);
 * a line boundary inside a top-level code fence: the first piece gets a closing fence and the
   next one re-opens it with the same opening line; the padding lines Rich adds around each half
   are dropped, so the two halves render exactly like the unsplit block. The cut is only made
@@ -47,12 +52,14 @@ MIN_PIECE = 100
 FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut costs a tokenization
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
 MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
+NUMBERED_FROM = 10  # a numbered list is cut once its numbers reach this (see ``NumberedList``)
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _BULLET = re.compile(r"^[-*+][ \t]")
 _ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
 _DELIMITER_ROW = re.compile(r"^ {0,3}[|:-][-:| \t]*$")  # a table's second line, roughly
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_NUMBERED = re.compile(r"^([0-9]{1,9})([.)])([ \t]+)(?=\S)")  # "12. text": number, delimiter, gap
 
 
 SENTINEL = "x\n\n"  # rendered before a piece that starts a new block, then dropped (see Piece)
@@ -71,6 +78,7 @@ class Piece:
     markdown: str  # what is rendered
     trim_top: int = 0  # rendered lines to drop at the top (sentinel, re-opened fence padding, …)
     trim_bottom: int = 0  # rendered lines to drop at the bottom (the padding of a closed fence)
+    number: int | None = None  # its first numbered list goes on one: numbered from this
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,7 @@ class Cut:
     close: str = ""  # appended to the piece: a closing fence
     reopen: str = ""  # prepended to the rest: the fence's opening line
     joined: bool = False  # the rest continues the same block (a list): no separation
+    number: int | None = None  # the rest's first item is this number of its numbered list
     forced: bool = False  # not a safe cut (a piece would be too large): the rest starts a new line
 
 
@@ -97,6 +106,55 @@ class _Fence:
         stripped = line.strip(" \t")  # (a no-break space is text to markdown)
         return (_spaces(line) <= 3 and len(stripped) >= self.length
                 and stripped == self.char * len(stripped))
+
+
+@dataclass(frozen=True)
+class _Numbered:
+    """The top-level numbered list the lines read so far are in (see ``_numbered``)."""
+
+    start: int  # its first number (markdown-it's ``start``: the first item's number as written)
+    count: int  # its items so far (0: the lines are in no list at all, for sure)
+    delimiter: str  # "." or ")": another one starts another list
+    indent: int  # where the last item's text starts: a line after a blank one indented less ends it
+
+
+_NO_LIST = _Numbered(0, 0, "", 0)
+
+
+def _numbered(known: _Numbered | None, line: str, after_blank: bool, first: bool) -> _Numbered | None:
+    """The numbered list ``line`` leaves the text in, from what the line before it left (None:
+    not known for sure; no cut is made in a list not followed from its start). Only what is
+    certain is followed: items with text at the start of a line, indented lines, blank lines,
+    and paragraphs that start after a blank line. Anything else (a lazy line, an empty item, a
+    heading, a bullet, a quote) leaves it unknown until a paragraph after a blank line."""
+    item = _NUMBERED.match(line)
+    if item is not None:
+        digits, delimiter, gap = item.group(1), item.group(2), item.group(3)
+        if "\t" in gap:
+            return None  # a tab's width depends on its column: where its text starts is not plain
+        indent = len(digits) + 1 + (len(gap) if len(gap) <= 4 else 1)
+        if known is not None and known.count and known.delimiter == delimiter:
+            return _Numbered(known.start, known.count + 1, delimiter, indent)
+        # A list starts here: at the text's start, after a blank line outside any list, or
+        # under a paragraph (only a list starting at 1 interrupts one).
+        if first or (known is _NO_LIST and (after_blank or int(digits) == 1)):
+            return _Numbered(int(digits), 1, delimiter, indent)
+        return None
+    if _blank(line):
+        return known
+    if line[:1] == " ":
+        if known is None or not known.count:
+            if (after_blank and _spaces(line) >= 4) or _PLAIN_START.match(line.lstrip(" ")):
+                return known  # code indented after a blank line, or a paragraph's line
+            return None  # (an item may be indented up to 3)
+        if _spaces(line) >= known.indent:
+            return known  # the item's own text
+        if not after_blank and _PLAIN_START.match(line.lstrip(" ")) is not None:
+            return known  # a lazy line of its paragraph (a block it could start would end it)
+        return None
+    if _PLAIN_START.match(line) is not None and (first or after_blank or known is _NO_LIST):
+        return _NO_LIST  # a paragraph: it ends any list above it
+    return None
 
 
 def _opens(line: str) -> _Fence | None:
@@ -141,7 +199,7 @@ def _line_tokens(lexer: Lexer, code: str) -> list[list[tuple[object, str]]]:
 
 
 def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
-             fence_minimum: int | None = FENCE_PIECE) -> Cut | None:
+             fence_minimum: int | None = FENCE_PIECE, number: int | None = None) -> Cut | None:
     """Where to cut ``text`` (a tail still growing at its end), or None.
 
     A cut is made after a complete line, and what the line after it is decides whether the cut
@@ -151,7 +209,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     visible tokens; HTML is text). The cut is the last safe one in
     ``text[:limit]`` at or past ``minimum`` (or before it, at the blank line above what looks
     like a table: see ``_table_starts``), or else the first one after ``limit``. Code fences
-    are cut only past ``fence_minimum`` (None: never).
+    are cut only past ``fence_minimum`` (None: never). ``number``: ``text`` goes on a numbered
+    list, its first item being that number of it.
     """
     if len(text) < minimum:
         return None
@@ -164,6 +223,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     end = 0
     past_limit = False
     last_text = ""  # the last non-blank line outside fences
+    numbered: _Numbered | None = None  # the top-level numbered list the lines so far are in
 
     def settle_fence() -> Cut | None:
         # A fence cut is checked with the lexer only when it would be chosen: that costs a
@@ -195,6 +255,10 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             break
         if not _blank(line):
             last_text = line
+        if fence is None:
+            numbered = _numbered(numbered, line, index > 0 and _blank(lines[index - 1]), index == 0)
+            if index == 0 and number is not None and numbered is not None and numbered.count:
+                numbered = _Numbered(number, 1, numbered.delimiter, numbered.indent)
         if fence is not None:
             if fence.closes(line):
                 if _spaces(line) < fence.indent:
@@ -231,6 +295,11 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             joined = _continues_list(lines, index, following[0])
             if joined is not None:
                 best = Cut(end, joined=joined)
+        elif numbered is not None and numbered.start + numbered.count >= NUMBERED_FROM:
+            item = _NUMBERED.match(following)
+            number = numbered.start + numbered.count  # the next item's, in the whole list
+            if item is not None and item.group(2) == numbered.delimiter and number < 10 ** 9:
+                best = Cut(end, joined=True, number=number)
     return later(settle_fence())
 
 
@@ -343,6 +412,7 @@ class Sealer:
         self.reopen = ""  # the rest renders as reopen + text[consumed:] (a fence cut in two)
         self.joined = False  # the rest continues the last piece's block (a list, a fence)
         self.continued = False  # the rest follows a forced cut: rendered as is, on a new line
+        self.number: int | None = None  # the rest's first item's number in its numbered list
         self.has_content = False  # whether a sealed piece drew anything (blank lines draw nothing)
         self._fence_retry = 0  # a tail shorter than this is not checked with the lexer again
 
@@ -362,8 +432,8 @@ class Sealer:
         else:
             markdown, top = source, 0
         if cut is not None and cut.close:
-            return Piece(source, markdown + cut.close, top, 1)  # drop the closed fence's padding
-        return Piece(source, markdown, top)
+            return Piece(source, markdown + cut.close, top, 1, self.number)  # drop the fence's padding
+        return Piece(source, markdown, top, number=self.number)
 
     def feed(self, text: str, *, final: bool = False, end: int | None = None) -> list[Piece]:
         """New sealed pieces of ``text[:end]`` (which starts with what was fed before).
@@ -381,7 +451,8 @@ class Sealer:
             markdown = self.reopen + rest
             split_fences = len(markdown) >= self._fence_retry or not at_end
             padded = markdown + ("\n\n" if final and at_end else "")  # makes the last line complete
-            cut = find_cut(padded, self.minimum, self.limit, self.fence_minimum if split_fences else None)
+            cut = find_cut(padded, self.minimum, self.limit, self.fence_minimum if split_fences else None,
+                           self.number)
             if cut is not None and cut.end >= len(markdown):
                 cut = None  # nothing would be left after it
             if cut is not None and cut.end - len(self.reopen) > self.max_piece:
@@ -397,12 +468,14 @@ class Sealer:
                 if final:
                     pieces.append(self.tail(text, length))
                     self.consumed, self.reopen, self.joined, self.continued = length, "", False, False
+                    self.number = None
                 break
             size = cut.end - len(self.reopen)
             pieces.append(self._piece(rest[:size], cut))
             self.has_content = self.has_content or bool(rest[:size].strip(" \t\r\n"))  # see _blank
             self.consumed += size
             self.reopen, self.joined, self.continued = cut.reopen, cut.joined, cut.forced
+            self.number = cut.number
             self._fence_retry = 0
         return pieces
 
