@@ -29,7 +29,7 @@ send-keys``. Figures per client:
 Then the octui / OpenCode ratio of each median, and the load average before and after.
 
     python -m bench.real_stream [--deltas 4000] [--kib 20] [--rounds 2] [--variants fast,30ms]
-                                [--shape mixed|table|quote|code|prose]
+                                [--shape mixed|table|quote|code|prose|numbered]
                                 [--clients octui,opencode] [--idle 10] [--keep DIR]
 
 Needs tmux and the repo-local ``opencode`` (``.opencode/node_modules``; ``$OPENCODE_BIN``).
@@ -88,10 +88,10 @@ class TimedChunks(list[str]):
         SENT[END_MARKER] = time.monotonic()
 
 
-SHAPES = ("mixed", "table", "quote", "code", "prose")
+SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered")
 """Answer shapes: ``mixed`` (headings, paragraphs, lists, code fences, quotes; the default) and
-answers of one block that grows all along (a table, a block quote, a code fence, one paragraph),
-the costly case for a client that re-lays out the block it is streaming."""
+answers of one block that grows all along (a table, a block quote, a code fence, one paragraph,
+a numbered list), the costly case for a client that re-lays out the block it is streaming."""
 
 
 def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
@@ -119,6 +119,9 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
             body = f"{head}{code}    checkpoint = '{label}'\n"
         elif shape == "prose":
             body = f"{words * 6}checkpoint {label} here. "
+        elif shape == "numbered":
+            items = "".join(f"{n * 10 + i - 9}. step {i}: {words[:100]}\n" for i in range(9))
+            body = f"{items}{n * 10}. checkpoint {label} in the list\n"  # numbered from 1
         else:
             body = _mixed_section(n, label, words)
         sections.append(body)

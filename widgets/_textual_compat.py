@@ -52,9 +52,9 @@ ReturnType = TypeVar("ReturnType")
 # ---------------------------------------------------------------------------- Rich's line breaking
 # ``rich._wrap.divide_line(text, width, fold)`` (re-exported above as ``rich_divide_line``): the
 # offsets where ``Text.wrap`` breaks a line (greedy, at word starts; a word longer than the width
-# folded). ``widgets/transcript/paragraph_tail.py`` wraps a grown paragraph's last line with it
-# and must break exactly where Rich does: if it changes, a grown paragraph wraps differently from
-# a rendered one.
+# folded). ``widgets/transcript/growing_paragraph.py`` wraps a growing paragraph's newest text
+# with it and must break exactly where Rich does: if it changes, a grown paragraph wraps
+# differently from a rendered one.
 
 # ---------------------------------------------------------------------------- the App and its driver
 # ``textual._ansi_sequences.SYNC_START`` / ``SYNC_END`` (DEC mode 2026 begin/end) and the

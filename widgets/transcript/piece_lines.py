@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from widgets.transcript.growing_paragraph import GrowingParagraph
 from widgets.transcript.height_index import HeightIndex
 from widgets.transcript.markdown_chunk import estimate_height, placeholder_lines, render_piece
 from widgets.transcript.markdown_seal import Piece
-from widgets.transcript.paragraph_tail import ends_in_paragraph, extend_paragraph, plain_growth
 from widgets.transcript.rendered_line import Line, plain_line
 
 
@@ -29,7 +29,8 @@ class PieceLines:
         self.unrendered = 0
         self.rendered_count = 0  # pieces rendered with Rich, ever (benchmarks, tests)
         self._placeholders: dict[int, list[str]] = {}
-        self._paragraph_end: tuple[Piece, bool] | None = None  # a piece, and whether it ends in one
+        self._growing: GrowingParagraph | None = None  # the paragraph the tail ends in
+        self._not_growing = ""  # a tail that ended in no such paragraph (see ``grow``)
         self.grown = 0  # pieces whose lines came from the piece they grew from (benchmarks, tests)
 
     def __len__(self) -> int:
@@ -100,21 +101,35 @@ class PieceLines:
         self._placeholders.pop(index, None)
         self.heights.set(index, len(lines))
 
-    def grow(self, index: int, old: Piece, old_lines: list[Line]) -> bool:
+    @property
+    def growing(self) -> GrowingParagraph | None:
+        """The paragraph the tail ends in, followed as it grows (benchmarks, tests)."""
+        return self._growing
+
+    def grow(self, index: int, old: Piece, old_lines: list[Line], console: Console) -> bool:
         """Piece ``index`` is ``old`` (rendered as ``old_lines``) with text added at its end: take
-        its lines from those when only plain words were added to a paragraph
-        (``paragraph_tail.py``). Returns whether it did; if not, it is rendered as usual."""
+        its lines from those and from its new text alone when it ends in a paragraph that grew
+        (``growing_paragraph.py``). Returns whether it did; if not, it is rendered as usual."""
         new = self.pieces[index]
-        if plain_growth(old, new) is None:
+        growing = self._growing
+        if growing is None or not growing.follows(new, self.width):
+            growing = self._growing = None
+            # Looked for again only when a line was started since the last miss (or the last
+            # line had nothing but quote markers then): text added to a line that has shown what
+            # it is cannot make a paragraph the last block.
+            missed = self._not_growing
+            line = missed.rfind("\n")
+            if not (missed and old.markdown.startswith(missed) and old.markdown.rfind("\n") == line
+                    and missed[line + 1:].strip(" >")):
+                growing = GrowingParagraph.start(console, old, old_lines, self.width)
+            if growing is None or not growing.follows(new, self.width):
+                self._not_growing = old.markdown
+                return False
+        lines = growing.lines(console, new)
+        if lines is None:  # looked for again in the next tail (a new paragraph may start in this one)
+            self._growing, self._not_growing = None, ""
             return False
-        known = self._paragraph_end
-        paragraph = known[1] if known is not None and known[0] is old else ends_in_paragraph(old.markdown)
-        # Plain words added to a paragraph's own last line leave it the last block (a "no" is
-        # not carried over as such: it is asked again, and only means no shortcut this time).
-        self._paragraph_end = (new, True) if paragraph else None
-        lines = extend_paragraph(old, old_lines, new, self.width) if paragraph else None
-        if lines is None:
-            return False
+        self._growing, self._not_growing = growing, ""
         self._set_lines(index, lines)
         self.grown += 1
         return True

@@ -127,7 +127,7 @@ class TextBlockView(LightRepaint):
             if self._has_tail:
                 pieces.push(self._sealer.tail(text, self._fed))
                 if old_piece is not None and old_tail is not None and len(pieces) - 1 == tail:
-                    pieces.grow(tail, old_piece, old_tail)  # a paragraph grew by plain words
+                    pieces.grow(tail, old_piece, old_tail, self.app.console)  # a paragraph grew
         self._note = self._cut_note()
         if pieces.width and self._near_view():
             done = self._render_slice(pieces.unrendered_at_end(self.app.size.height))

@@ -1,0 +1,192 @@
+"""A growing paragraph's lines, drawn from its newest text, equal Rich's rendering of the tail.
+
+Rich is the oracle: every time ``PieceLines.grow`` takes a tail's lines from the tail it grew
+from, they must be, cell for cell and style for style, what rendering the new tail gives.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.style import Style
+
+from widgets.transcript.growing_paragraph import ADVANCE, GrowingParagraph, _closed
+from widgets.transcript.markdown_chunk import render_piece
+from widgets.transcript.markdown_seal import SENTINEL, Piece
+from widgets.transcript.piece_lines import PieceLines
+from widgets.transcript.rendered_line import Line, _styles
+
+CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, legacy_windows=False)
+
+# Plain words, and everything that makes a paragraph's growth not plain: markup, block starts,
+# line breaks, quotes (link titles), non-ASCII, wide characters, words longer than the width.
+WORDS = ["word", "streaming", "a", "of", "text,", "end.", "x=1", "50%", "well-known", "9", " ", "  ",
+         "**", "*", "_", "`", "[", "]", "(", ")", "](http://x)", "\\", "&amp;", "&", '"', "'", "~~",
+         "<b>", "<", ">", "!", "|", "#", "\n", "\n\n", "\n- ", "\n1. ", "\n> ", "\n    ", "\n```\n",
+         "\n===", "\n---", "\t", "é", "日本語", "e\u0301", "Supercalifragilisticexpialidocious" * 3,
+         ";", "amp", "&#32;", "[a]:\nhttp://x", "[a]:", " " * 12]
+
+
+def cells(lines: list[Line]) -> list[list[tuple[str, Style]]]:
+    """Each line as its cells: (character, style); segment boundaries do not show."""
+    return [[(char, _styles[number]) for text, number in line for char in text] for line in lines]
+
+
+def piece(source: str, sentinel: bool) -> Piece:
+    return Piece(source, SENTINEL + source, 1) if sentinel else Piece(source, source)
+
+
+def grow_all(chunks: list[str], width: int, sentinel: bool) -> PieceLines:
+    """Stream ``chunks`` into one tail piece as ``TextBlockView`` does; check every grown tail."""
+    pieces = PieceLines()
+    pieces.set_width(width)
+    source = ""
+    for chunk in chunks:
+        old = pieces.pieces[0] if len(pieces) else None
+        old_lines = pieces.rendered_lines(0) if len(pieces) else None
+        if len(pieces):
+            pieces.pop()
+        source += chunk
+        pieces.push(piece(source, sentinel))
+        if old is not None and old_lines is not None and pieces.grow(0, old, old_lines, CONSOLE):
+            grown = pieces.rendered_lines(0)
+            assert grown is not None
+            expected = render_piece(CONSOLE, pieces.pieces[0], width)
+            assert cells(grown) == cells(expected), (source, width)
+            assert pieces.heights.total == len(expected)
+        else:
+            pieces.render(0, CONSOLE)
+    return pieces
+
+
+PLAIN_WORDS = ["the", "and", "longer", "words", "x", "a", "streaming,", "end.", "  ", "q",
+               "Supercalifragilistic" * 2, "the   "]
+# Mostly plain words (so paragraphs grow for many chunks and wrap), with markup mixed in.
+TOKEN = st.one_of(*[st.sampled_from(PLAIN_WORDS)] * 3, st.sampled_from(WORDS))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(TOKEN, min_size=1, max_size=3).map(" ".join), min_size=1, max_size=60),
+       st.integers(min_value=3, max_value=70), st.booleans())
+def test_grown_tail_is_what_rich_renders(chunks: list[str], width: int, sentinel: bool) -> None:
+    grow_all(chunks, width, sentinel)
+
+
+def test_a_plain_paragraph_grows_without_rich() -> None:
+    words = ("streaming text with **bold words**, `inline code` and plain ones that wrap across "
+             "the width of the terminal like a real answer does. ") * 4
+    chunks = [words[i:i + 5] for i in range(0, len(words), 5)]
+    pieces = grow_all(chunks, 40, sentinel=True)
+    # Only the first chunk is rendered whole (there is no tail before it to grow from).
+    assert pieces.grown == len(chunks) - 1 and pieces.rendered_count == 1
+
+
+QUOTE_WORDS = ("quoted text with **bold words**, `inline code`, a [link](http://x.com) and plain "
+               "ones that wrap like a real answer ")
+
+
+@pytest.mark.parametrize("prefix", ["", "> ", "> > ", ">"])
+def test_a_long_quote_grows_from_its_last_lines(prefix: str) -> None:
+    """A quote's lines are one paragraph: each frame renders its newest text, not all of it."""
+    text = "".join(f"{prefix}line {n}: {QUOTE_WORDS}\n" for n in range(40))
+    chunks = [text[i:i + 7] for i in range(0, len(text), 7)]
+    pieces = grow_all(chunks, 72, sentinel=True)
+    assert pieces.grown == len(chunks) - 1, (pieces.grown, len(chunks))
+    growing = pieces.growing
+    assert growing is not None and len(text) - len(growing.head) < 2 * ADVANCE  # its window is short
+
+
+LINE_WORDS = ["word", "streaming", "a", "of", "text,", "**bold**", "**", "*", "_x_", "`code`", "`",
+              "[link](http://x)", "[", "]", "~~s~~", "&amp;", "\\", "x=1", "50%", "é", "Super" * 12,
+              "2024.", "1.", "-", "*", "#", "|", "=", "```", "  ", "e\u0301", "日本", "&#32;", "&amp;"]
+
+
+@st.composite
+def quotes(draw: st.DrawFn) -> tuple[str, list[int]]:
+    """A block quote (or a paragraph) of several lines, and where the stream cuts it."""
+    prefix = draw(st.sampled_from(["", "> ", "> > ", ">", " > "]))
+    word = st.one_of(*[st.sampled_from(PLAIN_WORDS)] * 4, st.sampled_from(LINE_WORDS))
+    lines = draw(st.lists(st.lists(word, min_size=1, max_size=12).map(" ".join), min_size=1, max_size=12))
+    text = "".join(prefix + line + "\n" for line in lines)
+    cuts = sorted(set(draw(st.lists(st.integers(1, len(text)), min_size=1, max_size=40))))
+    return text, cuts
+
+
+@settings(max_examples=150, deadline=None)
+@given(quotes(), st.integers(min_value=3, max_value=70), st.booleans())
+def test_a_growing_quote_is_what_rich_renders(quote: tuple[str, list[int]], width: int,
+                                              sentinel: bool) -> None:
+    text, cuts = quote
+    grow_all([text[a:b] for a, b in zip([0, *cuts], cuts, strict=False)], width, sentinel)
+
+
+def test_each_paragraph_of_a_quote_is_followed_from_the_frame_after_it_starts() -> None:
+    """A quote of several paragraphs: at each new paragraph the tail is rendered once with Rich
+    (its window has a line of markers only), then the new paragraph is found and followed."""
+    paragraphs = 8
+    text = "".join(f"> {QUOTE_WORDS * 3}\n>\n" for _ in range(paragraphs))
+    chunks = [text[i:i + 11] for i in range(0, len(text), 11)]
+    pieces = grow_all(chunks, 72, sentinel=False)
+    assert pieces.rendered_count <= 1 + 2 * paragraphs, (pieces.rendered_count, len(chunks))
+
+
+def test_a_tail_whose_last_line_starts_a_block_is_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table, a list or code streaming line by line: the last line says no paragraph ends the
+    tail, without parsing it (a parse of a 16 K tail costs ~6 ms, at every row)."""
+    from widgets.transcript import growing_paragraph
+
+    def parse(_text: str) -> None:
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(growing_paragraph.PARSER, "parse", parse)
+    for tail in ("| a | b |\n|---|---|\n| 1 | 2", "- one\n- two", "1. one\n2. two", "    code",
+                 "> - quoted item", "text\n", "> quote\n>"):
+        piece = Piece(tail, tail)
+        assert GrowingParagraph.start(CONSOLE, piece, [((" " * 40, 0),)], 40) is None, tail
+
+
+def test_what_is_not_a_growing_paragraph_is_rendered_again() -> None:
+    """Code (indented or fenced), a list item, a lazy line, a heading, a table, a hard break,
+    an image, a tab, a hidden character, wide characters: rendered as usual."""
+    for start, added in [("    code", " more"), ("```\ncode", " more"), ("> quote\nlazy", " more"),
+                         ("text\n\n    code", " more"), ("- item", " more"), ("# Title", " more"),
+                         ("| a | b |\n|---|---|\n| 1 | 2", " more"), ("line  \nnext", " more"),
+                         ("text", " ![i](x.png)"), ("text", "\tmore"), ("text", " \x1b[31m"),
+                         ("text", " 日本語"), ("> quote", "\n> - item"), ("text", "\n# Title")]:
+        pieces = PieceLines()
+        pieces.set_width(40)
+        old = Piece(start, start)
+        pieces.push(old)
+        pieces.render(0, CONSOLE)
+        old_lines = pieces.rendered_lines(0)
+        assert old_lines is not None
+        pieces.pop()
+        pieces.push(Piece(start + added, start + added))
+        assert not pieces.grow(0, old, old_lines, CONSOLE), (start, added)
+
+
+def test_the_window_moves_only_past_closed_text() -> None:
+    """Emphasis or a code span still open (or a literal bracket) keeps the window from moving
+    past it: what comes later could change how it is drawn."""
+    assert _closed("plain words and **bold** and `code` and [a](http://x)")
+    for text in ("an **open one", "a `code span", "a [link text", "an *emphasis", "x ~~struck", "a*b"):
+        assert not _closed(text), text
+    text = "An **open emphasis " + "and many more words " * 30
+    grow_all([text[i:i + 9] for i in range(0, len(text), 9)] + [" closed** here."], 40, sentinel=False)
+
+
+@pytest.mark.parametrize("chunks,width", [
+    (["Tom &amp", "; Jerry"], 40),  # ";" ends an entity
+    (["foo&#32;", "bar"], 40),  # an entity that renders as a space, at the end
+    (["Intro text.\n\n[a]:\nhttp://x.com", " b"], 40),  # a definition's URL line grows
+    (["x" * 11 + " " * 12 + "ab", "cdefgh"], 10),  # a last line of folded trailing spaces
+    (["the", "the   "], 4),  # trailing spaces added: the paragraph's end is trimmed, not folded
+    (["the", "the ` `"], 4),  # a code span of a space at the end: the text's own, not padding
+    (["the", "the\n"], 3),  # too narrow for markdown: the piece is shown as its plain text
+])
+def test_growth_that_changes_what_came_before_is_rendered_again(chunks: list[str], width: int) -> None:
+    """Counter-examples a review found: each once took the shortcut and drew what Rich does not."""
+    for sentinel in (False, True):
+        grow_all(chunks, width, sentinel)

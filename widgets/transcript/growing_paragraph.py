@@ -1,0 +1,296 @@
+"""A paragraph growing at the end of the live tail, drawn from its newest text only.
+
+The live tail of an answer is rendered again on every frame, and most of the time it ends in a
+paragraph that grew by a few words: one long line of prose, or a block quote of many lines (its
+lines are one paragraph). Rich parses and wraps the whole paragraph each time (17 ms a frame for
+a 16 K quote). Here only the paragraph's *window* is rendered: the text after the last point
+where the paragraph provably splits in two.
+
+The paragraph, and each of its pieces, is rendered by Rich (at a width that does not wrap) to
+its styled characters; they are then wrapped as Rich wraps a paragraph (greedily from each
+line's start, ``rich_divide_line``), so the lines before the one the window starts on stay as
+they were: they are kept (``fixed``), with the start of that line (``carry``).
+
+"Provably" means (else the caller renders the piece with Rich, as before):
+
+* the piece ends with a paragraph at the top level or inside block quotes only, and every one
+  of its lines starts with the same quote markers (``prefix``) and then something no block
+  starts with (``_BLOCK_START``), so the text added stays in the paragraph; a last line that has
+  only some of the markers so far draws nothing yet; no link reference is defined above it in
+  the piece (the paragraph's parts are drawn alone);
+* its text has nothing ``clean_text`` would change, no tab, no image (Rich draws an image as a
+  block of its own), no entity (one may draw as a space: at the end, not told from the padding)
+  and no hard break (its text drawn alone is one line);
+* the window starts right after spaces or a line break, at a letter, and the text before it is
+  closed: markdown-it's inline parse of it alone leaves no emphasis or strikethrough opener
+  unmatched, and no literal backtick or bracket (a code span or a link could go on past it).
+  Then no inline element spans the split, and the rendered paragraph is the text before it,
+  the break (a space), and the window's text, each rendered alone;
+* every character is one cell wide (Rich cuts lines in characters, pads them in cells), and
+  the line the window starts on starts at a word (not inside one long word folded on).
+
+``tests/unit/test_growing_paragraph.py`` checks every frame against Rich's own rendering.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from markdown_it.rules_inline import StateInline
+from rich.cells import cell_len
+from rich.console import Console
+
+from tui.text.sanitize import clean_text
+from widgets._textual_compat import rich_divide_line
+from widgets.transcript.markdown_chunk import render_markdown, too_deep
+from widgets.transcript.markdown_parse import PARSER
+from widgets.transcript.markdown_seal import Piece
+from widgets.transcript.rendered_line import Line
+
+ADVANCE = 160  # the window is split once it is this long: each frame renders about this much
+MAX_WINDOW = 4096  # a window that could not split by then is no cheaper than the whole piece
+_MARKERS = re.compile(r"(?: {0,3}> ?)*")  # a line's block-quote markers
+# What a line may start with that could make it something else than the paragraph's next line
+# (or will, with a character or two more): a rule, a bullet, a table's delimiter row, a heading,
+# a quote, an indent, a blank line, a numbered item, a fence, a heading's underline.
+_BLOCK_START = re.compile(r"[-:|#>\s]|[0-9]{1,9}[.)]|[*+](?:[ \t]|$)|(?:[*_][ \t]*){3,}$|```|~~~|=+[ \t]*$")
+# An entity may draw as a space: at the end, it would look like the padding (see _draw).
+_ENTITY = re.compile(r"&[#A-Za-z0-9]+;")
+_QUOTE_BAR = "▌ "  # what Rich draws left of each quote level's lines (its padding is as wide)
+
+
+def _letter(char: str) -> bool:
+    return char.isascii() and char.isalpha()
+
+
+@dataclass
+class GrowingParagraph:
+    """The paragraph a live tail ends in, with the lines above its window kept."""
+
+    width: int
+    trim_top: int
+    prefix: str  # the quote markers each of its lines starts with
+    depth: int  # quote levels
+    left: Line  # the quote bars on each of its lines
+    right: Line  # the padding right of its text's width
+    head: str  # the piece's markdown up to the window
+    fixed: list[Line]  # the piece's lines above the line the window starts on
+    carry: str = ""  # that line's characters before the window
+    carry_styles: list[int] = field(default_factory=list)
+    retry_at: int = 0  # a window that could not split is tried again at this length
+
+    @property
+    def inner(self) -> int:
+        return self.width - 4 * self.depth
+
+    @classmethod
+    def start(cls, console: Console, piece: Piece, lines: list[Line], width: int) -> GrowingParagraph | None:
+        """The growing paragraph ``piece`` (rendered as ``lines``) ends in; None if it does not
+        end in one that can be followed (see the module docstring)."""
+        text = piece.markdown
+        last = text[text.rfind("\n") + 1:]
+        markers = _MARKERS.match(last)
+        content = markers.end() if markers else 0
+        if piece.trim_bottom or not lines or len(last) == content or _BLOCK_START.match(last, content):
+            return None  # (a table's row, a list's item, code: known without parsing the piece)
+        tokens = PARSER.parse(clean_text(text))  # the structure only (same lines as ``text``)
+        depth = 0
+        while depth < len(tokens) and tokens[-1 - depth].type == "blockquote_close":
+            depth += 1
+        if len(tokens) < depth + 3 or tokens[-1 - depth].type != "paragraph_close":
+            return None
+        opening = tokens[-3 - depth]
+        source = text.split("\n")
+        if (opening.type != "paragraph_open" or opening.level != depth or opening.hidden
+                or opening.map is None or opening.map[1] != len(source) or too_deep(tokens, width)):
+            return None  # (a piece too deep for its width is shown as its plain text)
+        first = opening.map[0]
+        markers = _MARKERS.match(source[first])
+        prefix = markers.group() if markers else ""
+        if prefix.count(">") != depth:
+            return None
+        paragraph = "\n".join(source[first:])
+        above = "\n".join(source[:first]) + ("\n" if first else "")
+        if "]:" in above:
+            return None  # a link reference defined above: the paragraph drawn alone lacks it
+        head = above + prefix
+        grown = cls(width, piece.trim_top, prefix, depth, (), (), head, [])
+        window = grown._window(paragraph[len(prefix):])
+        if window is None or len(window) != len(paragraph) - len(prefix):
+            return None
+        drawn = render_markdown(console, paragraph, width)
+        while drawn and not "".join(text for text, _style in drawn[0]).strip():
+            drawn.pop(0)  # the blank line Rich puts above a quote
+        count = len(drawn)
+        if not count or len(lines) < count or lines[-count:] != drawn:
+            return None
+        cells = [(char, style) for text, style in drawn[-1] for char in text]
+        if len(cells) != width or "".join(char for char, _ in cells[:2 * depth]) != _QUOTE_BAR * depth:
+            return None
+        grown.left = _runs(cells[:2 * depth])
+        grown.right = _runs(cells[width - 2 * depth:])
+        grown.fixed = lines[:-count]
+        return grown
+
+    def follows(self, piece: Piece, width: int) -> bool:
+        """Whether ``piece`` is the tail this paragraph was found in, grown at its end."""
+        return (width == self.width and piece.trim_top == self.trim_top and not piece.trim_bottom
+                and piece.markdown.startswith(self.head))
+
+    def lines(self, console: Console, piece: Piece) -> list[Line] | None:
+        """The lines of ``piece`` (which ``follows`` this), or None: render it with Rich."""
+        window = self._window(piece.markdown[len(self.head):])
+        if window is None:
+            return None
+        if len(window) > max(ADVANCE, self.retry_at):
+            moved = self._advance(console, window)
+            self.retry_at = 0 if moved else len(window) + ADVANCE  # (each try costs a parse)
+            window = window[moved:]
+        if len(window) > MAX_WINDOW:
+            return None
+        drawn = self._draw(console, window)
+        if drawn is None:
+            return None
+        chars, styles, pad = drawn
+        wrapped = _wrap(self.carry + chars, self.carry_styles + styles, pad, self.inner)
+        if wrapped is None:
+            return None
+        return [*self.fixed, *(self._decorated(line) for line, _start in wrapped)]
+
+    def _window(self, text: str) -> str | None:
+        """``text`` (the piece after ``head``) without a last line that has only some of the
+        quote markers so far; None if a line of it may not be the paragraph's."""
+        if not text or _BLOCK_START.match(text):
+            return None
+        lines = text.split("\n")
+        if len(lines) > 1 and self.prefix.startswith(lines[-1]):
+            lines.pop()  # draws nothing yet
+        size = len(self.prefix)
+        for line in lines[1:]:
+            if not line.startswith(self.prefix) or _BLOCK_START.match(line, size) or len(line) == size:
+                return None
+        window = "\n".join(lines)  # (a hard break in it draws it on two lines: see _draw)
+        if ("\t" in window or "\r" in window or "![" in window or _ENTITY.search(window)
+                or clean_text(window) != window):
+            return None
+        return window
+
+    def _draw(self, console: Console, window: str) -> tuple[str, list[int], int] | None:
+        """The characters and styles ``window`` is drawn as alone (in the paragraph's quotes),
+        and the style of the paragraph's padding."""
+        markdown = self.prefix + window
+        width = 2 * len(markdown) + 4 * self.depth + 16  # wide enough not to wrap it
+        rows = [row for row in render_markdown(console, markdown, width)
+                if "".join(text for text, _style in row).strip()]
+        if len(rows) != 1:
+            return None
+        chars = "".join(text for text, _style in rows[0])
+        styles: list[int] = []
+        for text, style in rows[0]:
+            styles.extend([style] * len(text))
+        bars = 2 * self.depth
+        if len(chars) != width or chars[:bars] != _QUOTE_BAR * self.depth:
+            return None
+        inner, inner_styles = chars[bars:width - bars], styles[bars:width - bars]
+        pad = inner_styles[-1]
+        end = len(inner.rstrip(" "))
+        for index in range(len(inner) - 1, end - 1, -1):
+            if inner_styles[index] != pad:
+                end = index + 1  # a space of the text's own (a code span's), not the padding
+                break
+        if end >= len(inner) - 1 or inner[-1] != " ":
+            return None
+        return inner[:end], inner_styles[:end], pad
+
+    def _advance(self, console: Console, window: str) -> int:
+        """Move the window's start to the latest split point that leaves some of it, if the text
+        before that point is closed; returns by how much it moved (0: not at all)."""
+        size = len(self.prefix)
+        for split in _splits(window, self.prefix):
+            if split < ADVANCE // 2:
+                break
+            before = window[:split]
+            broken = before.endswith("\n" + self.prefix)  # at a line break, else after spaces
+            text = before[:split - size - 1] if broken else before.rstrip(" ")
+            if not _closed(text.replace("\n" + self.prefix, "\n")):
+                continue
+            drawn = self._draw(console, window[:split + 1])  # with the next letter: keeps the break
+            if drawn is None:
+                return 0
+            chars, styles, pad = drawn
+            if not chars.endswith(" " + window[split]):
+                return 0
+            chars, styles = chars[:-1], styles[:-1]  # without the letter: ends with the break
+            plain = self.carry + chars
+            wrapped = _wrap(plain, self.carry_styles + styles, pad, self.inner)
+            if wrapped is None:
+                return 0
+            start = wrapped[-1][1]
+            if plain[start:start + 1] == " " or (start and plain[start - 1] != " "):
+                return 0  # the line starts inside a long word folded on: not a word's start
+            self.fixed = [*self.fixed, *(self._decorated(line) for line, _start in wrapped[:-1])]
+            self.carry = plain[start:]
+            self.carry_styles = (self.carry_styles + styles)[start:]
+            self.head += before
+            return split
+        return 0
+
+    def _decorated(self, line: Line) -> Line:
+        return (*self.left, *line, *self.right)
+
+
+def _splits(window: str, prefix: str) -> list[int]:
+    """Where ``window`` may split, latest first: at a letter after spaces or after a line break
+    and the quote markers, with text after it (the window may not end up empty)."""
+    found: list[int] = []
+    size = len(prefix)
+    for match in re.finditer(r" +|\n", window):
+        split = match.end() + (size if match.group() == "\n" else 0)
+        if split < len(window) - 1 and _letter(window[split]) and split not in found[-1:]:
+            found.append(split)  # (after "\n> " the space matches too: the same split)
+    return found[::-1][:3]  # a few tries: each costs a parse
+
+
+def _closed(text: str) -> bool:
+    """Whether no inline element of ``text`` (a paragraph's text, markers removed) could go on
+    past its end: every emphasis opener matched, no literal backtick or bracket left."""
+    state = StateInline(text, PARSER, {}, [])
+    PARSER.inline.tokenize(state)
+    for rule in PARSER.inline.ruler2.getRules(""):
+        rule(state)  # matches the delimiters (balance_pairs sets ``end`` of each matched opener)
+    if any(delimiter.open and delimiter.end < 0 for delimiter in state.delimiters):
+        return False
+    return not any(token.type == "text" and ("`" in token.content or "[" in token.content)
+                   for token in state.tokens)
+
+
+def _wrap(plain: str, styles: list[int], pad: int, width: int) -> list[tuple[Line, int]] | None:
+    """``plain`` wrapped as Rich wraps a paragraph, each line padded to ``width`` in ``pad``, with
+    the offset it starts at; None where the result would not be Rich's (a character wider than a
+    cell)."""
+    if cell_len(plain) != len(plain) or width < 2:
+        return None
+    lines: list[tuple[Line, int]] = []
+    start = 0
+    for end in [*rich_divide_line(plain, width, fold=True), len(plain)]:
+        text = plain[start:end]
+        if len(text) > width:
+            text = text[:width] if not text[width:].strip(" ") else text  # Rich's rstrip_end
+        if len(text) > width:
+            return None  # cannot happen with folding; never guess
+        line_styles = styles[start:start + len(text)] + [pad] * (width - len(text))
+        lines.append((_runs(list(zip(text.ljust(width), line_styles, strict=True))), start))
+        start = end
+    return lines
+
+
+def _runs(cells: list[tuple[str, int]]) -> Line:
+    """``cells`` as (text, style) runs, one per stretch of the same style."""
+    runs: list[tuple[str, int]] = []
+    begin = 0
+    for index in range(1, len(cells) + 1):
+        if index == len(cells) or cells[index][1] != cells[begin][1]:
+            runs.append(("".join(char for char, _style in cells[begin:index]), cells[begin][1]))
+            begin = index
+    return tuple(runs)
