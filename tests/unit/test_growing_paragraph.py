@@ -147,6 +147,59 @@ def test_a_tail_whose_last_line_starts_a_block_is_not_parsed(monkeypatch: pytest
         assert GrowingParagraph.start(CONSOLE, piece, [((" " * 40, 0),)], 40) is None, tail
 
 
+def test_a_paragraph_followed_in_one_tail_is_not_taken_for_the_next_one() -> None:
+    """Counter-example a review found: the tail replaced by a new one whose text starts the same
+    but whose numbered list above goes on from another number drew the old numbers."""
+    from widgets.transcript.markdown_seal import Sealer
+
+    width = 40
+    paragraph = "foo " + "word " * 18
+    text = "1. xxxxxx\n" * 9 + "1. " + "x" * 16 + "\n" + "1. a\n\n" + paragraph
+    chunks = [text[i:i + 5] for i in range(0, len(text), 5)]
+    chunks += ["\n\n5. y\n" + "1. y\n" * 4 + "1. a\n\n", "fo", "o", " wor", "d word"]
+    sealer, pieces, streamed = Sealer(), PieceLines(), ""
+    pieces.set_width(width)
+    for chunk in chunks:
+        tail = len(pieces) - 1
+        old = pieces.pieces[tail] if len(pieces) else None
+        old_lines = pieces.rendered_lines(tail) if len(pieces) else None
+        if len(pieces):
+            pieces.pop()
+        streamed += chunk
+        for piece in sealer.feed(streamed):
+            pieces.push(piece)
+        pieces.push(sealer.tail(streamed))
+        grown = (old is not None and old_lines is not None and len(pieces) - 1 == tail
+                 and pieces.grow(tail, old, old_lines, CONSOLE))
+        for index in range(len(pieces)):
+            if not pieces.is_rendered(index):
+                pieces.render(index, CONSOLE)
+        if grown:
+            expected = render_piece(CONSOLE, pieces.pieces[-1], width)
+            assert cells(pieces.rendered_lines(len(pieces) - 1) or []) == cells(expected), streamed
+
+
+def test_a_paragraph_that_cannot_be_drawn_so_is_not_looked_for_at_every_frame(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An emoji, a hard break or an open link the window cannot move past: one look per line,
+    not a parse of the tail and a render of its paragraph at every frame."""
+    calls: list[int] = []
+    start = GrowingParagraph.start.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[GrowingParagraph], *args: object) -> GrowingParagraph | None:
+        calls.append(1)
+        return start(cls, *args)
+
+    monkeypatch.setattr(GrowingParagraph, "start", classmethod(counted))
+    for text in ("A paragraph with an emoji 🙂 near its start, " + "and words " * 120,
+                 "Line one  \nline two " + "and words " * 120,
+                 "An open [link text " + "and words " * 500):
+        calls.clear()
+        chunks = [text[i:i + 6] for i in range(0, len(text), 6)]
+        grow_all(chunks, 60, sentinel=False)
+        assert len(calls) <= 4, (text[:20], len(calls), len(chunks))
+
+
 def test_what_is_not_a_growing_paragraph_is_rendered_again() -> None:
     """Code (indented or fenced), a list item, a lazy line, a heading, a table, a hard break,
     an image, a tab, a hidden character, wide characters: rendered as usual."""

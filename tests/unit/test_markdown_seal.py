@@ -157,6 +157,32 @@ def test_a_numbered_list_is_cut_only_where_it_is_certainly_one_list() -> None:
     assert find_cut("Para.\n\n" + numbered(12, start=3) + long, minimum=20) is not None
 
 
+WORDS = " with enough words to pass the minimum piece size" * 3
+NINE_ITEMS = "".join(f"{n}. item {n}\n" for n in range(1, 10))
+
+
+@pytest.mark.parametrize("text", [
+    # A line less indented than an item's text is not always a lazy line of it: after a heading,
+    # code, a setext heading or a table, it ends the list; "11." then goes on its paragraph.
+    NINE_ITEMS + "10. # Heading\n  text\n11. b" + WORDS + "\n12. c\n",
+    NINE_ITEMS + "10.      indented code\n  text\n11. b" + WORDS + "\n12. c\n",
+    NINE_ITEMS + "10. x\n    ---\n  lazy\n11. b" + WORDS + "\n12. c\n",
+    NINE_ITEMS + "10. | a | b |\n    |---|---|\n  lazy\n11. b" + WORDS + "\n12. c\n",
+    "-   # Heading" + WORDS + "\n  text\n- b" + WORDS + "\n- c\n",  # the same with bullets
+    # An item's fence left open: the next item at the margin ends it (and its fence).
+    "".join(f"{n}. Step {n}: do the thing number {n} as described.\n" for n in range(1, 8))
+    + "8. Configure:\n   ```yaml\n   key: value\n9. Restart the service.\n   ```\n10. Check the logs.\n"
+    + "11. Done, with a few more words here.\n12. Really done.\n",
+    NINE_ITEMS + "   ```\n10. j\n   ```\n11. k\n12. l" + WORDS + "\n13. m\n",
+    # An item's fence closed: the list goes on, and is cut.
+    "".join(f"{n}. Step {n}:\n   ```sh\n   run {n}\n   ```\n" for n in range(1, 16)),
+])
+def test_a_list_is_cut_only_where_its_items_are_certain(text: str) -> None:
+    """Counter-examples a review found: each was cut where markdown-it ends the list."""
+    assert_renders_like_whole(text, 7)
+    assert_streams_like_whole(text, 13, 20)
+
+
 def test_a_numbered_list_reaching_ten_gives_each_number_its_own_width() -> None:
     def gutters(text: str) -> list[int]:
         lines = ["".join(t for t, _s in line) for line in render_markdown(CONSOLE, text, WIDTH)]

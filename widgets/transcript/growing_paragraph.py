@@ -6,10 +6,11 @@ lines are one paragraph). Rich parses and wraps the whole paragraph each time (1
 a 16 K quote). Here only the paragraph's *window* is rendered: the text after the last point
 where the paragraph provably splits in two.
 
-The paragraph, and each of its pieces, is rendered by Rich (at a width that does not wrap) to
-its styled characters; they are then wrapped as Rich wraps a paragraph (greedily from each
-line's start, ``rich_divide_line``), so the lines before the one the window starts on stay as
-they were: they are kept (``fixed``), with the start of that line (``carry``).
+The window, and each part of the paragraph the window moves past, is rendered by Rich alone (at
+a width that does not wrap) to its styled characters; they are then wrapped as Rich wraps a
+paragraph (greedily from each line's start, ``rich_divide_line``), so the lines before the one
+the window starts on stay as they were: they are kept (``fixed``), with the start of that line
+(``carry``).
 
 "Provably" means (else the caller renders the piece with Rich, as before):
 
@@ -19,15 +20,15 @@ they were: they are kept (``fixed``), with the start of that line (``carry``).
   only some of the markers so far draws nothing yet; no link reference is defined above it in
   the piece (the paragraph's parts are drawn alone);
 * its text has nothing ``clean_text`` would change, no tab, no image (Rich draws an image as a
-  block of its own), no entity (one may draw as a space: at the end, not told from the padding)
-  and no hard break (its text drawn alone is one line);
+  block of its own), no entity (one may draw as a space: at the end, not told from the padding),
+  no hard break (its text drawn alone is one line), and no character wider or narrower than a
+  cell (Rich cuts lines in characters and pads them in cells);
 * the window starts right after spaces or a line break, at a letter, and the text before it is
   closed: markdown-it's inline parse of it alone leaves no emphasis or strikethrough opener
   unmatched, and no literal backtick or bracket (a code span or a link could go on past it).
   Then no inline element spans the split, and the rendered paragraph is the text before it,
   the break (a space), and the window's text, each rendered alone;
-* every character is one cell wide (Rich cuts lines in characters, pads them in cells), and
-  the line the window starts on starts at a word (not inside one long word folded on).
+* the line the window starts on starts at a word (not inside one long word folded on).
 
 ``tests/unit/test_growing_paragraph.py`` checks every frame against Rich's own rendering.
 """
@@ -35,6 +36,7 @@ they were: they are kept (``fixed``), with the start of that line (``carry``).
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass, field
 
 from markdown_it.rules_inline import StateInline
@@ -55,6 +57,9 @@ _MARKERS = re.compile(r"(?: {0,3}> ?)*")  # a line's block-quote markers
 # (or will, with a character or two more): a rule, a bullet, a table's delimiter row, a heading,
 # a quote, an indent, a blank line, a numbered item, a fence, a heading's underline.
 _BLOCK_START = re.compile(r"[-:|#>\s]|[0-9]{1,9}[.)]|[*+](?:[ \t]|$)|(?:[*_][ \t]*){3,}$|```|~~~|=+[ \t]*$")
+# Characters that mean nothing to markdown, whatever comes before or after them (no ";": "&amp"
+# and ";" make an entity).
+PLAIN = frozenset(string.ascii_letters + string.digits + " ,.:?/%@=$^{}-+")
 # An entity may draw as a space: at the end, it would look like the padding (see _draw).
 _ENTITY = re.compile(r"&[#A-Za-z0-9]+;")
 _QUOTE_BAR = "▌ "  # what Rich draws left of each quote level's lines (its padding is as wide)
@@ -70,6 +75,7 @@ class GrowingParagraph:
 
     width: int
     trim_top: int
+    number: int | None  # the piece's Piece.number (its lines above depend on it)
     prefix: str  # the quote markers each of its lines starts with
     depth: int  # quote levels
     left: Line  # the quote bars on each of its lines
@@ -79,6 +85,7 @@ class GrowingParagraph:
     carry: str = ""  # that line's characters before the window
     carry_styles: list[int] = field(default_factory=list)
     retry_at: int = 0  # a window that could not split is tried again at this length
+    drawn: tuple[str, str, list[int], int] | None = None  # the last window, as ``_draw`` gave it
 
     @property
     def inner(self) -> int:
@@ -115,7 +122,8 @@ class GrowingParagraph:
         if "]:" in above:
             return None  # a link reference defined above: the paragraph drawn alone lacks it
         head = above + prefix
-        grown = cls(width, piece.trim_top, prefix, depth, (), (), head, [])
+        grown = cls(width=width, trim_top=piece.trim_top, number=piece.number, prefix=prefix,
+                    depth=depth, left=(), right=(), head=head, fixed=[])
         window = grown._window(paragraph[len(prefix):])
         if window is None or len(window) != len(paragraph) - len(prefix):
             return None
@@ -136,7 +144,7 @@ class GrowingParagraph:
     def follows(self, piece: Piece, width: int) -> bool:
         """Whether ``piece`` is the tail this paragraph was found in, grown at its end."""
         return (width == self.width and piece.trim_top == self.trim_top and not piece.trim_bottom
-                and piece.markdown.startswith(self.head))
+                and piece.number == self.number and piece.markdown.startswith(self.head))
 
     def lines(self, console: Console, piece: Piece) -> list[Line] | None:
         """The lines of ``piece`` (which ``follows`` this), or None: render it with Rich."""
@@ -149,10 +157,11 @@ class GrowingParagraph:
             window = window[moved:]
         if len(window) > MAX_WINDOW:
             return None
-        drawn = self._draw(console, window)
+        drawn = self._grown(window) or self._draw(console, window)
         if drawn is None:
             return None
         chars, styles, pad = drawn
+        self.drawn = (window, chars, styles, pad)
         wrapped = _wrap(self.carry + chars, self.carry_styles + styles, pad, self.inner)
         if wrapped is None:
             return None
@@ -170,11 +179,29 @@ class GrowingParagraph:
         for line in lines[1:]:
             if not line.startswith(self.prefix) or _BLOCK_START.match(line, size) or len(line) == size:
                 return None
-        window = "\n".join(lines)  # (a hard break in it draws it on two lines: see _draw)
+        if any(line.endswith(("  ", "\\")) for line in lines[:-1]):
+            return None  # a hard break
+        window = "\n".join(lines)
         if ("\t" in window or "\r" in window or "![" in window or _ENTITY.search(window)
-                or clean_text(window) != window):
+                or clean_text(window) != window or cell_len(window) != len(window) - len(lines) + 1):
             return None
         return window
+
+    def _grown(self, window: str) -> tuple[str, list[int], int] | None:
+        """``window`` drawn from the last one, when it only adds plain words to its last line: no
+        character that means anything to markdown (no newline, emphasis, code, link, escape,
+        entity or HTML character), after a plain one (a delimiter run, an escape or an entity
+        can change meaning with the character after it). The words take the style of the
+        character before them; trailing spaces of the source are drawn when words follow."""
+        if self.drawn is None:
+            return None
+        last, chars, styles, pad = self.drawn
+        source = last.rstrip(" ")
+        if (len(window) <= len(last) or not window.startswith(last) or not source or not chars
+                or source[-1] not in PLAIN or not PLAIN.issuperset(window[len(last):])):
+            return None
+        text = (chars + " " * (len(last) - len(source)) + window[len(last):]).rstrip(" ")
+        return text, styles + [styles[-1]] * (len(text) - len(chars)), pad
 
     def _draw(self, console: Console, window: str) -> tuple[str, list[int], int] | None:
         """The characters and styles ``window`` is drawn as alone (in the paragraph's quotes),
@@ -230,6 +257,7 @@ class GrowingParagraph:
             if plain[start:start + 1] == " " or (start and plain[start - 1] != " "):
                 return 0  # the line starts inside a long word folded on: not a word's start
             self.fixed = [*self.fixed, *(self._decorated(line) for line, _start in wrapped[:-1])]
+            self.drawn = None  # (a window that starts elsewhere)
             self.carry = plain[start:]
             self.carry_styles = (self.carry_styles + styles)[start:]
             self.head += before

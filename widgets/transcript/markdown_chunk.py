@@ -44,9 +44,9 @@ class _CodeBlock(CodeBlock):
 class NumberedList(ListElement):
     """Rich's list, except that in a numbered list that reaches ten each number takes its own
     width, two digits at least: Rich sizes them all by the list's last number, so every item of
-    a list would move one column right when its hundredth came (a list of 10–98 items looks as
-    Rich draws it). A list cut into pieces (``markdown_seal``) renders like the whole only so, and
-    a piece that goes on a list numbers it from its ``Piece.number``."""
+    a list would move one column right when its hundredth came (a list of 10–98 items numbered
+    from 1 looks as Rich draws it). A list cut into pieces (``markdown_seal``) renders like the
+    whole only so, and a piece that goes on a list numbers it from its ``Piece.number``."""
 
     @classmethod
     def create(cls, markdown: RichMarkdown, token: Token) -> ListElement:
@@ -73,7 +73,8 @@ def _indent(tokens: list[Token]) -> int:
     deepest = 0
     for token in tokens:
         if token.type in ("blockquote_open", "list_item_open"):
-            # (a numbered item's gutter is 4 wide from number 10 on: NumberedList)
+            # (an estimate: a numbered item's gutter is 3 or 4 wide below number 100, as
+            # NumberedList draws it)
             stack.append(4 if token.type == "blockquote_open" else max(3, len(token.info) + 2)
                          + (1 if token.info and len(token.info) < 2 else 0))
             deepest = max(deepest, sum(stack))

@@ -125,8 +125,9 @@ def _numbered(known: _Numbered | None, line: str, after_blank: bool, first: bool
     """The numbered list ``line`` leaves the text in, from what the line before it left (None:
     not known for sure; no cut is made in a list not followed from its start). Only what is
     certain is followed: items with text at the start of a line, indented lines, blank lines,
-    and paragraphs that start after a blank line. Anything else (a lazy line, an empty item, a
-    heading, a bullet, a quote) leaves it unknown until a paragraph after a blank line."""
+    and paragraphs that start after a blank line. Anything else (a line less indented than the
+    item's text, an empty item, a heading, a bullet, a quote) leaves it unknown until a paragraph
+    after a blank line."""
     item = _NUMBERED.match(line)
     if item is not None:
         digits, delimiter, gap = item.group(1), item.group(2), item.group(3)
@@ -149,9 +150,8 @@ def _numbered(known: _Numbered | None, line: str, after_blank: bool, first: bool
             return None  # (an item may be indented up to 3)
         if _spaces(line) >= known.indent:
             return known  # the item's own text
-        if not after_blank and _PLAIN_START.match(line.lstrip(" ")) is not None:
-            return known  # a lazy line of its paragraph (a block it could start would end it)
-        return None
+        return None  # less indented: a lazy line of the item's paragraph, or the item's end (a
+        # heading or code as its last block has no lazy lines): not known without parsing
     if _PLAIN_START.match(line) is not None and (first or after_blank or known is _NO_LIST):
         return _NO_LIST  # a paragraph: it ends any list above it
     return None
@@ -259,6 +259,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             numbered = _numbered(numbered, line, index > 0 and _blank(lines[index - 1]), index == 0)
             if index == 0 and number is not None and numbered is not None and numbered.count:
                 numbered = _Numbered(number, 1, numbered.delimiter, numbered.indent)
+        elif numbered is not None and not _blank(line) and _spaces(line) < numbered.indent:
+            numbered = None  # an item's fence: a line less indented than its text ends the item
         if fence is not None:
             if fence.closes(line):
                 if _spaces(line) < fence.indent:
@@ -355,7 +357,18 @@ def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
         line = lines[back]
     if _BULLET.match(line):
         # Not an item without text: "- - -" is a rule, and "- " under a paragraph underlines it.
-        return True if line[0] == marker and line.strip(marker + " \t") else None
+        if line[0] != marker or not line.strip(marker + " \t"):
+            return None
+        gap = len(line) - 1 - len(line[1:].lstrip(" \t"))
+        if "\t" in line[:1 + gap]:
+            return None  # a tab's width depends on its column: where the text starts is not plain
+        text = 1 + (gap if gap <= 4 else 1)  # where the item's text starts
+        for below in lines[back + 1:index + 1]:
+            indent = len(below) - len(below.lstrip(" \t"))
+            if "\t" in below[:indent] or (not _blank(below) and indent < text):
+                return None  # less indented than its text: a lazy line, or the item's end (its
+                # last block decides: a heading has no lazy lines)
+        return True
     for back in range(index, -1, -1):
         line = lines[back]
         if _blank(line):

@@ -30,6 +30,7 @@ class PieceLines:
         self.rendered_count = 0  # pieces rendered with Rich, ever (benchmarks, tests)
         self._placeholders: dict[int, list[str]] = {}
         self._growing: GrowingParagraph | None = None  # the paragraph the tail ends in
+        self._growing_index = -1  # the tail's index then
         self._not_growing = ""  # a tail that ended in no such paragraph (see ``grow``)
         self.grown = 0  # pieces whose lines came from the piece they grew from (benchmarks, tests)
 
@@ -55,6 +56,7 @@ class PieceLines:
         self._placeholders.pop(index, None)
 
     def clear(self) -> None:
+        self._growing, self._not_growing = None, ""
         self.pieces.clear()
         self._lines.clear()
         self._placeholders.clear()
@@ -111,25 +113,29 @@ class PieceLines:
         its lines from those and from its new text alone when it ends in a paragraph that grew
         (``growing_paragraph.py``). Returns whether it did; if not, it is rendered as usual."""
         new = self.pieces[index]
-        growing = self._growing
-        if growing is None or not growing.follows(new, self.width):
-            growing = self._growing = None
+        growing = self._growing if index == self._growing_index else None  # (not an older tail's)
+        fresh = growing is None or not growing.follows(new, self.width)
+        if fresh:
+            growing = None
             # Looked for again only when a line was started since the last miss (or the last
-            # line had nothing but quote markers then): text added to a line that has shown what
-            # it is cannot make a paragraph the last block.
+            # line had nothing but quote markers then): text added to a line seldom makes a
+            # paragraph the last block ("-" may become "-1 is…"; only a shortcut is missed then).
             missed = self._not_growing
             line = missed.rfind("\n")
             if not (missed and old.markdown.startswith(missed) and old.markdown.rfind("\n") == line
                     and missed[line + 1:].strip(" >")):
                 growing = GrowingParagraph.start(console, old, old_lines, self.width)
             if growing is None or not growing.follows(new, self.width):
-                self._not_growing = old.markdown
+                self._growing, self._not_growing = None, old.markdown
                 return False
+        assert growing is not None
         lines = growing.lines(console, new)
-        if lines is None:  # looked for again in the next tail (a new paragraph may start in this one)
-            self._growing, self._not_growing = None, ""
+        if lines is None:
+            # A paragraph just found that cannot be drawn so is not looked for again on this
+            # line; one that could may have ended here (a new one is looked for next time).
+            self._growing, self._not_growing = None, new.markdown if fresh else ""
             return False
-        self._growing, self._not_growing = growing, ""
+        self._growing, self._growing_index, self._not_growing = growing, index, ""
         self._set_lines(index, lines)
         self.grown += 1
         return True
