@@ -10,7 +10,8 @@ The window, and each part of the paragraph the window moves past, is rendered by
 a width that does not wrap) to its styled characters; they are then wrapped as Rich wraps a
 paragraph (greedily from each line's start, ``rich_divide_line``), so the lines before the one
 the window starts on stay as they were: they are kept (``fixed``), with the start of that line
-(``carry``).
+(``carry``). Plain words added to the window's last line are drawn from the last window, with no
+render at all (``_grown``).
 
 "Provably" means (else the caller renders the piece with Rich, as before):
 
