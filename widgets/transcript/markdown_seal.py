@@ -299,9 +299,9 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
                 best = Cut(end, joined=joined)
         elif numbered is not None and numbered.start + numbered.count >= NUMBERED_FROM:
             item = _NUMBERED.match(following)
-            number = numbered.start + numbered.count  # the next item's, in the whole list
-            if item is not None and item.group(2) == numbered.delimiter and number < 10 ** 9:
-                best = Cut(end, joined=True, number=number)
+            next_number = numbered.start + numbered.count  # the next item's, in the whole list
+            if item is not None and item.group(2) == numbered.delimiter and next_number < 10 ** 9:
+                best = Cut(end, joined=True, number=next_number)
     return later(settle_fence())
 
 
