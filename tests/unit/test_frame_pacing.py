@@ -370,6 +370,21 @@ async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never
         assert decided.index(False) <= 30, decided  # (frames 1/20 s apart: within 1.5 s)
 
 
+async def test_a_burst_after_a_short_wait_is_not_watered_down_by_the_frame_before_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Measured with the real server: a frame 0.4 s before a burst (the prompt, the wait for the
+    first words) counted in the burst's rate, and the burst was known as one a second late."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        height = app.size.height
+        probe = GrowthProbe(app, monkeypatch)
+        assert not probe.frame(0, 0)
+        step = -(-height * 3 // 32)  # 1.5 screens a second (frames 1/16 s apart)
+        decided = [probe.frame(0.4 if n == 0 else 0.0625, step) for n in range(8)]
+        assert True in decided[:5], decided
+
+
 async def test_the_flood_rate_is_a_screen_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:

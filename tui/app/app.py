@@ -399,6 +399,11 @@ class OctuiApp(DiffedOutput[int]):
         main = self._main_or_none()
         rows = main.content_rows() if main is not None else 0
         growth = self._growth
+        if growth and not self._flooding and now - growth[-1][0] > FLOOD_DECIDE_S:
+            # A pause (the model thinking, the wait for its first words): the rate is judged on
+            # what comes after it, not watered down by the frame before it (a burst after a
+            # 0.4 s wait was known as one a second late: 13 frames of lines nobody reads).
+            growth.clear()
         growth.append((now, rows))
         while len(growth) > 2 and now - growth[1][0] > FLOOD_WINDOW_S:
             growth.popleft()  # at most one frame older than the window stays: the newest such
