@@ -329,6 +329,13 @@ class GrowthProbe:
         frames = range(1, int(seconds * 20) + 1)
         return [self.frame(0.05, int(n * rate) - int((n - 1) * rate)) for n in frames]
 
+    def burst(self, wait: float) -> list[bool]:
+        """Eight frames 1/16 s apart (exact in binary: the fifth is 0.25 s after the first)
+        growing a screen and a half a second or a little more (whole rows), the first ``wait``
+        after the frame before."""
+        step = -(-self.app.size.height * 3 // 32)
+        return [self.frame(wait if n == 0 else 0.0625, step) for n in range(8)]
+
 
 async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never(
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -340,10 +347,8 @@ async def test_a_burst_is_known_within_a_quarter_second_and_a_reading_pace_never
         assert not probe.frame(0, 0)
         # A burst after a long idle time: a screen and a half a second. The idle frame long
         # before does not water the rate down; a quarter of a second of frames decides, or a
-        # quarter of a screen if that comes first. (Steps of 1/16 s, exact in binary: the fifth
-        # frame is 0.25 s after the first.)
-        step = -(-height * 3 // 32)  # 1.5 screens a second or a little more (whole rows)
-        decided = [probe.frame(10.0 if n == 0 else 0.0625, step) for n in range(8)]
+        # quarter of a screen if that comes first.
+        decided = probe.burst(wait=10.0)
         assert not decided[0] and True in decided[:5], decided
         assert all(decided[decided.index(True):]), decided
         # Painting is held in a flood: the next frames come a second apart, and it goes on.
@@ -377,11 +382,9 @@ async def test_a_burst_after_a_short_wait_is_not_watered_down_by_the_frame_befor
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:
         await wait_connected(pilot)
-        height = app.size.height
         probe = GrowthProbe(app, monkeypatch)
         assert not probe.frame(0, 0)
-        step = -(-height * 3 // 32)  # 1.5 screens a second (frames 1/16 s apart)
-        decided = [probe.frame(0.4 if n == 0 else 0.0625, step) for n in range(8)]
+        decided = probe.burst(wait=0.4)
         assert True in decided[:5], decided
 
 
