@@ -57,7 +57,7 @@ class NumberedList(ListElement):
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         start = 1 if self.list_start is None else self.list_start
-        if self.list_type != "ordered_list_open" or start + len(self.items) < NUMBERED_FROM:
+        if start + len(self.items) < NUMBERED_FROM:  # (only numbered lists are made of this class)
             yield from super().__rich_console__(console, options)
             return
         for index, item in enumerate(self.items):
@@ -73,10 +73,10 @@ def _indent(tokens: list[Token]) -> int:
     deepest = 0
     for token in tokens:
         if token.type in ("blockquote_open", "list_item_open"):
-            # (an estimate: a numbered item's gutter is 3 or 4 wide below number 100, as
-            # NumberedList draws it)
-            stack.append(4 if token.type == "blockquote_open" else max(3, len(token.info) + 2)
-                         + (1 if token.info and len(token.info) < 2 else 0))
+            # (a numbered item's gutter counted 4 wide at least, as NumberedList draws it from
+            # number 10 on: an estimate, 3 below it)
+            item = max(4, len(token.info) + 2) if token.info else 3  # (a bullet's info is empty)
+            stack.append(4 if token.type == "blockquote_open" else item)
             deepest = max(deepest, sum(stack))
         elif token.type in ("blockquote_close", "list_item_close") and stack:
             stack.pop()
