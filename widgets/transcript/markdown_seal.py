@@ -133,7 +133,7 @@ def _numbered(known: _Numbered | None, line: str, after_blank: bool, first: bool
         digits, delimiter, gap = item.group(1), item.group(2), item.group(3)
         if "\t" in gap:
             return None  # a tab's width depends on its column: where its text starts is not plain
-        indent = len(digits) + 1 + (len(gap) if len(gap) <= 4 else 1)
+        indent = _item_text(len(digits) + 1, len(gap))
         if known is not None and known.count and known.delimiter == delimiter:
             return _Numbered(known.start, known.count + 1, delimiter, indent)
         # A list starts here: at the text's start, after a blank line outside any list, or
@@ -155,6 +155,12 @@ def _numbered(known: _Numbered | None, line: str, after_blank: bool, first: bool
     if _PLAIN_START.match(line) is not None and (first or after_blank or known is _NO_LIST):
         return _NO_LIST  # a paragraph: it ends any list above it
     return None
+
+
+def _item_text(marker: int, gap: int) -> int:
+    """Where a list item's text starts, after its marker (``-``, ``12.``) and ``gap`` spaces:
+    five or more make the text an indented code block, one space after the marker."""
+    return marker + (gap if gap <= 4 else 1)
 
 
 def _opens(line: str) -> _Fence | None:
@@ -362,7 +368,7 @@ def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
         gap = len(line) - 1 - len(line[1:].lstrip(" \t"))
         if "\t" in line[:1 + gap]:
             return None  # a tab's width depends on its column: where the text starts is not plain
-        text = 1 + (gap if gap <= 4 else 1)  # where the item's text starts
+        text = _item_text(1, gap)
         for below in lines[back + 1:index + 1]:
             indent = len(below) - len(below.lstrip(" \t"))
             if "\t" in below[:indent] or (not _blank(below) and indent < text):
