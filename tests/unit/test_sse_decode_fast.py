@@ -162,3 +162,15 @@ def test_decode_frame_edge_cases() -> None:
                     b'{"a": "\xed\xa0\x80"}', b'{"a": 123456789012345678901234567890}', b"",
                     b'{"a": "x\ty"}', b'"\xff"', b"null", b'{"a": 1e999}'):
         assert outcome(decode_frame, payload) == outcome(json.loads, payload), payload
+
+
+def test_decode_frame_keeps_no_value_in_the_string_cache() -> None:
+    # pydantic-core's cache hands back the same object for a short string it has seen: a delta's
+    # words decoded twice would be one object kept alive by the cache. Keys are cached (the same
+    # dozen names in every frame), values are not.
+    payload = b'{"type": "session.text.delta", "data": {"delta": "once"}}'
+    first, second = decode_frame(payload), decode_frame(payload)
+    assert first == second
+    assert next(iter(first)) is next(iter(second))  # a key: cached
+    assert first["data"]["delta"] is not second["data"]["delta"]
+    assert first["type"] is not second["type"]
