@@ -183,6 +183,57 @@ def test_a_list_is_cut_only_where_its_items_are_certain(text: str) -> None:
     assert_streams_like_whole(text, 13, 20)
 
 
+def steps(count: int, marker: str = "{n}.", indent: int | None = None, start: int = 1) -> str:
+    """A loose list, as answers write step-by-step instructions: each item a title, a paragraph
+    and a fence, indented ``indent`` spaces (None: as far as the item's text, so all in it)."""
+    items = []
+    for n in range(start, start + count):
+        head = marker.format(n=n) + " "
+        pad = " " * (len(head) if indent is None else indent)
+        items.append(f"{head}**Step {n}**: configure the thing\n\n{pad}Then run the command, which"
+                     f" prints a few lines and exits.\n\n{pad}```sh\n{pad}run --step {n}\n{pad}```\n\n")
+    return "".join(items)
+
+
+@pytest.mark.parametrize("text", [
+    steps(30, marker="-"),
+    steps(30, marker="*", indent=4),
+    steps(30),
+    steps(30, marker="{n})"),
+    # Indented 3 as the first items are: from "10." on, the paragraph and the fence are not in the
+    # item (its text starts at 4) but after a list of one item; "11." starts another list.
+    "Intro.\n\n" + steps(30, indent=3),
+    steps(12, start=95),  # numbers of two and three digits
+], ids=["bullets", "bullets-indented-4", "numbered", "numbered-paren", "numbered-indented-3", "95-106"])
+def test_a_loose_list_is_cut_between_items(text: str) -> None:
+    """A list whose items have paragraphs or code of their own (a blank line between items) is
+    cut between items, as a tight one is: its tail is an item or two, not the whole list."""
+    pieces = assert_renders_like_whole(text, 29)
+    if not text.startswith(("1.", "1)", "Intro")):
+        assert max(len(piece.source) for piece in pieces) < 3 * 150  # one item is ~140
+    else:  # before its tenth number a numbered list is not cut (see NUMBERED_FROM)
+        assert max(len(piece.source) for piece in pieces[1:]) < 3 * 150
+    assert_streams_like_whole(text[:2500], 37, 100)
+
+
+@pytest.mark.parametrize("text", [
+    # After a blank line, a line indented less than the item's text but more than the margin: a
+    # paragraph at the top level (the list ended), whatever comes after it.
+    steps(12, indent=2) + "   lazy?\n11. next\n",
+    steps(12) + "  - a bullet under the list\n\n13. a new list\n",
+    # A fence indented less than the item's text ends the list, blank line or not.
+    steps(11) + "12. item\n  ```\n  code\n\n13. still code\n  ```\n\n14. a new list\n",
+    steps(11) + "```\nmargin fence\n```\n12. not cut before: no blank line\n\n13. new\n",
+    steps(11) + "12. item\n```x`y is no fence: a lazy line\n\n13. the same list\n",
+    # A fence under an item not followed (here: after a heading) is not known to be the item's.
+    "# Title\n" + steps(11, start=5) + "12. x\n\n  ```\n  code\n  ```\n\n13. y\n",
+], ids=["paragraph-indented-3", "bullet-indented-2", "fence-indented-2", "margin-fence", "no-fence",
+        "after-heading"])
+def test_the_end_of_a_loose_list_is_known_or_not_cut(text: str) -> None:
+    assert_renders_like_whole(text, 11)
+    assert_streams_like_whole(text, 17, 40)
+
+
 def test_a_numbered_list_reaching_ten_gives_each_number_its_own_width() -> None:
     def gutters(text: str) -> list[int]:
         lines = ["".join(t for t, _s in line) for line in render_markdown(CONSOLE, text, WIDTH)]
@@ -318,6 +369,9 @@ BLOCKS = st.sampled_from([
     "".join(f"1. item {n}\n" for n in range(12)),  # cut from its tenth number on
     "".join(f"{n}) item {n}\n   more of it\n" for n in range(5, 16)),
     "".join(f"{n}. loose item\n\n" for n in range(11)),
+    "".join(f"{n}. item\n\n   para {n}\n\n   ```\n   code\n   ```\n\n" for n in range(8, 12)),
+    "- item\n\n  para\n\n      indented code\n\n- next\n\n  ```\n  code\n  ```",
+    "10. item\n\n  ```\n  not the item's\n  ```\n\n11. a list of its own",
 ])
 
 

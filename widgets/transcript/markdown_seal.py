@@ -7,12 +7,17 @@ deltas arrive). For the tail to stay small however long the answer is, the text 
   paragraph whose line is dropped, so Rich itself draws the separation (its count of blank lines
   depends on the blocks: a list or a table brings one of its own);
 * a line boundary inside a top-level bullet list: Rich draws items with no gap between them, and
-  the blank line it puts before a list is dropped from the next piece;
+  the blank line it puts before a list is dropped from the next piece. A loose list (a blank
+  line between items: items with paragraphs or code of their own, as step-by-step answers
+  write them) is cut at the blank line before an item, which Rich draws as a tight one;
 * a line boundary inside a top-level numbered list once it has ten numbers (from then on each
   number takes its own width, two digits at least: ``markdown_chunk``'s ``NumberedList``), cut as
   a bullet list is; the next piece's list is numbered from its first item's number in the whole
   list (``Piece.number``: Rich numbers a list from its first item's number on, whatever the
-  others say);
+  others say). After a blank line, a paragraph indented less than the item's text, or a fence
+  indented less than it, ends the list (``10.`` under items indented three: its text starts at
+  four); a numbered item after a blank line outside any list starts a list of its own, cut
+  before as any block is;
 * a line boundary inside a top-level code fence: the first piece gets a closing fence and the
   next one re-opens it with the same opening line; the padding lines Rich adds around each half
   are dropped, so the two halves render exactly like the unsplit block. The cut is only made
@@ -143,6 +148,13 @@ def _numbered(known: _Numbered | None, line: str, after_blank: bool, first: bool
         return None
     if _blank(line):
         return known
+    if _opens(line) is not None:
+        spaces = _spaces(line)
+        if known is not None and known.count and spaces >= known.indent:
+            return known  # the item's own code
+        if spaces == 0 or known is _NO_LIST or (known is not None and known.count):
+            return _NO_LIST  # a fence at the top level (none is a lazy line): it ends any list
+        return None  # (indented up to 3, under a list not followed: it may be an item's)
     if line[:1] == " ":
         if known is None or not known.count:
             if (after_blank and _spaces(line) >= 4) or _PLAIN_START.match(line.lstrip(" ")):
@@ -150,6 +162,8 @@ def _numbered(known: _Numbered | None, line: str, after_blank: bool, first: bool
             return None  # (an item may be indented up to 3)
         if _spaces(line) >= known.indent:
             return known  # the item's own text
+        if after_blank and _spaces(line) <= 3 and _PLAIN_START.match(line.lstrip(" ")):
+            return _NO_LIST  # a paragraph at the top level: after a blank line, none is lazy
         return None  # less indented: a lazy line of the item's paragraph, or the item's end (a
         # heading or code as its last block has no lazy lines): not known without parsing
     if _PLAIN_START.match(line) is not None and (first or after_blank or known is _NO_LIST):
@@ -291,12 +305,15 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             # A table is cut from a short text above it (a tail of one table is cheap), unless
             # that text may define a link reference the table's cells use.
             continue
-        if _blank(line):
+        if _blank(line) and not _BULLET.match(following) and (
+                not _ORDERED.match(following) or (numbered is _NO_LIST and _NUMBERED.match(following))):
+            # (a numbered item after a blank line outside any list starts a list of its own.)
             # Not after a thematic break: Rich puts no blank line after one.
-            if (not _blank(following) and following[:1] not in (" ", "\t")
-                    and not _BULLET.match(following) and not _ORDERED.match(following)
-                    and not _RULE.match(last_text)):
+            if not _blank(following) and following[:1] not in (" ", "\t") and not _RULE.match(last_text):
                 best = Cut(end)
+        # An item after this line, in a list that goes on: cut as between two blocks, the blank
+        # line Rich puts before a list dropped. After a blank line too (a loose list: its items
+        # have paragraphs or code of their own), which Rich draws as it draws a tight one.
         elif _BULLET.match(following) and following.strip(following[0] + " \t"):
             # (an item with text: an empty one cannot interrupt a paragraph, and "- " under one
             # underlines it as a heading; a rule has nothing but markers and spaces either)
@@ -348,17 +365,20 @@ def _decided(start: str) -> bool:
 
 
 def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
-    """Whether a bullet item after ``lines[index]`` (not blank) continues a list (True), starts a
-    new block after a plain paragraph (False), or None when that is not certain (no cut then).
+    """Whether a bullet item after ``lines[index]`` (blank in a loose list) continues a list
+    (True), starts a new block after a plain paragraph (False), or None when that is not certain
+    (no cut then).
 
-    Walking back: a bullet line with the same marker (through indented lines only) means the same
-    list; a run of plain paragraph lines back to a blank line means a paragraph the list
-    interrupts. Anything else (headings, tables, quotes, fences, lazy continuation lines of an
-    item, another marker) is left alone.
+    Walking back: a bullet line with the same marker (through indented and blank lines only: an
+    item's own blocks) means the same list; a run of plain paragraph lines back to a blank line
+    means a paragraph the list interrupts (only right under it: a bullet after a blank line that
+    ends no item is not cut before). Anything else (headings, tables, quotes, fences, lazy
+    continuation lines of an item, another marker) is left alone.
     """
     line = lines[index]
     back = index
-    while line[:1] in (" ", "\t") and back > 0:  # an item's indented continuation lines
+    loose = _blank(line)
+    while (line[:1] in (" ", "\t") or _blank(line)) and back > 0:  # an item's indented blocks
         back -= 1
         line = lines[back]
     if _BULLET.match(line):
@@ -375,6 +395,8 @@ def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
                 return None  # less indented than its text: a lazy line, or the item's end (its
                 # last block decides: a heading has no lazy lines)
         return True
+    if loose:
+        return None
     for back in range(index, -1, -1):
         line = lines[back]
         if _blank(line):
