@@ -200,12 +200,35 @@ def test_a_paragraph_that_cannot_be_drawn_so_is_not_looked_for_at_every_frame(
         assert len(calls) <= 4, (text[:20], len(calls), len(chunks))
 
 
+@pytest.mark.parametrize("prefix,hard_break", [("", "  "), ("> ", "\\"), ("> > ", "   "), ("", "\\")])
+def test_lines_ending_in_hard_breaks_grow_from_the_last_line(prefix: str, hard_break: str) -> None:
+    """A paragraph of lines that each end in a hard break (a poem, an address, "key: value"
+    lines): the lines above the last break are kept, each frame draws the line after it."""
+    text = "".join(f"{prefix}line {n} of a poem with *some* words &amp; a `code` span{hard_break}\n"
+                   for n in range(25))
+    chunks = [text[i:i + 7] for i in range(0, len(text), 7)]
+    pieces = grow_all(chunks, 40, sentinel=True)
+    assert pieces.grown == len(chunks) - 1, (pieces.grown, len(chunks))
+    growing = pieces.growing
+    assert growing is not None and len(text) - len(growing.head) < 80  # the last line or two
+
+
+def test_a_paragraph_with_entities_grows_from_its_newest_text() -> None:
+    text = "Tom &amp; Jerry &lt;tag&gt; &copy; words and more words " * 60
+    chunks = [text[i:i + 5] for i in range(0, len(text), 5)]
+    pieces = grow_all(chunks, 50, sentinel=False)
+    # An entity at the end of the window may draw as a space (taken for the padding): rendered.
+    assert pieces.grown >= len(chunks) * 3 // 4, (pieces.grown, len(chunks))
+    growing = pieces.growing
+    assert growing is not None and len(text) - len(growing.head) < 2 * ADVANCE
+
+
 def test_what_is_not_a_growing_paragraph_is_rendered_again() -> None:
-    """Code (indented or fenced), a list item, a lazy line, a heading, a table, a hard break,
-    an image, a tab, a hidden character, wide characters: rendered as usual."""
+    """Code (indented or fenced), a list item, a lazy line, a heading, a table, a hard break
+    under open emphasis, an image, a tab, a hidden character, wide characters: rendered as usual."""
     for start, added in [("    code", " more"), ("```\ncode", " more"), ("> quote\nlazy", " more"),
                          ("text\n\n    code", " more"), ("- item", " more"), ("# Title", " more"),
-                         ("| a | b |\n|---|---|\n| 1 | 2", " more"), ("line  \nnext", " more"),
+                         ("| a | b |\n|---|---|\n| 1 | 2", " more"), ("*line  \nnext", " more"),
                          ("text", " ![i](x.png)"), ("text", "\tmore"), ("text", " \x1b[31m"),
                          ("text", " 日本語"), ("> quote", "\n> - item"), ("text", "\n# Title")]:
         pieces = PieceLines()
@@ -238,6 +261,15 @@ def test_the_window_moves_only_past_closed_text() -> None:
     (["the", "the   "], 4),  # trailing spaces added: the paragraph's end is trimmed, not folded
     (["the", "the ` `"], 4),  # a code span of a space at the end: the text's own, not padding
     (["the", "the\n"], 3),  # too narrow for markdown: the piece is shown as its plain text
+    # Hard breaks: the lines above one are kept only if nothing before it is still open.
+    (["an *open  \nline", " two* end"], 40),  # emphasis across the break
+    (["a `code  \nspan", "` b"], 40),  # a code span across it (not a break inside one)
+    (["two \\\\\nbackslashes", " b"], 40),  # an escaped backslash: a soft break, no hard one
+    (["foo&#32;  \nbar", " baz"], 40),  # an entity drawn as a space before the break
+    (["foo &#32;", "\\\nbar"], 40),  # ... and before a backslash break
+    (["foo &nbsp;", " bar"], 40),  # a space-like entity at the window's end
+    (["ab", "ab&#10;"], 4),  # a newline at the end: drawn as nothing
+    (["ab", "ab&#10;  \nc"], 4),  # ... before a hard break
 ])
 def test_growth_that_changes_what_came_before_is_rendered_again(chunks: list[str], width: int) -> None:
     """Counter-examples a review found: each once took the shortcut and drew what Rich does not."""

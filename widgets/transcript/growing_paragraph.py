@@ -21,9 +21,13 @@ render at all (``_grown``).
   only some of the markers so far draws nothing yet; no link reference is defined above it in
   the piece (the paragraph's parts are drawn alone);
 * its text has nothing ``clean_text`` would change, no tab, no image (Rich draws an image as a
-  block of its own), no entity (one may draw as a space: at the end, not told from the padding),
-  no hard break (its text drawn alone is one line), and no character wider or narrower than a
-  cell (Rich cuts lines in characters and pads them in cells);
+  block of its own), no entity at its end that may draw as a space or as nothing (it would not
+  be told from the padding), and no character wider or narrower than a cell (Rich cuts lines in
+  characters and pads them in cells);
+* a hard break (two spaces or a backslash at a line's end) is moved past as soon as it comes,
+  the text before it closed (see below): the line after it starts a line of its own, so the
+  lines up to it are kept and the window starts after it (``_past_breaks``). A window is
+  always drawn as one line;
 * the window starts right after spaces or a line break, at a letter, and the text before it is
   closed: markdown-it's inline parse of it alone leaves no emphasis or strikethrough opener
   unmatched, and no literal backtick or bracket (a code span or a link could go on past it).
@@ -36,6 +40,7 @@ render at all (``_grown``).
 
 from __future__ import annotations
 
+import html
 import re
 import string
 from dataclasses import dataclass, field
@@ -61,8 +66,8 @@ _BLOCK_START = re.compile(r"[-:|#>\s]|[0-9]{1,9}[.)]|[*+](?:[ \t]|$)|(?:[*_][ \t
 # Characters that mean nothing to markdown, whatever comes before or after them (no ";": "&amp"
 # and ";" make an entity).
 PLAIN = frozenset(string.ascii_letters + string.digits + " ,.:?/%@=$^{}-+")
-# An entity may draw as a space: at the end, it would look like the padding (see _draw).
-_ENTITY = re.compile(r"&[#A-Za-z0-9]+;")
+_ENTITY_AT_END = re.compile(r"&[#A-Za-z0-9]+;[ ]*$")
+_HARD_BREAK = re.compile(r"(?:  |(?<!\\)(?:\\\\)*\\)\n")  # two spaces, or an odd run of backslashes
 _QUOTE_BAR = "▌ "  # what Rich draws left of each quote level's lines (its padding is as wide)
 
 
@@ -150,6 +155,8 @@ class GrowingParagraph:
     def lines(self, console: Console, piece: Piece) -> list[Line] | None:
         """The lines of ``piece`` (which ``follows`` this), or None: render it with Rich."""
         window = self._window(piece.markdown[len(self.head):])
+        if window is not None:
+            window = self._past_breaks(console, window)
         if window is None:
             return None
         if len(window) > max(ADVANCE, self.retry_at):
@@ -180,12 +187,35 @@ class GrowingParagraph:
         for line in lines[1:]:
             if not line.startswith(self.prefix) or _BLOCK_START.match(line, size) or len(line) == size:
                 return None
-        if any(line.endswith(("  ", "\\")) for line in lines[:-1]):
-            return None  # a hard break
         window = "\n".join(lines)
-        if ("\t" in window or "\r" in window or "![" in window or _ENTITY.search(window)
+        if ("\t" in window or "\r" in window or "![" in window or _blank_at_end(window)
                 or clean_text(window) != window or cell_len(window) != len(window) - len(lines) + 1):
             return None
+        return window
+
+    def _past_breaks(self, console: Console, window: str) -> str | None:
+        """``window`` after its last hard break: the line after one starts a line of its own, so
+        the lines up to it are drawn (the text before it closed, as at any split) and kept; None
+        if a break cannot be moved past."""
+        size = len(self.prefix)
+        while (newline := _hard_break(window)) >= 0:
+            line_end = newline - 1 if window[newline - 1] == "\\" else len(window[:newline].rstrip(" "))
+            text = window[:line_end]
+            if (not text.strip(" ") or text.endswith(("\n" + self.prefix, " ")) or _blank_at_end(text)
+                    or not _closed(text.replace("\n" + self.prefix, "\n"))):
+                return None  # (a space at the end could be taken for the padding)
+            drawn = self._draw(console, text)
+            if drawn is None:
+                return None
+            chars, styles, pad = drawn
+            wrapped = _wrap(self.carry + chars, self.carry_styles + styles, pad, self.inner)
+            if wrapped is None:
+                return None
+            self.fixed = [*self.fixed, *(self._decorated(line) for line, _start in wrapped)]
+            self.carry, self.carry_styles, self.drawn = "", [], None
+            moved = newline + 1 + size
+            self.head += window[:moved]
+            window = window[moved:]
         return window
 
     def _grown(self, window: str) -> tuple[str, list[int], int] | None:
@@ -267,6 +297,22 @@ class GrowingParagraph:
 
     def _decorated(self, line: Line) -> Line:
         return (*self.left, *line, *self.right)
+
+
+def _blank_at_end(text: str) -> bool:
+    """Whether ``text`` ends with an entity that may draw as a space or as nothing: at the end it
+    could not be told from the padding (see ``_draw``)."""
+    match = _ENTITY_AT_END.search(text)
+    if match is None:
+        return False
+    drawn = html.unescape(match.group().rstrip(" "))
+    return not drawn.strip() or not drawn.isprintable()
+
+
+def _hard_break(window: str) -> int:
+    """Where the first line of ``window`` that ends in a hard break ends (its newline), or -1."""
+    match = _HARD_BREAK.search(window)
+    return match.end() - 1 if match else -1
 
 
 def _splits(window: str, prefix: str) -> list[int]:
