@@ -88,7 +88,7 @@ class TimedChunks(list[str]):
         SENT[END_MARKER] = time.monotonic()
 
 
-SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered")
+SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps")
 """Answer shapes: ``mixed`` (headings, paragraphs, lists, code fences, quotes; the default) and
 answers of one block that grows all along (a table, a block quote, a code fence, one paragraph,
 a numbered list), the costly case for a client that re-lays out the block it is streaming."""
@@ -119,6 +119,10 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
             body = f"{head}{code}    checkpoint = '{label}'\n"
         elif shape == "prose":
             body = f"{words * 6}checkpoint {label} here. "
+        elif shape == "steps":  # a loose list: each item a title, a paragraph and a fence
+            pad = " " * (len(str(n)) + 2)
+            body = (f"{n}. **Step {n}**: checkpoint {label}\n\n{pad}{words}\n\n"
+                    f"{pad}```sh\n{pad}run --step {n} --name 'x{n}'\n{pad}```\n\n")
         elif shape == "numbered":
             items = "".join(f"{n * 10 + i - 9}. step {i}: {words[:100]}\n" for i in range(9))
             body = f"{items}{n * 10}. checkpoint {label} in the list\n"  # numbered from 1
