@@ -270,6 +270,16 @@ def test_the_window_moves_only_past_closed_text() -> None:
     (["foo &nbsp;", " bar"], 40),  # a space-like entity at the window's end
     (["ab", "ab&#10;"], 4),  # a newline at the end: drawn as nothing
     (["ab", "ab&#10;  \nc"], 4),  # ... before a hard break
+    # Found by a review of the hard-break change:
+    (["foo *\\\nbar", "* baz"], 40),  # an emphasis a backslash break lets open ...
+    (["x ~~\\\nfoo", "~~ bar"], 40),  # ... or a strikethrough
+    (["foo\\  \nbar", " baz"], 40),  # an escaped space: one space left, a soft break
+    (["foo\xa0  \nbar", " baz"], 40),  # a no-break space before the break (stripped, alone)
+    (["foo  \n&#10;bar  \nbaz", " q"], 40),  # an entity that breaks the line
+    (["foo  \n[a]: http://x\nmo", "re words"], 40),  # text after a break, alone a definition
+    (["> foo  \n> [a]: /u\n> bar", " baz"], 40),
+    (["&#x4E00;&#x4E00; e&#x301", ";e&#x301;"], 4),  # a wide and a zero-width character ...
+    (["一一 e\u0301", "e\u0301"], 4),  # ... from entities or not: as many cells as characters
 ])
 def test_growth_that_changes_what_came_before_is_rendered_again(chunks: list[str], width: int) -> None:
     """Counter-examples a review found: each once took the shortcut and drew what Rich does not."""

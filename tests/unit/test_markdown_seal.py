@@ -234,6 +234,27 @@ def test_the_end_of_a_loose_list_is_known_or_not_cut(text: str) -> None:
     assert_streams_like_whole(text, 17, 40)
 
 
+@pytest.mark.parametrize("text", [
+    # A bullet in a fence whose closing line is indented as an item's text: no item of a list.
+    "Example:\n\n```markdown\n" + "".join(f"- point {n} of the example list\n" for n in range(3))
+    + "\n  ```\n\n- real item one\n- real item two\n",
+    "```\n- a\n\n   ```\n\n- b\n- c\n",
+    # A link reference definition: the pieces after it would render its uses as plain text.
+    "- a point with a link reference defined under it, and more words to pass a hundred\n\n"
+    "  [x]: http://example.com\n\n- see [x] for details\n- c\n",
+    "10. a\n\n    [x]: http://u\n\n11. b [x]\n12. c\n",
+    "Para.\n\n[x]: http://u\n\nUse [x] here.\n",
+    "> [x]: http://u\n\nUse [x] here and more words to make a piece.\n\nAnd [x] again.\n",
+    # A bullet alone on its line (its text on the next one) is an item: no block cut before it.
+    "- a\n\n-\n  b\n\n- c\n",
+], ids=["fence-of-bullets", "fence-of-bullets-short", "definition-in-item", "definition-in-numbered",
+        "definition", "definition-in-quote", "bare-bullet"])
+def test_what_a_review_found_renders_like_the_whole(text: str) -> None:
+    assert_renders_like_whole(text, 7)
+    for chunk, minimum in ((3, 1), (5, 20)):
+        assert_streams_like_whole(text, chunk, minimum)
+
+
 def test_a_numbered_list_reaching_ten_gives_each_number_its_own_width() -> None:
     def gutters(text: str) -> list[int]:
         lines = ["".join(t for t, _s in line) for line in render_markdown(CONSOLE, text, WIDTH)]

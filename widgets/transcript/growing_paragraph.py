@@ -21,13 +21,17 @@ render at all (``_grown``).
   only some of the markers so far draws nothing yet; no link reference is defined above it in
   the piece (the paragraph's parts are drawn alone);
 * its text has nothing ``clean_text`` would change, no tab, no image (Rich draws an image as a
-  block of its own), no entity at its end that may draw as a space or as nothing (it would not
-  be told from the padding), and no character wider or narrower than a cell (Rich cuts lines in
-  characters and pads them in cells);
-* a hard break (two spaces or a backslash at a line's end) is moved past as soon as it comes,
-  the text before it closed (see below): the line after it starts a line of its own, so the
-  lines up to it are kept and the window starts after it (``_past_breaks``). A window is
-  always drawn as one line;
+  block of its own), no character wider or narrower than a cell (Rich cuts lines in characters
+  and pads them in cells), no entity that draws as anything else (a newline, a control, a wide
+  or a zero-width character), and none at its end that draws as a space (it would not be told
+  from the padding);
+* a hard break (as markdown-it reads the line: two spaces or a backslash at its end, not an
+  escaped space) is moved past as soon as the line after it has begun, if the text up to the
+  break, with the spaces or the backslash, is closed (see below), ends in no space of any kind
+  (the text drawn alone would lose it), and the line after it is no link reference definition
+  (drawn alone, it would be one): the line after a break starts a line of its own, so the lines
+  up to it are kept and the window starts after it (``_past_breaks``). A window holds no hard
+  break, so it is drawn as one line;
 * the window starts right after spaces or a line break, at a letter, and the text before it is
   closed: markdown-it's inline parse of it alone leaves no emphasis or strikethrough opener
   unmatched, and no literal backtick or bracket (a code span or a link could go on past it).
@@ -40,11 +44,12 @@ render at all (``_grown``).
 
 from __future__ import annotations
 
-import html
 import re
 import string
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from markdown_it.common.utils import unescapeAll
 from markdown_it.rules_inline import StateInline
 from rich.cells import cell_len
 from rich.console import Console
@@ -66,8 +71,12 @@ _BLOCK_START = re.compile(r"[-:|#>\s]|[0-9]{1,9}[.)]|[*+](?:[ \t]|$)|(?:[*_][ \t
 # Characters that mean nothing to markdown, whatever comes before or after them (no ";": "&amp"
 # and ";" make an entity).
 PLAIN = frozenset(string.ascii_letters + string.digits + " ,.:?/%@=$^{}-+")
+_ENTITY = re.compile(r"&[#A-Za-z0-9]+;")
 _ENTITY_AT_END = re.compile(r"&[#A-Za-z0-9]+;[ ]*$")
-_HARD_BREAK = re.compile(r"(?:  |(?<!\\)(?:\\\\)*\\)\n")  # two spaces, or an odd run of backslashes
+_MAYBE_HARD_BREAK = re.compile(r"(?:  |\\)\n")  # markdown-it decides (an escape may come before)
+# A line that starts with "[" may be a link reference definition (drawn alone, it draws nothing)
+# until its label is closed by "]" followed by something else than ":".
+_NO_DEFINITION = re.compile(r"\[(?:[^\]\\]|\\.)*\][^:]")
 _QUOTE_BAR = "▌ "  # what Rich draws left of each quote level's lines (its padding is as wide)
 
 
@@ -189,7 +198,8 @@ class GrowingParagraph:
                 return None
         window = "\n".join(lines)
         if ("\t" in window or "\r" in window or "![" in window or _blank_at_end(window)
-                or clean_text(window) != window or cell_len(window) != len(window) - len(lines) + 1):
+                or clean_text(window) != window or not _single_cells(window.replace("\n", ""))
+                or ("&" in window and not all(map(_plain_entity, _ENTITY.findall(window))))):
             return None
         return window
 
@@ -198,12 +208,17 @@ class GrowingParagraph:
         the lines up to it are drawn (the text before it closed, as at any split) and kept; None
         if a break cannot be moved past."""
         size = len(self.prefix)
-        while (newline := _hard_break(window)) >= 0:
+        while (newline := _hard_break(window, self.prefix)) >= 0:
             line_end = newline - 1 if window[newline - 1] == "\\" else len(window[:newline].rstrip(" "))
             text = window[:line_end]
-            if (not text.strip(" ") or text.endswith(("\n" + self.prefix, " ")) or _blank_at_end(text)
-                    or not _closed(text.replace("\n" + self.prefix, "\n"))):
-                return None  # (a space at the end could be taken for the padding)
+            after = window[newline + 1 + size:].split("\n", 1)[0]
+            if (not text.strip(" ") or text.endswith("\n" + self.prefix) or text[-1].isspace()
+                    or _blank_at_end(text) or (after.startswith("[") and not _NO_DEFINITION.match(after))
+                    or not _closed(window[:newline].replace("\n" + self.prefix, "\n"))):
+                # A space at the end would be stripped from the text drawn alone; what the break
+                # leaves open (an emphasis before a backslash) could close after it; the line after
+                # it, drawn alone, must not be a link reference definition.
+                return None
             drawn = self._draw(console, text)
             if drawn is None:
                 return None
@@ -212,7 +227,7 @@ class GrowingParagraph:
             if wrapped is None:
                 return None
             self.fixed = [*self.fixed, *(self._decorated(line) for line, _start in wrapped)]
-            self.carry, self.carry_styles, self.drawn = "", [], None
+            self.carry, self.carry_styles, self.drawn, self.retry_at = "", [], None, 0
             moved = newline + 1 + size
             self.head += window[:moved]
             window = window[moved:]
@@ -300,19 +315,36 @@ class GrowingParagraph:
 
 
 def _blank_at_end(text: str) -> bool:
-    """Whether ``text`` ends with an entity that may draw as a space or as nothing: at the end it
-    could not be told from the padding (see ``_draw``)."""
+    """Whether ``text`` ends with an entity that draws as a space: at the end it could not be
+    told from the padding (see ``_draw``)."""
     match = _ENTITY_AT_END.search(text)
-    if match is None:
-        return False
-    drawn = html.unescape(match.group().rstrip(" "))
-    return not drawn.strip() or not drawn.isprintable()
+    return match is not None and unescapeAll(match.group().rstrip(" ")).isspace()
 
 
-def _hard_break(window: str) -> int:
+@lru_cache(maxsize=256)
+def _plain_entity(entity: str) -> bool:
+    """Whether ``entity`` draws as characters of one cell each that break no line (not a
+    newline, a control or a zero-width or wide character: see ``_single_cells``)."""
+    drawn = unescapeAll(entity)
+    return drawn.isprintable() and _single_cells(drawn)
+
+
+def _single_cells(text: str) -> bool:
+    """Whether each character of ``text`` takes one cell (not only all of them together: a wide
+    character and a combining mark add up to as many cells as characters)."""
+    return text.isascii() or all(cell_len(char) == 1 for char in text if not char.isascii())
+
+
+def _hard_break(window: str, prefix: str) -> int:
     """Where the first line of ``window`` that ends in a hard break ends (its newline), or -1."""
-    match = _HARD_BREAK.search(window)
-    return match.end() - 1 if match else -1
+    for match in _MAYBE_HARD_BREAK.finditer(window):
+        newline = match.end() - 1
+        start = window.rfind("\n", 0, newline) + 1
+        line = window[start + (len(prefix) if start else 0):newline]
+        tokens = PARSER.parseInline(line + "\nx")[0].children or []
+        if len(tokens) > 1 and tokens[-2].type == "hardbreak":  # (else a softbreak)
+            return newline
+    return -1
 
 
 def _splits(window: str, prefix: str) -> list[int]:
@@ -344,7 +376,7 @@ def _wrap(plain: str, styles: list[int], pad: int, width: int) -> list[tuple[Lin
     """``plain`` wrapped as Rich wraps a paragraph, each line padded to ``width`` in ``pad``, with
     the offset it starts at; None where the result would not be Rich's (a character wider than a
     cell)."""
-    if cell_len(plain) != len(plain) or width < 2:
+    if not _single_cells(plain) or width < 2:
         return None
     lines: list[tuple[Line, int]] = []
     start = 0

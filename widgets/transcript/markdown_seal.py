@@ -14,10 +14,10 @@ deltas arrive). For the tail to stay small however long the answer is, the text 
   number takes its own width, two digits at least: ``markdown_chunk``'s ``NumberedList``), cut as
   a bullet list is; the next piece's list is numbered from its first item's number in the whole
   list (``Piece.number``: Rich numbers a list from its first item's number on, whatever the
-  others say). After a blank line, a paragraph indented less than the item's text, or a fence
-  indented less than it, ends the list (``10.`` under items indented three: its text starts at
-  four); a numbered item after a blank line outside any list starts a list of its own, cut
-  before as any block is;
+  others say). A paragraph after a blank line indented less than the item's text ends the list,
+  and so does a fence indented less than it, blank line or not (``10.`` under items indented
+  three: its text starts at four); a numbered item after a blank line outside any list starts a
+  list of its own, cut before as any block is;
 * a line boundary inside a top-level code fence: the first piece gets a closing fence and the
   next one re-opens it with the same opening line; the padding lines Rich adds around each half
   are dropped, so the two halves render exactly like the unsplit block. The cut is only made
@@ -32,9 +32,13 @@ newline or a space if one is near), and the rest renders as a new block on the n
 fence is closed and re-opened as at any fence cut; a table whose rows go on with lines that
 start with ``|`` is re-opened: the rest is drawn as a table with the same header, not as lines of
 pipes). Such text looks different from the whole; it
-is pathological anyway, and every piece renders in bounded time. One known difference: Rich
-draws an image that sits inside a list item above the list; if the list was cut, above the piece
-the image is in (no piece boundary can know that an image will come later in the list).
+is pathological anyway, and every piece renders in bounded time. No cut is made after a link
+reference definition (what may be one: a line starting with ``[label]:``): the pieces after it
+would draw its uses as plain text, so the rest of the answer stays in the tail (up to the forced
+cut). Known differences: a link used before its definition comes is drawn as text in the pieces
+sealed before it; Rich draws an image that sits inside a list item above the list; if the list
+was cut, above the piece the image is in (no piece boundary can know that an image will come
+later in the list).
 This module is pure text logic (no widgets), so it is unit- and property-tested on its own.
 """
 
@@ -61,6 +65,9 @@ NUMBERED_FROM = 10  # a numbered list is cut once its numbers reach this (see ``
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _BULLET = re.compile(r"^[-*+][ \t]")
+_BARE_BULLET = re.compile(r"^[-*+][ \t]*$")  # an item whose text starts on the next line
+# A link reference definition, at any indent, in a quote or an item (or what may be one).
+_DEFINITION = re.compile(r"^[ \t>*+\-0-9.)]*\[(?:[^\]\\]|\\.)+\]:")
 _ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
 _DELIMITER_ROW = re.compile(r"^ {0,3}[|:-][-:| \t]*$")  # a table's second line, roughly
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -130,9 +137,11 @@ def _numbered(known: _Numbered | None, line: str, after_blank: bool, first: bool
     """The numbered list ``line`` leaves the text in, from what the line before it left (None:
     not known for sure; no cut is made in a list not followed from its start). Only what is
     certain is followed: items with text at the start of a line, indented lines, blank lines,
-    and paragraphs that start after a blank line. Anything else (a line less indented than the
-    item's text, an empty item, a heading, a bullet, a quote) leaves it unknown until a paragraph
-    after a blank line."""
+    paragraphs that start after a blank line (at the margin, or indented less than the item's
+    text: either ends the list), and fence openers (in the item when indented as its text, else
+    at the top level: a fence is never a lazy line). Anything else (a line less indented than the
+    item's text with no blank line before it, an empty item, a heading, a bullet, a quote) leaves
+    it unknown until a paragraph after a blank line."""
     item = _NUMBERED.match(line)
     if item is not None:
         digits, delimiter, gap = item.group(1), item.group(2), item.group(3)
@@ -244,6 +253,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     past_limit = False
     last_text = ""  # the last non-blank line outside fences
     numbered: _Numbered | None = None  # the top-level numbered list the lines so far are in
+    fences: list[tuple[int, int]] = []  # the lines each closed fence opened and closed on
 
     def settle_fence() -> Cut | None:
         # A fence cut is checked with the lexer only when it would be chosen: that costs a
@@ -275,6 +285,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             break
         if not _blank(line):
             last_text = line
+        if fence is None and _DEFINITION.match(line):
+            return best  # a link reference definition: the pieces after it would not know it
         if fence is None:
             numbered = _numbered(numbered, line, index > 0 and _blank(lines[index - 1]), index == 0)
             if index == 0 and number is not None and numbered is not None and numbered.count:
@@ -289,6 +301,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
                     # markdown-it reads depends on the item: no cut from here.
                     return best
                 best = later(settle_fence())
+                fences.append((fence.first - 1, index))
                 fence = None
             elif (fence_minimum is not None and not growing and end - fence.start >= fence_minimum
                   and fence.indent == 0
@@ -305,19 +318,19 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             # A table is cut from a short text above it (a tail of one table is cheap), unless
             # that text may define a link reference the table's cells use.
             continue
-        if _blank(line) and not _BULLET.match(following) and (
+        if _blank(line) and not _BULLET.match(following) and not _BARE_BULLET.match(following) and (
                 not _ORDERED.match(following) or (numbered is _NO_LIST and _NUMBERED.match(following))):
             # (a numbered item after a blank line outside any list starts a list of its own.)
             # Not after a thematic break: Rich puts no blank line after one.
             if not _blank(following) and following[:1] not in (" ", "\t") and not _RULE.match(last_text):
                 best = Cut(end)
-        # An item after this line, in a list that goes on: cut as between two blocks, the blank
-        # line Rich puts before a list dropped. After a blank line too (a loose list: its items
-        # have paragraphs or code of their own), which Rich draws as it draws a tight one.
+        # An item after this line, in a list that goes on: a joined cut (the next piece's list
+        # drawn without the blank line Rich puts before a list). After a blank line too (a loose
+        # list: its items have paragraphs or code of their own), which Rich draws as a tight one.
         elif _BULLET.match(following) and following.strip(following[0] + " \t"):
             # (an item with text: an empty one cannot interrupt a paragraph, and "- " under one
             # underlines it as a heading; a rule has nothing but markers and spaces either)
-            joined = _continues_list(lines, index, following[0])
+            joined = _continues_list(lines, index, following[0], fences)
             if joined is not None:
                 best = Cut(end, joined=joined)
         elif numbered is not None and numbered.start + numbered.count >= NUMBERED_FROM:
@@ -364,7 +377,8 @@ def _decided(start: str) -> bool:
     return True
 
 
-def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
+def _continues_list(lines: list[str], index: int, marker: str,
+                    fences: list[tuple[int, int]]) -> bool | None:
     """Whether a bullet item after ``lines[index]`` (blank in a loose list) continues a list
     (True), starts a new block after a plain paragraph (False), or None when that is not certain
     (no cut then).
@@ -383,7 +397,9 @@ def _continues_list(lines: list[str], index: int, marker: str) -> bool | None:
         line = lines[back]
     if _BULLET.match(line):
         # Not an item without text: "- - -" is a rule, and "- " under a paragraph underlines it.
-        if line[0] != marker or not line.strip(marker + " \t"):
+        # Nor a line of a fence (closed by a line indented as an item's text would be).
+        if (line[0] != marker or not line.strip(marker + " \t")
+                or any(start < back <= end for start, end in fences)):
             return None
         gap = len(line) - 1 - len(line[1:].lstrip(" \t"))
         if "\t" in line[:1 + gap]:
