@@ -214,7 +214,7 @@ def test_lines_ending_in_hard_breaks_grow_from_the_last_line(prefix: str, hard_b
 
 
 def test_a_paragraph_with_entities_grows_from_its_newest_text() -> None:
-    text = "Tom &amp; Jerry &lt;tag&gt; &copy; words and more words " * 60
+    text = "Tom &amp; Jerry &lt;tag&gt; &copy; 10&nbsp;km&#x2003;words and more words " * 50
     chunks = [text[i:i + 5] for i in range(0, len(text), 5)]
     pieces = grow_all(chunks, 50, sentinel=False)
     # An entity at the end of the window may draw as a space (taken for the padding): rendered.

@@ -247,12 +247,32 @@ def test_the_end_of_a_loose_list_is_known_or_not_cut(text: str) -> None:
     "> [x]: http://u\n\nUse [x] here and more words to make a piece.\n\nAnd [x] again.\n",
     # A bullet alone on its line (its text on the next one) is an item: no block cut before it.
     "- a\n\n-\n  b\n\n- c\n",
+    # A second review: a label going on on the next line; a fence in an item ended by a line
+    # indented less (a heredoc at the margin): markdown-it then opens a fence of its own there.
+    "Intro paragraph with enough words to pass the minimum of a piece, which is one hundred.\n\n"
+    "[foo\nbar]: http://u\n\nUse [foo bar] here.\n",
+    "1. Create the file:\n   ```bash\n   cat > f <<EOF\n[section]\nkey=value\nEOF\n   ```\n\n"
+    "Then run the command to see the result of it all.\n\nAnd another paragraph.\n\n2. next\n",
+    "- a\n  ```\n  code\nx\n  ```\n- b\n- c\n" + "- more items to cut\n" * 12,
 ], ids=["fence-of-bullets", "fence-of-bullets-short", "definition-in-item", "definition-in-numbered",
-        "definition", "definition-in-quote", "bare-bullet"])
+        "definition", "definition-in-quote", "bare-bullet", "definition-on-two-lines", "heredoc-in-item",
+        "margin-line-in-item-fence"])
 def test_what_a_review_found_renders_like_the_whole(text: str) -> None:
     assert_renders_like_whole(text, 7)
     for chunk, minimum in ((3, 1), (5, 20)):
         assert_streams_like_whole(text, chunk, minimum)
+
+
+def test_text_that_only_looks_like_a_definition_does_not_stop_the_cuts() -> None:
+    """What markdown-it reads as text ("[INFO]: server started", "**[Note]:**", a label then
+    words) is cut as any text is; a real definition stops the cuts after it."""
+    chatty = "".join(f"[INFO]: step {n} started with some words\n\n**[Note]:** careful {n}.\n\n"
+                     f"[User]: and a reply {n}\n\n" for n in range(40))
+    pieces = assert_renders_like_whole(chatty, 29)
+    assert max(len(piece.source) for piece in pieces) < 400
+    defined = "Intro words to pass the minimum.\n\n[wip]: notes\n\n" + chatty + "See [wip].\n"
+    pieces = assert_renders_like_whole(defined, 29)
+    assert "[wip]: notes" in pieces[-1].source  # the rest stays with the definition
 
 
 def test_a_numbered_list_reaching_ten_gives_each_number_its_own_width() -> None:

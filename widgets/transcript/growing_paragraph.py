@@ -24,7 +24,7 @@ render at all (``_grown``).
   block of its own), no character wider or narrower than a cell (Rich cuts lines in characters
   and pads them in cells), no entity that draws as anything else (a newline, a control, a wide
   or a zero-width character), and none at its end that draws as a space (it would not be told
-  from the padding);
+  from the padding: that frame is rendered with Rich, and the paragraph followed on, ``waiting``);
 * a hard break (as markdown-it reads the line: two spaces or a backslash at its end, not an
   escaped space) is moved past as soon as the line after it has begun, if the text up to the
   break, with the spaces or the backslash, is closed (see below), ends in no space of any kind
@@ -73,6 +73,9 @@ _BLOCK_START = re.compile(r"[-:|#>\s]|[0-9]{1,9}[.)]|[*+](?:[ \t]|$)|(?:[*_][ \t
 PLAIN = frozenset(string.ascii_letters + string.digits + " ,.:?/%@=$^{}-+")
 _ENTITY = re.compile(r"&[#A-Za-z0-9]+;")
 _ENTITY_AT_END = re.compile(r"&[#A-Za-z0-9]+;[ ]*$")
+# Spaces Python does not call printable, each one cell wide: drawn as themselves.
+_OTHER_SPACES = frozenset("\xa0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                          "\u202f\u205f")
 _MAYBE_HARD_BREAK = re.compile(r"(?:  |\\)\n")  # markdown-it decides (an escape may come before)
 # A line that starts with "[" may be a link reference definition (drawn alone, it draws nothing)
 # until its label is closed by "]" followed by something else than ":".
@@ -100,6 +103,7 @@ class GrowingParagraph:
     carry: str = ""  # that line's characters before the window
     carry_styles: list[int] = field(default_factory=list)
     retry_at: int = 0  # a window that could not split is tried again at this length
+    waiting: bool = False  # the last ``lines`` drew nothing until more text comes (see ``_window``)
     drawn: tuple[str, str, list[int], int] | None = None  # the last window, as ``_draw`` gave it
 
     @property
@@ -163,6 +167,7 @@ class GrowingParagraph:
 
     def lines(self, console: Console, piece: Piece) -> list[Line] | None:
         """The lines of ``piece`` (which ``follows`` this), or None: render it with Rich."""
+        self.waiting = False
         window = self._window(piece.markdown[len(self.head):])
         if window is not None:
             window = self._past_breaks(console, window)
@@ -197,7 +202,10 @@ class GrowingParagraph:
             if not line.startswith(self.prefix) or _BLOCK_START.match(line, size) or len(line) == size:
                 return None
         window = "\n".join(lines)
-        if ("\t" in window or "\r" in window or "![" in window or _blank_at_end(window)
+        if _blank_at_end(window):
+            self.waiting = True  # (the next characters take it from the end)
+            return None
+        if ("\t" in window or "\r" in window or "![" in window
                 or clean_text(window) != window or not _single_cells(window.replace("\n", ""))
                 or ("&" in window and not all(map(_plain_entity, _ENTITY.findall(window))))):
             return None
@@ -324,9 +332,10 @@ def _blank_at_end(text: str) -> bool:
 @lru_cache(maxsize=256)
 def _plain_entity(entity: str) -> bool:
     """Whether ``entity`` draws as characters of one cell each that break no line (not a
-    newline, a control or a zero-width or wide character: see ``_single_cells``)."""
+    newline, a control or a zero-width or wide character: see ``_single_cells``; a no-break or
+    an em space is drawn as the character itself is)."""
     drawn = unescapeAll(entity)
-    return drawn.isprintable() and _single_cells(drawn)
+    return all(char.isprintable() or char in _OTHER_SPACES for char in drawn) and _single_cells(drawn)
 
 
 def _single_cells(text: str) -> bool:
@@ -374,8 +383,8 @@ def _closed(text: str) -> bool:
 
 def _wrap(plain: str, styles: list[int], pad: int, width: int) -> list[tuple[Line, int]] | None:
     """``plain`` wrapped as Rich wraps a paragraph, each line padded to ``width`` in ``pad``, with
-    the offset it starts at; None where the result would not be Rich's (a character wider than a
-    cell)."""
+    the offset it starts at; None where the result would not be Rich's (a character wider or
+    narrower than a cell)."""
     if not _single_cells(plain) or width < 2:
         return None
     lines: list[tuple[Line, int]] = []

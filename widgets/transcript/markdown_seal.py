@@ -33,7 +33,8 @@ fence is closed and re-opened as at any fence cut; a table whose rows go on with
 start with ``|`` is re-opened: the rest is drawn as a table with the same header, not as lines of
 pipes). Such text looks different from the whole; it
 is pathological anyway, and every piece renders in bounded time. No cut is made after a link
-reference definition (what may be one: a line starting with ``[label]:``): the pieces after it
+reference definition (what may be one: ``[label]:`` and a destination, alone or before a title,
+in quotes or items, or a line starting a label it does not close): the pieces after it
 would draw its uses as plain text, so the rest of the answer stays in the tail (up to the forced
 cut). Known differences: a link used before its definition comes is drawn as text in the pieces
 sealed before it; Rich draws an image that sits inside a list item above the list; if the list
@@ -66,8 +67,10 @@ NUMBERED_FROM = 10  # a numbered list is cut once its numbers reach this (see ``
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _BULLET = re.compile(r"^[-*+][ \t]")
 _BARE_BULLET = re.compile(r"^[-*+][ \t]*$")  # an item whose text starts on the next line
-# A link reference definition, at any indent, in a quote or an item (or what may be one).
-_DEFINITION = re.compile(r"^[ \t>*+\-0-9.)]*\[(?:[^\]\\]|\\.)+\]:")
+# A link reference definition, in quotes or items (or what may be one): a label then ":" and a
+# destination alone or before a title, or a label going on on the next line. Not "[Note]: text".
+_DEFINITION = re.compile(r"^(?:[ \t]*(?:>|[-*+](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$)))*[ \t]*\["
+                         r"(?:[^\]\\]|\\.)*(?:$|\]:[ \t]*(?:$|<|\S+[ \t]*(?:$|[\"'(])))")
 _ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
 _DELIMITER_ROW = re.compile(r"^ {0,3}[|:-][-:| \t]*$")  # a table's second line, roughly
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -294,12 +297,11 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
         elif numbered is not None and not _blank(line) and _spaces(line) < numbered.indent:
             numbered = None  # an item's fence: a line less indented than its text ends the item
         if fence is not None:
+            if not _blank(line) and _spaces(line) < fence.indent:
+                # An indented fence may sit in a list item: a line indented less ends the item
+                # (and the fence), or is the fence's own (at the top level): not known.
+                return best
             if fence.closes(line):
-                if _spaces(line) < fence.indent:
-                    # An indented fence may sit in a list item: a line indented less than the
-                    # item's text ends the item and opens a fence of its own, running on. Which
-                    # markdown-it reads depends on the item: no cut from here.
-                    return best
                 best = later(settle_fence())
                 fences.append((fence.first - 1, index))
                 fence = None

@@ -131,6 +131,9 @@ class PieceLines:
         assert growing is not None
         lines = growing.lines(console, new)
         if lines is None:
+            if growing.waiting:  # drawable once more text comes (an entity at its end): kept
+                self._growing, self._growing_index, self._not_growing = growing, index, ""
+                return False
             # A paragraph just found that cannot be drawn so is not looked for again on this
             # line; one that could may have ended here (a new one is looked for next time).
             self._growing, self._not_growing = None, new.markdown if fresh else ""
