@@ -72,7 +72,7 @@ _BLOCK_START = re.compile(r"[-:|#>\s]|[0-9]{1,9}[.)]|[*+](?:[ \t]|$)|(?:[*_][ \t
 # and ";" make an entity).
 PLAIN = frozenset(string.ascii_letters + string.digits + " ,.:?/%@=$^{}-+")
 _ENTITY = re.compile(r"&[#A-Za-z0-9]+;")
-_ENTITY_AT_END = re.compile(r"&[#A-Za-z0-9]+;[ ]*$")
+_ENTITY_AT_END = re.compile(_ENTITY.pattern + r"[ ]*$")
 # Spaces Python does not call printable, each one cell wide: drawn as themselves.
 _OTHER_SPACES = frozenset("\xa0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
                           "\u202f\u205f")
@@ -206,7 +206,7 @@ class GrowingParagraph:
             self.waiting = True  # (the next characters take it from the end)
             return None
         if ("\t" in window or "\r" in window or "![" in window
-                or clean_text(window) != window or not _single_cells(window.replace("\n", ""))
+                or clean_text(window) != window or not _single_cells(window)
                 or ("&" in window and not all(map(_plain_entity, _ENTITY.findall(window))))):
             return None
         return window

@@ -66,7 +66,7 @@ NUMBERED_FROM = 10  # a numbered list is cut once its numbers reach this (see ``
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _BULLET = re.compile(r"^[-*+][ \t]")
-_BARE_BULLET = re.compile(r"^[-*+][ \t]*$")  # an item whose text starts on the next line
+_BULLET_MARK = re.compile(r"^[-*+](?:[ \t]|$)")  # an item, with its text or not (on the next line)
 # A link reference definition, in quotes or items (or what may be one): a label then ":" and a
 # destination alone or before a title, or a label going on on the next line. Not "[Note]: text".
 _DEFINITION = re.compile(r"^(?:[ \t]*(?:>|[-*+](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$)))*[ \t]*\["
@@ -294,12 +294,11 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             numbered = _numbered(numbered, line, index > 0 and _blank(lines[index - 1]), index == 0)
             if index == 0 and number is not None and numbered is not None and numbered.count:
                 numbered = _Numbered(number, 1, numbered.delimiter, numbered.indent)
-        elif numbered is not None and not _blank(line) and _spaces(line) < numbered.indent:
-            numbered = None  # an item's fence: a line less indented than its text ends the item
         if fence is not None:
             if not _blank(line) and _spaces(line) < fence.indent:
-                # An indented fence may sit in a list item: a line indented less ends the item
-                # (and the fence), or is the fence's own (at the top level): not known.
+                # An indented fence may sit in a list item (as indented as its text, at most 3):
+                # a line indented less ends the item (and the fence), or is the fence's own (at
+                # the top level): not known.
                 return best
             if fence.closes(line):
                 best = later(settle_fence())
@@ -320,7 +319,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             # A table is cut from a short text above it (a tail of one table is cheap), unless
             # that text may define a link reference the table's cells use.
             continue
-        if _blank(line) and not _BULLET.match(following) and not _BARE_BULLET.match(following) and (
+        if _blank(line) and not _BULLET_MARK.match(following) and (
                 not _ORDERED.match(following) or (numbered is _NO_LIST and _NUMBERED.match(following))):
             # (a numbered item after a blank line outside any list starts a list of its own.)
             # Not after a thematic break: Rich puts no blank line after one.

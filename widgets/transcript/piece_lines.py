@@ -130,15 +130,15 @@ class PieceLines:
                 return False
         assert growing is not None
         lines = growing.lines(console, new)
-        if lines is None:
-            if growing.waiting:  # drawable once more text comes (an entity at its end): kept
-                self._growing, self._growing_index, self._not_growing = growing, index, ""
-                return False
+        if lines is None and not growing.waiting:
             # A paragraph just found that cannot be drawn so is not looked for again on this
             # line; one that could may have ended here (a new one is looked for next time).
             self._growing, self._not_growing = None, new.markdown if fresh else ""
             return False
+        # Kept, also when it waits: drawable once more text comes (an entity at its end).
         self._growing, self._growing_index, self._not_growing = growing, index, ""
+        if lines is None:
+            return False
         self._set_lines(index, lines)
         self.grown += 1
         return True
