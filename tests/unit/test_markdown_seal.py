@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from widgets.transcript import markdown_seal
 from widgets.transcript.markdown_chunk import (
     estimate_height,
     placeholder_lines,
@@ -17,6 +19,7 @@ from widgets.transcript.markdown_chunk import (
 )
 from widgets.transcript.markdown_seal import (
     FENCE_PIECE,
+    FENCE_RETRY,
     MAX_PIECE,
     SENTINEL,
     Piece,
@@ -66,7 +69,8 @@ def test_a_long_fence_is_cut_and_renders_like_the_unsplit_fence() -> None:
     pieces = assert_renders_like_whole(text, 37)
     reopened = [piece for piece in pieces if piece.markdown.startswith("```python\n") and piece.trim_top]
     assert len(reopened) >= 3  # the fence really was cut, more than once
-    assert max(len(piece.source) for piece in pieces) < 3 * FENCE_PIECE
+    # A few lines each: a cut waits for the docstring it falls in to end (tried again further on).
+    assert max(len(piece.source) for piece in pieces) < 2 * (FENCE_PIECE + FENCE_RETRY)
 
 
 def test_a_fence_is_never_cut_inside_a_docstring() -> None:
@@ -77,6 +81,31 @@ def test_a_fence_is_never_cut_inside_a_docstring() -> None:
     for piece in pieces[:-1]:
         consumed += piece.source
         assert consumed.count('"""') % 2 == 0, consumed[-200:]  # every docstring opened is closed
+
+
+def test_a_fence_cut_is_tokenized_only_where_it_may_be_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tokenizing a fence to check a cut is the costly part of sealing: a fence with a cut after
+    it is not tokenized at all, and in a long string (no cut anywhere) tries come FENCE_RETRY
+    apart, not on every delta."""
+    tries: list[int] = []
+    checked = markdown_seal._plain_state_cut
+
+    def counting(*args: Any) -> int | None:
+        tries.append(1)
+        return checked(*args)
+
+    monkeypatch.setattr(markdown_seal, "_plain_state_cut", counting)
+    short = "".join(f"Paragraph {n}.\n\n```python\nvalue_{n} = compute({n})\nprint(value_{n})\n```\n\n"
+                    for n in range(200))
+    assert len(Sealer().feed(short, final=True)) > 10
+    assert not tries
+
+    string = '```python\ntext = """\n' + "a line of a long string\n" * 400 + '"""\n```\n'
+    pieces, _ = stream(string, 20)
+    # Not once per chunk or more (500 of them; 1,085 tries before): a try or two (one before the
+    # limit of a piece, one after it) every FENCE_RETRY characters.
+    assert len(tries) <= 2 * len(string) // FENCE_RETRY + 5
+    assert not any(piece.trim_bottom for piece in pieces)  # never cut inside the string
 
 
 def test_tilde_fences_and_unknown_languages_are_cut_too() -> None:
@@ -232,6 +261,53 @@ def test_a_loose_list_is_cut_between_items(text: str) -> None:
 def test_the_end_of_a_loose_list_is_known_or_not_cut(text: str) -> None:
     assert_renders_like_whole(text, 11)
     assert_streams_like_whole(text, 17, 40)
+
+
+def quote(count: int, blocks: str = "") -> str:
+    """A block quote of ``count`` paragraphs (two lines each), ``blocks`` after each of them."""
+    return "".join(f"> Paragraph {n} of the quote, with **bold** words and `code` in it,\n"
+                   f"> and a second line that goes on for a while.\n>\n{blocks}" for n in range(count))
+
+
+@pytest.mark.parametrize("text", [
+    quote(20) + "\nAfter the quote.\n",
+    "Intro.\n\n" + quote(12, "> - an item\n> - another\n>\n"),
+    quote(12, "> ```sh\n> run --step\n>\n> Text in the code, not a paragraph\n> ```\n>\n"),
+    quote(12, "> > a nested quote\n>\n"),
+    quote(12, "> | a | b |\n> |---|---|\n> | 1 | 2 |\n>\n"),
+], ids=["paragraphs", "lists", "fences", "nested", "tables"])
+def test_a_long_quote_is_cut_between_its_blocks(text: str) -> None:
+    """A block quote is cut at its blank lines before a paragraph of it: the tail is the last
+    paragraph or two of the quote, not the whole quote (each block is ~110 to ~170 long)."""
+    pieces = assert_renders_like_whole(text, 29)
+    assert len(pieces) >= 8 and max(len(piece.source) for piece in pieces[1:]) < 3 * 170
+    assert_streams_like_whole(text[:1800], 37, 100)
+
+
+@pytest.mark.parametrize("text", [
+    "> p\n>\n> ```\n> code\n>\n> Text in code\n> ```\n>\n> After the code.\n>\n> More\n",
+    # A fence in an item of the quote "closed" by a line less indented: that line ends the item
+    # and opens a fence of its own in the quote.
+    "> - item\n>   ```\n> ```\n> code\n>\n> Text in code\n> ```\n>\n> tail\n",
+    "> > inner\n>\n> outer para\n>\n> > inner2\n>\n> Outer again\n",
+    ">\ttab\n>\n> Text\n>\n> Text2\n",
+    "> p\n>\n>\t```\n>\n> Text\n> ```\n>\n> T\n",
+    "Para\n>\n> q\n>\n> r\n",  # a quote that starts by interrupting a paragraph
+    "- item\n> quote\n>\n> more\n",  # (not lazy: the quote ends the list)
+    "> p1\nlazy line\n>\n> p2\n>\n> p3\n",
+    "> p1\n>\n> Setext\n> ---\n>\n> p3\n",
+    "> 1. a\n>\n> Text\n>\n> 2. b\n>\n> Text\n",
+    "> p\n>\n>     indented code\n>\n>     more code\n>\n> Text\n",
+    "> p\r\n>\r\n> Text\r\n>\r\n> More\r\n",
+    "> p\n> \n> Text\n>  \n>  indented\n>\n> Last\n",
+    "> [x]: http://example.com\n>\n> Use [x]\n>\n> More [x]\n",
+], ids=["fence", "item-fence", "nested", "tab", "tab-fence", "interrupting", "after-item", "lazy",
+        "setext", "numbered", "indented-code", "crlf", "indented-paragraph", "definition"])
+def test_a_quote_is_cut_only_where_its_blocks_are_plain(text: str) -> None:
+    assert_renders_like_whole(text, 3)
+    for chunk in (1, 2, 5):
+        for minimum in (1, 3, 20):
+            assert_streams_like_whole(text, chunk, minimum)
 
 
 @pytest.mark.parametrize("text", [
@@ -413,6 +489,8 @@ BLOCKS = st.sampled_from([
     "".join(f"{n}. item\n\n   para {n}\n\n   ```\n   code\n   ```\n\n" for n in range(8, 12)),
     "- item\n\n  para\n\n      indented code\n\n- next\n\n  ```\n  code\n  ```",
     "10. item\n\n  ```\n  not the item's\n  ```\n\n11. a list of its own",
+    "> a quoted paragraph\n>\n> Another one\n>\n> - an item\n>\n> And a third",
+    "> ```\n> quoted code\n>\n> Text in it\n> ```\n>\n> After it",
 ])
 
 

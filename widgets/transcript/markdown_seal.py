@@ -22,24 +22,30 @@ deltas arrive). For the tail to stay small however long the answer is, the text 
   next one re-opens it with the same opening line; the padding lines Rich adds around each half
   are dropped, so the two halves render exactly like the unsplit block. The cut is only made
   where the syntax highlighter is back in its plain state (checked with Rich's own lexer), so a
-  docstring or a block comment is never cut in two.
+  docstring or a block comment is never cut in two;
+* a blank line of a block quote at the margin (``>`` alone) before a paragraph of it
+  (``> Text``): Rich draws a quote's blocks with nothing between them, each line after its bar, so
+  the next piece is the rest of the quote drawn as a quote of its own, without the blank line
+  Rich puts before a quote. Not inside a fence in the quote, and not after a line indented with
+  a tab or a fence line indented less than its opener (where the quote's blocks are not plain to
+  see).
 
-Tables, block quotes and paragraphs are not cut inside: their layout depends on all their lines
-(HTML is text, see ``markdown_chunk``). Except when a piece would grow past ``MAX_PIECE``
-characters with no such cut (one line of megabytes, a giant table): rendering it would stall the
-event loop for seconds, so it is *forced* cut after about ``MAX_PIECE / 2`` characters (at a
-newline or a space if one is near), and the rest renders as a new block on the next line (a code
-fence is closed and re-opened as at any fence cut; a table whose rows go on with lines that
-start with ``|`` is re-opened: the rest is drawn as a table with the same header, not as lines of
-pipes). Such text looks different from the whole; it
-is pathological anyway, and every piece renders in bounded time. No cut is made after a link
+Tables, paragraphs and the rest of a quote (its nested quotes, its lists) are not cut inside:
+their layout depends on all their lines (HTML is text, see ``markdown_chunk``). Except when a
+piece would grow past ``MAX_PIECE`` characters with no such cut (one line of megabytes, a giant
+table): rendering it would stall the event loop for seconds, so it is *forced* cut after about
+``MAX_PIECE / 2`` characters (at a newline or a space if one is near), and the rest renders as a
+new block on the next line (a code fence is closed and re-opened as at any fence cut; a table
+whose rows go on with lines that start with ``|`` is re-opened: the rest is drawn as a table
+with the same header, not as lines of pipes). Such text looks different from the whole; it is
+pathological anyway, and every piece renders in bounded time. No cut is made after a link
 reference definition (what may be one: ``[label]:`` and a destination, alone or before a title,
-in quotes or items, or a line starting a label it does not close): the pieces after it
-would draw its uses as plain text, so the rest of the answer stays in the tail (up to the forced
-cut). Known differences: a link used before its definition comes is drawn as text in the pieces
-sealed before it; Rich draws an image that sits inside a list item above the list; if the list
-was cut, above the piece the image is in (no piece boundary can know that an image will come
-later in the list).
+in quotes or items, or a line starting a label it does not close): the pieces after it would
+draw its uses as plain text, so the rest of the answer stays in the tail (up to the forced cut).
+Known differences: a link used before its definition comes is drawn as text in the pieces sealed
+before it; Rich draws an image that sits inside a list item above the list; if the list was cut,
+above the piece the image is in (no piece boundary can know that an image will come later in the
+list).
 This module is pure text logic (no widgets), so it is unit- and property-tested on its own.
 """
 
@@ -59,7 +65,8 @@ from widgets.transcript.markdown_parse import PARSER
 # Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
 # but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
 MIN_PIECE = 100
-FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut costs a tokenization
+FENCE_PIECE = 60  # a code fence is cut into parts this long at least (a line or two of code)
+FENCE_RETRY = 150  # after a tokenization found no cut (a long string), the next one waits this long
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
 MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
 NUMBERED_FROM = 10  # a numbered list is cut once its numbers reach this (see ``NumberedList``)
@@ -75,6 +82,7 @@ _ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
 _DELIMITER_ROW = re.compile(r"^ {0,3}[|:-][-:| \t]*$")  # a table's second line, roughly
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _NUMBERED = re.compile(r"^([0-9]{1,9})([.)])([ \t]+)(?=\S)")  # "12. text": number, delimiter, gap
+_QUOTE_BLANK = re.compile(r"^> *$")  # a blank line of a block quote at the margin
 
 
 SENTINEL = "x\n\n"  # rendered before a piece that starts a new block, then dropped (see Piece)
@@ -103,9 +111,39 @@ class Cut:
     end: int
     close: str = ""  # appended to the piece: a closing fence
     reopen: str = ""  # prepended to the rest: the fence's opening line
-    joined: bool = False  # the rest continues the same block (a list): no separation
+    joined: bool = False  # the rest continues the same block (a list, a quote): no separation
     number: int | None = None  # the rest's first item is this number of its numbered list
     forced: bool = False  # not a safe cut (a piece would be too large): the rest starts a new line
+
+
+@dataclass
+class _Quote:
+    """A block quote at the margin the lines read so far are in (see ``find_cut``)."""
+
+    fence: _Fence | None = None  # a fence open in it
+    drawn: bool = False  # it has a line with text (a piece ending in it draws something)
+    plain: bool = True  # its blocks are plain to see: no tab in a line's indent, no fence line
+    # indented less than its opener (in a list item of the quote, that line may end the item)
+
+    def read(self, line: str) -> None:
+        """Follow ``line`` (``>`` at its start) as a line of the quote."""
+        content = line[2:] if line[1:2] == " " else line[1:]
+        if "\t" in line[:len(line) - len(line[1:].lstrip(" \t"))]:
+            self.plain = False  # a tab's width depends on its column
+        elif self.fence is not None:
+            if not _blank(content) and _spaces(content) < self.fence.indent:
+                self.plain = False
+            elif self.fence.closes(content):
+                self.fence = None
+        else:
+            self.fence = _opens(content)
+            self.drawn = self.drawn or not _blank(content)
+
+    def cut_before(self, line: str, following: str) -> bool:
+        """Whether a cut after ``line`` starts the rest of the quote at a paragraph of its own."""
+        return (self.plain and self.drawn and self.fence is None and _QUOTE_BLANK.match(line) is not None
+                and following[:1] == ">" and _PLAIN_START.match(following[2:] if following[1:2] == " "
+                                                                 else following[1:]) is not None)
 
 
 @dataclass
@@ -231,7 +269,8 @@ def _line_tokens(lexer: Lexer, code: str) -> list[list[tuple[object, str]]]:
 
 
 def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
-             fence_minimum: int | None = FENCE_PIECE, number: int | None = None) -> Cut | None:
+             fence_minimum: int | None = FENCE_PIECE, number: int | None = None,
+             lexed: list[int] | None = None) -> Cut | None:
     """Where to cut ``text`` (a tail still growing at its end), or None.
 
     A cut is made after a complete line, and what the line after it is decides whether the cut
@@ -242,7 +281,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     ``text[:limit]`` at or past ``minimum`` (or before it, at the blank line above what looks
     like a table: see ``_table_starts``), or else the first one after ``limit``. Code fences
     are cut only past ``fence_minimum`` (None: never). ``number``: ``text`` goes on a numbered
-    list, its first item being that number of it.
+    list, its first item being that number of it. ``lexed`` gets a 1 for each tokenization run
+    to check a fence cut (the costly part).
     """
     if len(text) < minimum:
         return None
@@ -252,20 +292,33 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     best: Cut | None = None
     fence: _Fence | None = None
     fence_candidates: list[int] = []
+    closed: tuple[_Fence, list[int], int] | None = None  # the last closed fence's candidates, and
+    # where it closed: tokenized only if no cut comes after it (the cut wanted is the latest one)
     end = 0
     past_limit = False
     last_text = ""  # the last non-blank line outside fences
     numbered: _Numbered | None = None  # the top-level numbered list the lines so far are in
     fences: list[tuple[int, int]] = []  # the lines each closed fence opened and closed on
+    quote: _Quote | None = None  # the block quote at the margin the lines are in
 
     def settle_fence() -> Cut | None:
         # A fence cut is checked with the lexer only when it would be chosen: that costs a
         # tokenization, the other checks are string tests.
-        nonlocal fence_candidates
+        nonlocal fence_candidates, closed
+        if closed is not None and (best is None or best.end < closed[2]):
+            found = settle(*closed[:2])
+            if found is not None:
+                return found
+        closed = None
         if fence is None or not fence_candidates:
             return None
-        ok = _plain_state_cut(fence, lines, fence_candidates)
-        fence_candidates = []
+        found, fence_candidates = settle(fence, fence_candidates), []
+        return found
+
+    def settle(fence: _Fence, candidates: list[int]) -> Cut | None:
+        if lexed is not None:
+            lexed.append(1)
+        ok = _plain_state_cut(fence, lines, candidates)
         if ok is None:
             return None
         closing = fence.char * fence.length + "\n"
@@ -301,7 +354,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
                 # the top level): not known.
                 return best
             if fence.closes(line):
-                best = later(settle_fence())
+                if fence_candidates:
+                    closed, fence_candidates = (fence, fence_candidates, end), []
                 fences.append((fence.first - 1, index))
                 fence = None
             elif (fence_minimum is not None and not growing and end - fence.start >= fence_minimum
@@ -313,7 +367,13 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
         if opened is not None:
             opened.first, opened.start = index + 1, end
             fence = opened
+            quote = None
             continue
+        if line[:1] != ">":
+            quote = None  # a blank line or any other line ends what can be followed of a quote
+        else:  # (a quote's line at the margin, outside a fence, is at the top level: none is lazy)
+            quote = quote or _Quote()
+            quote.read(line)
         if end < minimum and not (_blank(line) and _table_starts(lines, index + 1, complete)
                                   and "]:" not in text[:end]):
             # A table is cut from a short text above it (a tail of one table is cheap), unless
@@ -339,6 +399,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             next_number = numbered.start + numbered.count  # the next item's, in the whole list
             if item is not None and item.group(2) == numbered.delimiter and next_number < 10 ** 9:
                 best = Cut(end, joined=True, number=next_number)
+        elif quote is not None and quote.cut_before(line, following):
+            best = Cut(end, joined=True)
     return later(settle_fence())
 
 
@@ -461,18 +523,22 @@ class Sealer:
     """Cuts a growing text into pieces as it streams; remembers what was sealed."""
 
     def __init__(self, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
-                 fence_minimum: int = FENCE_PIECE, max_piece: int = MAX_PIECE) -> None:
+                 fence_minimum: int = FENCE_PIECE, max_piece: int = MAX_PIECE,
+                 fence_retry: int = FENCE_RETRY) -> None:
         self.minimum = minimum
         self.limit = limit
         self.fence_minimum = fence_minimum
+        self.fence_retry = fence_retry
         self.max_piece = max(max_piece, 2)
         self.consumed = 0  # text[:consumed] is in sealed pieces
         self.reopen = ""  # the rest renders as reopen + text[consumed:] (a fence cut in two)
-        self.joined = False  # the rest continues the last piece's block (a list, a fence)
+        self.joined = False  # the rest continues the last piece's block (a list, a fence, a quote)
         self.continued = False  # the rest follows a forced cut: rendered as is, on a new line
         self.number: int | None = None  # the rest's first item's number in its numbered list
         self.has_content = False  # whether a sealed piece drew anything (blank lines draw nothing)
-        self._fence_retry = 0  # a tail shorter than this is not checked with the lexer again
+        self._fence_retry = 0  # while less than this is unsealed, fences are not tokenized again
+        # (one was, and no cut was found: inside a string or a comment each try would cost a
+        # tokenization of all of it again)
 
     def tail(self, text: str, end: int | None = None) -> Piece:
         """The part of ``text[:end]`` not sealed yet, as a piece."""
@@ -484,7 +550,7 @@ class Sealer:
         elif self.continued:
             markdown, top = source, 0  # after a forced cut: no separation, nothing to drop
         elif self.joined:
-            markdown, top = source, 1  # drop the blank line Rich puts before a list
+            markdown, top = source, 1  # drop the blank line Rich puts before a list or a quote
         elif self.has_content:
             markdown, top = SENTINEL + source, 1  # drop the sentinel's line
         else:
@@ -507,10 +573,12 @@ class Sealer:
             rest = text[self.consumed:min(self.consumed + window, length)]
             at_end = self.consumed + window >= length
             markdown = self.reopen + rest
-            split_fences = len(markdown) >= self._fence_retry or not at_end
+            unsealed = len(self.reopen) + length - self.consumed  # (more than the window, maybe)
+            split_fences = final or unsealed >= self._fence_retry
             padded = markdown + ("\n\n" if final and at_end else "")  # makes the last line complete
+            lexed: list[int] = []
             cut = find_cut(padded, self.minimum, self.limit, self.fence_minimum if split_fences else None,
-                           self.number)
+                           self.number, lexed)
             if cut is not None and cut.end >= len(markdown):
                 cut = None  # nothing would be left after it
             if cut is not None and cut.end - len(self.reopen) > self.max_piece:
@@ -518,11 +586,11 @@ class Sealer:
             if cut is None and len(rest) > self.max_piece:
                 cut = _forced_cut(self.reopen, rest, self.max_piece // 2)
             if cut is None:
+                if lexed and not final:
+                    self._fence_retry = unsealed + self.fence_retry  # (the larger window too)
                 if not at_end:
                     window *= 2  # one block longer than the window (a huge table): look further
                     continue
-                if not final and split_fences:
-                    self._fence_retry = len(markdown) + self.fence_minimum // 2
                 if final:
                     pieces.append(self.tail(text, length))
                     self.consumed, self.reopen, self.joined, self.continued = length, "", False, False
