@@ -26,7 +26,8 @@ WORDS = ["word", "streaming", "a", "of", "text,", "end.", "x=1", "50%", "well-kn
          "**", "*", "_", "`", "[", "]", "(", ")", "](http://x)", "\\", "&amp;", "&", '"', "'", "~~",
          "<b>", "<", ">", "!", "|", "#", "\n", "\n\n", "\n- ", "\n1. ", "\n> ", "\n    ", "\n```\n",
          "\n===", "\n---", "\t", "é", "日本語", "e\u0301", "Supercalifragilisticexpialidocious" * 3,
-         ";", "amp", "&#32;", "[a]:\nhttp://x", "[a]:", " " * 12]
+         ";", "amp", "&#32;", "[a]:\nhttp://x", "[a]:", " " * 12, "[1]", "a[0]", "][", "\\]",
+         "[x [y] z]"]
 
 
 def cells(lines: list[Line]) -> list[list[tuple[str, Style]]]:
@@ -100,7 +101,8 @@ def test_a_long_quote_grows_from_its_last_lines(prefix: str) -> None:
 
 LINE_WORDS = ["word", "streaming", "a", "of", "text,", "**bold**", "**", "*", "_x_", "`code`", "`",
               "[link](http://x)", "[", "]", "~~s~~", "&amp;", "\\", "x=1", "50%", "é", "Super" * 12,
-              "2024.", "1.", "-", "*", "#", "|", "=", "```", "  ", "e\u0301", "日本", "&#32;", "&amp;"]
+              "2024.", "1.", "-", "*", "#", "|", "=", "```", "  ", "e\u0301", "日本", "&#32;", "&amp;",
+              "[1]", "a[0]", "]("]
 
 
 @st.composite
@@ -223,6 +225,17 @@ def test_a_paragraph_with_entities_grows_from_its_newest_text() -> None:
     assert growing is not None and len(text) - len(growing.head) < 2 * ADVANCE
 
 
+def test_a_paragraph_with_closed_brackets_grows_from_its_newest_text() -> None:
+    """Citations, indexes and check boxes in prose ([1], arr[0], [x]) are closed brackets: no
+    link can start at them any more, so the window moves past them."""
+    text = "As shown [1] and in arr[0], the [x] box and [a [nested] one] are text, words " * 50
+    chunks = [text[i:i + 5] for i in range(0, len(text), 5)]
+    pieces = grow_all(chunks, 50, sentinel=False)
+    assert pieces.grown == len(chunks) - 1, (pieces.grown, len(chunks))
+    growing = pieces.growing
+    assert growing is not None and len(text) - len(growing.head) < 2 * ADVANCE
+
+
 def test_what_is_not_a_growing_paragraph_is_rendered_again() -> None:
     """Code (indented or fenced), a list item, a lazy line, a heading, a table, a hard break
     under open emphasis, an image, a tab, a hidden character, wide characters: rendered as usual."""
@@ -244,10 +257,14 @@ def test_what_is_not_a_growing_paragraph_is_rendered_again() -> None:
 
 
 def test_the_window_moves_only_past_closed_text() -> None:
-    """Emphasis or a code span still open (or a literal bracket) keeps the window from moving
-    past it: what comes later could change how it is drawn."""
-    assert _closed("plain words and **bold** and `code` and [a](http://x)")
-    for text in ("an **open one", "a `code span", "a [link text", "an *emphasis", "x ~~struck", "a*b"):
+    """Emphasis or a code span still open (or a bracket a link could go on from) keeps the window
+    from moving past it: what comes later could change how it is drawn."""
+    for text in ("plain words and **bold** and `code` and [a](http://x)", "as shown [1] and [2]",
+                 "use arr[0] here", "a [x] box", "nested [a [b] c] done", "a] stray", "see `[a`] ok"):
+        assert _closed(text), text
+    for text in ("an **open one", "a `code span", "a [link text", "an *emphasis", "x ~~struck", "a*b",
+                 "[a [b] c", "see [1](http://x", '[a](u "a title', "[a][ref", "[a \\] b",
+                 "an \\] escaped [x", "[a `]` b"):
         assert not _closed(text), text
     text = "An **open emphasis " + "and many more words " * 30
     grow_all([text[i:i + 9] for i in range(0, len(text), 9)] + [" closed** here."], 40, sentinel=False)

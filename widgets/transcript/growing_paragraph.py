@@ -34,7 +34,8 @@ render at all (``_grown``).
   break, so it is drawn as one line;
 * the window starts right after spaces or a line break, at a letter, and the text before it is
   closed: markdown-it's inline parse of it alone leaves no emphasis or strikethrough opener
-  unmatched, and no literal backtick or bracket (a code span or a link could go on past it).
+  unmatched, no literal backtick, and no literal bracket that a link could go on from past it (a
+  ``[`` not closed, or a ``]`` right before ``(`` or ``[``: ``[1]`` and ``arr[0]`` are closed).
   Then no inline element spans the split, and the rendered paragraph is the text before it,
   the break (a space), and the window's text, each rendered alone;
 * the line the window starts on starts at a word (not inside one long word folded on).
@@ -370,15 +371,32 @@ def _splits(window: str, prefix: str) -> list[int]:
 
 def _closed(text: str) -> bool:
     """Whether no inline element of ``text`` (a paragraph's text, markers removed) could go on
-    past its end: every emphasis opener matched, no literal backtick or bracket left."""
+    past its end: every emphasis opener matched, no literal backtick, and every literal ``[``
+    closed by a ``]`` after it that no ``(`` or ``[`` follows (``[1]``, ``arr[0]``, ``[x]``: a
+    link's text ends at the first ``]`` that closes it, so no link can start there any more; one
+    whose definition comes later is drawn as text anyway, see ``markdown_seal``)."""
     state = StateInline(text, PARSER, {}, [])
     PARSER.inline.tokenize(state)
     for rule in PARSER.inline.ruler2.getRules(""):
         rule(state)  # matches the delimiters (balance_pairs sets ``end`` of each matched opener)
     if any(delimiter.open and delimiter.end < 0 for delimiter in state.delimiters):
         return False
-    return not any(token.type == "text" and ("`" in token.content or "[" in token.content)
-                   for token in state.tokens)
+    # (An escaped character is a token of its own, "text_special": "\[" opens no link text, and
+    # "\]" closes none.)
+    literal = "".join(token.content for token in state.tokens if token.type == "text")
+    if "`" in literal:
+        return False
+    if "[" not in literal:
+        return True
+    if "](" in literal or "][" in literal:
+        return False
+    depth = 0
+    for bracket in _BRACKETS.findall(literal):
+        depth = depth + 1 if bracket == "[" else max(0, depth - 1)
+    return depth == 0
+
+
+_BRACKETS = re.compile(r"[\[\]]")
 
 
 def _wrap(plain: str, styles: list[int], pad: int, width: int) -> list[tuple[Line, int]] | None:
