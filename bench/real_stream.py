@@ -88,7 +88,7 @@ class TimedChunks(list[str]):
         SENT[END_MARKER] = time.monotonic()
 
 
-SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps")
+SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps", "quotes")
 """Answer shapes: ``mixed`` (headings, paragraphs, lists, code fences, quotes; the default) and
 answers of one block that grows all along (a table, a block quote, a code fence, one paragraph,
 a numbered list), the costly case for a client that re-lays out the block it is streaming."""
@@ -123,6 +123,9 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
             pad = " " * (len(str(n)) + 2)
             body = (f"{n}. **Step {n}**: checkpoint {label}\n\n{pad}{words}\n\n"
                     f"{pad}```sh\n{pad}run --step {n} --name 'x{n}'\n{pad}```\n\n")
+        elif shape == "quotes":  # one block quote of paragraphs and lists
+            items = "".join(f"> - point {i}: {words[:70]}\n" for i in range(4))
+            body = f"> **Note {n}**: checkpoint {label} {words}\n>\n{items}>\n"
         elif shape == "numbered":
             items = "".join(f"{n * 10 + i - 9}. step {i}: {words[:100]}\n" for i in range(9))
             body = f"{items}{n * 10}. checkpoint {label} in the list\n"  # numbered from 1

@@ -229,7 +229,7 @@ def main() -> None:
     parser.add_argument("--kib", type=int, default=1024)
     parser.add_argument("--pace-ms", type=float, default=0.0, help="one delta every N ms (0: a flood)")
     parser.add_argument("--shape", choices=("bench", "real", "table", "quote", "code", "prose", "numbered",
-                                            "steps"),
+                                            "steps", "quotes"),
                         default="bench", help="this script's answer, or bench.real_stream's (real: mixed)")
     parser.add_argument("--cpu-only", action="store_true", help="no stall probe, no keypresses")
     args = parser.parse_args()
