@@ -20,6 +20,7 @@ from widgets.transcript.markdown_chunk import (
 from widgets.transcript.markdown_seal import (
     FENCE_PIECE,
     FENCE_RETRY,
+    LIMIT_PIECE,
     MAX_PIECE,
     SENTINEL,
     Piece,
@@ -84,9 +85,9 @@ def test_a_fence_is_never_cut_inside_a_docstring() -> None:
 
 
 def test_a_fence_cut_is_tokenized_only_where_it_may_be_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tokenizing a fence to check a cut is the costly part of sealing: a fence with a cut after
-    it is not tokenized at all, and in a long string (no cut anywhere) tries come FENCE_RETRY
-    apart, not on every delta."""
+    """Tokenizing a fence to check a cut is the costly part of sealing: a fence is tokenized only
+    where a cut in it is made (not when a cut comes after it), and in a long string (no cut
+    anywhere) tries come FENCE_RETRY apart, not on every delta."""
     tries: list[int] = []
     checked = markdown_seal._plain_state_cut
 
@@ -95,17 +96,26 @@ def test_a_fence_cut_is_tokenized_only_where_it_may_be_chosen(monkeypatch: pytes
         return checked(*args)
 
     monkeypatch.setattr(markdown_seal, "_plain_state_cut", counting)
-    short = "".join(f"Paragraph {n}.\n\n```python\nvalue_{n} = compute({n})\nprint(value_{n})\n```\n\n"
-                    for n in range(200))
-    assert len(Sealer().feed(short, final=True)) > 10
-    assert not tries
+    code = "".join(f"value_{i} = compute({i}, name='a name')  # a comment\n" for i in range(8))
+    fences = "".join(f"Paragraph {n}.\n\n```python\n{code}```\n\n" for n in range(60))
+    pieces = Sealer().feed(fences, final=True)
+    assert len(code) > FENCE_PIECE and len(pieces) > 10
+    assert len(tries) == sum(1 for piece in pieces if piece.trim_bottom) > 0  # each one for a cut made
 
     string = '```python\ntext = """\n' + "a line of a long string\n" * 400 + '"""\n```\n'
+    tries.clear()
     pieces, _ = stream(string, 20)
-    # Not once per chunk or more (500 of them; 1,085 tries before): a try or two (one before the
-    # limit of a piece, one after it) every FENCE_RETRY characters.
-    assert len(tries) <= 2 * len(string) // FENCE_RETRY + 5
+    # Not once per chunk or more (500 of them; 1,085 tries before): a few (one or two in each
+    # window the sealer looks through, larger and larger) every FENCE_RETRY characters.
+    assert len(tries) < 6 * (len(string) // FENCE_RETRY)
     assert not any(piece.trim_bottom for piece in pieces)  # never cut inside the string
+
+    # A long string with code after it: the code is cut as it comes (once the string, longer
+    # than the sealer's first window, is done), not held up to the forced cut.
+    text = string[:-4] + "".join(f"y{i} = {i}\n" for i in range(1000)) + "```\n"
+    pieces = assert_renders_like_whole(text, 40)
+    assert len(pieces[0].source) < len(string) + 100  # the string, and a line or two after it
+    assert max(len(piece.source) for piece in pieces[1:]) < LIMIT_PIECE
 
 
 def test_tilde_fences_and_unknown_languages_are_cut_too() -> None:
@@ -263,6 +273,18 @@ def test_the_end_of_a_loose_list_is_known_or_not_cut(text: str) -> None:
     assert_streams_like_whole(text, 17, 40)
 
 
+def test_a_quote_that_ends_in_a_rule_loses_no_line() -> None:
+    """Rich puts no blank line above a quote whose last block is a rule: the rest of a quote cut
+    in pieces drops the blank line above it only if there is one. (The pieces before it drew
+    the blank line above the quote: a known difference, see the module's docstring.)"""
+    paragraph = "> A paragraph of the quote that is long enough to be sealed on its own.\n>\n"
+    text = paragraph * 3 + "> ***\n"
+    pieces, _ = stream(text, 3)
+    whole = render_markdown(CONSOLE, text, WIDTH)
+    lines = rendered(pieces)
+    assert not line_text(lines[0]).strip() and lines[1:] == whole  # the blank line above, then all
+
+
 def quote(count: int, blocks: str = "") -> str:
     """A block quote of ``count`` paragraphs (two lines each), ``blocks`` after each of them."""
     return "".join(f"> Paragraph {n} of the quote, with **bold** words and `code` in it,\n"
@@ -275,7 +297,9 @@ def quote(count: int, blocks: str = "") -> str:
     quote(12, "> ```sh\n> run --step\n>\n> Text in the code, not a paragraph\n> ```\n>\n"),
     quote(12, "> > a nested quote\n>\n"),
     quote(12, "> | a | b |\n> |---|---|\n> | 1 | 2 |\n>\n"),
-], ids=["paragraphs", "lists", "fences", "nested", "tables"])
+    "".join(f"> **Note {n}**: a paragraph that starts in bold, as notes do, and goes on.\n>\n"
+            "> - an item of the note\n> - another item of it\n>\n" for n in range(12)),
+], ids=["paragraphs", "lists", "fences", "nested", "tables", "bold-notes"])
 def test_a_long_quote_is_cut_between_its_blocks(text: str) -> None:
     """A block quote is cut at its blank lines before a paragraph of it: the tail is the last
     paragraph or two of the quote, not the whole quote (each block is ~110 to ~170 long)."""
@@ -301,8 +325,25 @@ def test_a_long_quote_is_cut_between_its_blocks(text: str) -> None:
     "> p\r\n>\r\n> Text\r\n>\r\n> More\r\n",
     "> p\n> \n> Text\n>  \n>  indented\n>\n> Last\n",
     "> [x]: http://example.com\n>\n> Use [x]\n>\n> More [x]\n",
+    # From a review: a marker after spaces is a line of the quote (its fence goes on); a rule as
+    # the block before a cut or as the next one (Rich puts no blank line above a quote whose last
+    # block is a rule); a definition or an image right after a cut draws no line of its own; a
+    # quote that has drawn nothing yet; a quote after a fence.
+    " > ```\n" + "> code\n>\n" * 20 + "> Text in code\n> ```\n",
+    "> ```\n > code\n" + "> code\n>\n" * 20 + "> Text in code\n> ```\n",
+    ">```\n >\n>>\n>\n>n",
+    "> p\n>\n> ___\n>\n> More.\n",
+    "> - - -\n>\n> y\n",
+    "> " + "word " * 30 + "\n>\n> [x]: http://e.com\n\nAfter.\n",
+    "> " + "word " * 30 + "\n>\n> ![diagram](http://x/y.png)\n>\n> The end of the quote.\n",
+    ">\n>\n>\n> Text\n",
+    "> a\n```\ncode\n```\n>\n> Text\n>\n> More\n",
+    ">e\n>\n>d\n```\nne\ni",  # the rest of a quote, then a fence cut in two
 ], ids=["fence", "item-fence", "nested", "tab", "tab-fence", "interrupting", "after-item", "lazy",
-        "setext", "numbered", "indented-code", "crlf", "indented-paragraph", "definition"])
+        "setext", "numbered", "indented-code", "crlf", "indented-paragraph", "definition",
+        "marker-after-spaces", "marker-after-spaces-inside", "marker-after-spaces-short", "rule-next",
+        "rule-before", "definition-after-cut", "image-after-cut", "nothing-drawn", "after-fence",
+        "fence-after-rest"])
 def test_a_quote_is_cut_only_where_its_blocks_are_plain(text: str) -> None:
     assert_renders_like_whole(text, 3)
     for chunk in (1, 2, 5):

@@ -143,7 +143,10 @@ def render_piece(console: Console, piece: Piece, width: int) -> list[Line]:
     if rich_markdown.too_deep:  # its own text as it is: the lines to trim are not there to trim
         return _render(console, _Markdown(clean_text(piece.source), width, plain=True), width)
     lines = _render(console, rich_markdown, width)
-    return lines[piece.trim_top:len(lines) - piece.trim_bottom]
+    top = piece.trim_top
+    if piece.trim_blank and lines and not "".join(text for text, _style in lines[0]).strip():
+        top += 1
+    return lines[top:len(lines) - piece.trim_bottom]
 
 
 def _plain(source: str) -> str:

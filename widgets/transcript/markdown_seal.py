@@ -23,12 +23,13 @@ deltas arrive). For the tail to stay small however long the answer is, the text 
   are dropped, so the two halves render exactly like the unsplit block. The cut is only made
   where the syntax highlighter is back in its plain state (checked with Rich's own lexer), so a
   docstring or a block comment is never cut in two;
-* a blank line of a block quote at the margin (``>`` alone) before a paragraph of it
-  (``> Text``): Rich draws a quote's blocks with nothing between them, each line after its bar, so
-  the next piece is the rest of the quote drawn as a quote of its own, without the blank line
-  Rich puts before a quote. Not inside a fence in the quote, and not after a line indented with
-  a tab or a fence line indented less than its opener (where the quote's blocks are not plain to
-  see).
+* a blank line of a block quote at the margin (``>`` alone) before a paragraph of it that starts
+  with a letter, emphasized or not (``> Text``, ``> **Note**``): Rich draws a quote's blocks
+  with nothing between them, each line after its bar, so the next piece is the rest of the quote
+  drawn as a quote of its own, without the blank line Rich puts above a quote. Not after a rule
+  (Rich puts no blank line above a quote whose last block is one), not inside a fence in the
+  quote, and not after a line indented with a tab, a fence line indented less than its opener,
+  or a marker after spaces (where the quote's blocks are not plain to see).
 
 Tables, paragraphs and the rest of a quote (its nested quotes, its lists) are not cut inside:
 their layout depends on all their lines (HTML is text, see ``markdown_chunk``). Except when a
@@ -43,9 +44,10 @@ reference definition (what may be one: ``[label]:`` and a destination, alone or 
 in quotes or items, or a line starting a label it does not close): the pieces after it would
 draw its uses as plain text, so the rest of the answer stays in the tail (up to the forced cut).
 Known differences: a link used before its definition comes is drawn as text in the pieces sealed
-before it; Rich draws an image that sits inside a list item above the list; if the list was cut,
-above the piece the image is in (no piece boundary can know that an image will come later in the
-list).
+before it; a quote cut in pieces whose last block turns out to be a rule has the blank line
+above it that Rich draws only above other quotes; Rich draws an image that sits inside a list
+item above the list; if the list was cut, above the piece the image is in (no piece boundary can
+know that an image will come later in the list).
 This module is pure text logic (no widgets), so it is unit- and property-tested on its own.
 """
 
@@ -65,7 +67,7 @@ from widgets.transcript.markdown_parse import PARSER
 # Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
 # but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
 MIN_PIECE = 100
-FENCE_PIECE = 60  # a code fence is cut into parts this long at least (a line or two of code)
+FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut costs a tokenization
 FENCE_RETRY = 150  # after a tokenization found no cut (a long string), the next one waits this long
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
 MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
@@ -83,6 +85,8 @@ _DELIMITER_ROW = re.compile(r"^ {0,3}[|:-][-:| \t]*$")  # a table's second line,
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _NUMBERED = re.compile(r"^([0-9]{1,9})([.)])([ \t]+)(?=\S)")  # "12. text": number, delimiter, gap
 _QUOTE_BLANK = re.compile(r"^> *$")  # a blank line of a block quote at the margin
+_QUOTE_LINE = re.compile(r"^ {0,3}>")  # a line of a block quote (or its start)
+_QUOTED_TEXT = re.compile(r"^> ?(?:[*_]{1,3})?[^\W\d_]")  # a paragraph of it: a letter first (emphasized)
 
 
 SENTINEL = "x\n\n"  # rendered before a piece that starts a new block, then dropped (see Piece)
@@ -102,6 +106,7 @@ class Piece:
     trim_top: int = 0  # rendered lines to drop at the top (sentinel, re-opened fence padding, …)
     trim_bottom: int = 0  # rendered lines to drop at the bottom (the padding of a closed fence)
     number: int | None = None  # its first numbered list goes on one: numbered from this
+    trim_blank: bool = False  # drop its first rendered line if blank (the rest of a quote, below)
 
 
 @dataclass(frozen=True)
@@ -111,7 +116,8 @@ class Cut:
     end: int
     close: str = ""  # appended to the piece: a closing fence
     reopen: str = ""  # prepended to the rest: the fence's opening line
-    joined: bool = False  # the rest continues the same block (a list, a quote): no separation
+    joined: bool = False  # the rest continues the same block (a list): no separation
+    quoted: bool = False  # the rest goes on a block quote (see ``Sealer._piece``)
     number: int | None = None  # the rest's first item is this number of its numbered list
     forced: bool = False  # not a safe cut (a piece would be too large): the rest starts a new line
 
@@ -123,27 +129,33 @@ class _Quote:
     fence: _Fence | None = None  # a fence open in it
     drawn: bool = False  # it has a line with text (a piece ending in it draws something)
     plain: bool = True  # its blocks are plain to see: no tab in a line's indent, no fence line
-    # indented less than its opener (in a list item of the quote, that line may end the item)
+    # indented less than its opener (in a list item of the quote, that line may end the item), no
+    # marker after spaces
+    last: str = ""  # its last line with text outside a fence
 
     def read(self, line: str) -> None:
-        """Follow ``line`` (``>`` at its start) as a line of the quote."""
+        """Follow ``line`` (``>`` at its start, or after one to three spaces) as a line of it."""
         content = line[2:] if line[1:2] == " " else line[1:]
-        if "\t" in line[:len(line) - len(line[1:].lstrip(" \t"))]:
+        if line[:1] != ">" or "\t" in line[:len(line) - len(line[1:].lstrip(" \t"))]:
             self.plain = False  # a tab's width depends on its column
         elif self.fence is not None:
             if not _blank(content) and _spaces(content) < self.fence.indent:
                 self.plain = False
             elif self.fence.closes(content):
                 self.fence = None
-        else:
+        elif not _blank(content):
             self.fence = _opens(content)
-            self.drawn = self.drawn or not _blank(content)
+            self.drawn, self.last = True, content
 
     def cut_before(self, line: str, following: str) -> bool:
-        """Whether a cut after ``line`` starts the rest of the quote at a paragraph of its own."""
-        return (self.plain and self.drawn and self.fence is None and _QUOTE_BLANK.match(line) is not None
-                and following[:1] == ">" and _PLAIN_START.match(following[2:] if following[1:2] == " "
-                                                                 else following[1:]) is not None)
+        """Whether a cut after ``line`` starts the rest of the quote at a paragraph of its own.
+
+        Its first character a letter (emphasized or not: "**Note**"): not an image or a
+        definition (drawn as nothing of its own line) nor a rule. Not after a rule: Rich puts
+        the blank line above a quote only if its last block is not a rule, so the piece before
+        the cut must not end in one."""
+        return (self.plain and self.drawn and self.fence is None and _RULE.match(self.last) is None
+                and _QUOTE_BLANK.match(line) is not None and _QUOTED_TEXT.match(following) is not None)
 
 
 @dataclass
@@ -305,25 +317,25 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
         # A fence cut is checked with the lexer only when it would be chosen: that costs a
         # tokenization, the other checks are string tests.
         nonlocal fence_candidates, closed
-        if closed is not None and (best is None or best.end < closed[2]):
-            found = settle(*closed[:2])
+        earlier, closed = closed, None
+        if earlier is not None and (best is None or best.end < earlier[2]):
+            found = settle(*earlier[:2])
             if found is not None:
                 return found
-        closed = None
         if fence is None or not fence_candidates:
             return None
         found, fence_candidates = settle(fence, fence_candidates), []
         return found
 
-    def settle(fence: _Fence, candidates: list[int]) -> Cut | None:
+    def settle(cut_fence: _Fence, candidates: list[int]) -> Cut | None:
         if lexed is not None:
             lexed.append(1)
-        ok = _plain_state_cut(fence, lines, candidates)
+        ok = _plain_state_cut(cut_fence, lines, candidates)
         if ok is None:
             return None
-        closing = fence.char * fence.length + "\n"
+        closing = cut_fence.char * cut_fence.length + "\n"
         return Cut(sum(len(line) + 1 for line in raw[:ok + 1]), close=closing,
-                   reopen=fence.opener + "\n", joined=True)
+                   reopen=cut_fence.opener + "\n", joined=True)
 
     def later(found: Cut | None) -> Cut | None:
         return found if found is not None and (best is None or found.end > best.end) else best
@@ -369,9 +381,10 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             fence = opened
             quote = None
             continue
-        if line[:1] != ">":
+        if not _QUOTE_LINE.match(line):
             quote = None  # a blank line or any other line ends what can be followed of a quote
-        else:  # (a quote's line at the margin, outside a fence, is at the top level: none is lazy)
+        else:  # (a quote's line outside a fence, indented up to 3, is at the top level: no line
+            # starting a quote is a lazy one, and only a quote's lines start with its marker)
             quote = quote or _Quote()
             quote.read(line)
         if end < minimum and not (_blank(line) and _table_starts(lines, index + 1, complete)
@@ -400,7 +413,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             if item is not None and item.group(2) == numbered.delimiter and next_number < 10 ** 9:
                 best = Cut(end, joined=True, number=next_number)
         elif quote is not None and quote.cut_before(line, following):
-            best = Cut(end, joined=True)
+            best = Cut(end, quoted=True)
     return later(settle_fence())
 
 
@@ -532,8 +545,9 @@ class Sealer:
         self.max_piece = max(max_piece, 2)
         self.consumed = 0  # text[:consumed] is in sealed pieces
         self.reopen = ""  # the rest renders as reopen + text[consumed:] (a fence cut in two)
-        self.joined = False  # the rest continues the last piece's block (a list, a fence, a quote)
+        self.joined = False  # the rest continues the last piece's block (a list, a fence)
         self.continued = False  # the rest follows a forced cut: rendered as is, on a new line
+        self.quoted = False  # the rest goes on a block quote
         self.number: int | None = None  # the rest's first item's number in its numbered list
         self.has_content = False  # whether a sealed piece drew anything (blank lines draw nothing)
         self._fence_retry = 0  # while less than this is unsealed, fences are not tokenized again
@@ -550,14 +564,18 @@ class Sealer:
         elif self.continued:
             markdown, top = source, 0  # after a forced cut: no separation, nothing to drop
         elif self.joined:
-            markdown, top = source, 1  # drop the blank line Rich puts before a list or a quote
+            markdown, top = source, 1  # drop the blank line Rich puts before a list
+        elif self.quoted:
+            # Drawn as a quote of its own: the blank line Rich puts above a quote is dropped if
+            # it is there (not when the quote's last block is a rule).
+            markdown, top = source, 0
         elif self.has_content:
             markdown, top = SENTINEL + source, 1  # drop the sentinel's line
         else:
             markdown, top = source, 0
-        if cut is not None and cut.close:
-            return Piece(source, markdown + cut.close, top, 1, self.number)  # drop the fence's padding
-        return Piece(source, markdown, top, number=self.number)
+        if cut is not None and cut.close:  # drop the fence's padding
+            return Piece(source, markdown + cut.close, top, 1, self.number, self.quoted)
+        return Piece(source, markdown, top, number=self.number, trim_blank=self.quoted)
 
     def feed(self, text: str, *, final: bool = False, end: int | None = None) -> list[Piece]:
         """New sealed pieces of ``text[:end]`` (which starts with what was fed before).
@@ -568,13 +586,15 @@ class Sealer:
         """
         pieces: list[Piece] = []
         window = 4 * self.limit
+        retry = self._fence_retry  # (a try that fails below holds for the next feeds, not this one's
+        # larger windows: they reach past what the first one could not cut)
         length = len(text) if end is None else min(end, len(text))
         while self.consumed < length:
             rest = text[self.consumed:min(self.consumed + window, length)]
             at_end = self.consumed + window >= length
             markdown = self.reopen + rest
             unsealed = len(self.reopen) + length - self.consumed  # (more than the window, maybe)
-            split_fences = final or unsealed >= self._fence_retry
+            split_fences = final or unsealed >= retry
             padded = markdown + ("\n\n" if final and at_end else "")  # makes the last line complete
             lexed: list[int] = []
             cut = find_cut(padded, self.minimum, self.limit, self.fence_minimum if split_fences else None,
@@ -594,6 +614,7 @@ class Sealer:
                 if final:
                     pieces.append(self.tail(text, length))
                     self.consumed, self.reopen, self.joined, self.continued = length, "", False, False
+                    self.quoted = False
                     self.number = None
                 break
             size = cut.end - len(self.reopen)
@@ -601,8 +622,9 @@ class Sealer:
             self.has_content = self.has_content or bool(rest[:size].strip(" \t\r\n"))  # see _blank
             self.consumed += size
             self.reopen, self.joined, self.continued = cut.reopen, cut.joined, cut.forced
+            self.quoted = cut.quoted
             self.number = cut.number
-            self._fence_retry = 0
+            self._fence_retry = retry = 0
         return pieces
 
 
