@@ -225,6 +225,23 @@ def test_a_paragraph_with_entities_grows_from_its_newest_text() -> None:
     assert growing is not None and len(text) - len(growing.head) < 2 * ADVANCE
 
 
+@pytest.mark.parametrize("text,size", [
+    ("[<http://]> " + "word " * 30 + "a](u)", 1),  # an autolink's "]" closes no link text
+    ("> [<http://]> " + "word " * 30 + "a](u)", 1),
+    # A paragraph that starts with "[" may turn into a link reference definition (drawn as
+    # nothing) once its destination or title is closed, or once "]:" and a destination come.
+    ("[a]: <" + "word " * 33 + ">", 1),
+    ("[a]:\n<" + "word " * 33 + ">", 1),
+    ("[ab]: u '" + "word " * 33 + "'", 3),
+    ("[1]: https://example.com/a", 1),
+    ("> [1]: https://example.com/a", 1),
+], ids=["autolink", "autolink-quoted", "definition-angle", "definition-next-line", "definition-title",
+        "definition-grown", "definition-quoted"])
+def test_what_a_review_found_about_brackets_grows_as_rich_renders(text: str, size: int) -> None:
+    for sentinel in (False, True):
+        grow_all([text[i:i + size] for i in range(0, len(text), size)], 40, sentinel)
+
+
 def test_a_paragraph_with_closed_brackets_grows_from_its_newest_text() -> None:
     """Citations, indexes and check boxes in prose ([1], arr[0], [x]) are closed brackets: no
     link can start at them any more, so the window moves past them."""
@@ -264,7 +281,7 @@ def test_the_window_moves_only_past_closed_text() -> None:
         assert _closed(text), text
     for text in ("an **open one", "a `code span", "a [link text", "an *emphasis", "x ~~struck", "a*b",
                  "[a [b] c", "see [1](http://x", '[a](u "a title', "[a][ref", "[a \\] b",
-                 "an \\] escaped [x", "[a `]` b"):
+                 "an \\] escaped [x", "[a `]` b", "[<http://]> word"):
         assert not _closed(text), text
     text = "An **open emphasis " + "and many more words " * 30
     grow_all([text[i:i + 9] for i in range(0, len(text), 9)] + [" closed** here."], 40, sentinel=False)

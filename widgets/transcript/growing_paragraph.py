@@ -35,9 +35,12 @@ render at all (``_grown``).
 * the window starts right after spaces or a line break, at a letter, and the text before it is
   closed: markdown-it's inline parse of it alone leaves no emphasis or strikethrough opener
   unmatched, no literal backtick, and no literal bracket that a link could go on from past it (a
-  ``[`` not closed, or a ``]`` right before ``(`` or ``[``: ``[1]`` and ``arr[0]`` are closed).
-  Then no inline element spans the split, and the rendered paragraph is the text before it,
-  the break (a space), and the window's text, each rendered alone;
+  ``[`` that no later ``]`` outside an autolink closes, or a ``]`` right before ``(`` or ``[``:
+  ``[1]`` and ``arr[0]`` are closed). Then no inline element spans the split, and the rendered
+  paragraph is the text before it, the break (a space), and the window's text, each rendered
+  alone;
+* a paragraph that starts with ``[`` is not followed once ``]:`` is in it: it may be, or turn
+  into, a link reference definition, drawn as nothing;
 * the line the window starts on starts at a word (not inside one long word folded on).
 
 ``tests/unit/test_growing_paragraph.py`` checks every frame against Rich's own rendering.
@@ -106,6 +109,9 @@ class GrowingParagraph:
     retry_at: int = 0  # a window that could not split is tried again at this length
     waiting: bool = False  # the last ``lines`` drew nothing until more text comes (see ``_window``)
     drawn: tuple[str, str, list[int], int] | None = None  # the last window, as ``_draw`` gave it
+    # It starts with "[" (where in the piece's markdown it starts): its first lines may turn into
+    # a link reference definition, drawn as nothing, once "]:" comes.
+    label_at: int | None = None
 
     @property
     def inner(self) -> int:
@@ -141,9 +147,11 @@ class GrowingParagraph:
         above = "\n".join(source[:first]) + ("\n" if first else "")
         if "]:" in above:
             return None  # a link reference defined above: the paragraph drawn alone lacks it
+        label = paragraph[len(prefix):].lstrip(" ").startswith("[")  # (see ``label_at``)
         head = above + prefix
         grown = cls(width=width, trim_top=piece.trim_top, number=piece.number, prefix=prefix,
-                    depth=depth, left=(), right=(), head=head, fixed=[])
+                    depth=depth, left=(), right=(), head=head, fixed=[],
+                    label_at=len(above) if label else None)
         window = grown._window(paragraph[len(prefix):])
         if window is None or len(window) != len(paragraph) - len(prefix):
             return None
@@ -169,6 +177,8 @@ class GrowingParagraph:
     def lines(self, console: Console, piece: Piece) -> list[Line] | None:
         """The lines of ``piece`` (which ``follows`` this), or None: render it with Rich."""
         self.waiting = False
+        if self.label_at is not None and "]:" in piece.markdown[self.label_at:]:
+            return None  # (a definition, maybe: see ``label_at``)
         window = self._window(piece.markdown[len(self.head):])
         if window is not None:
             window = self._past_breaks(console, window)
@@ -382,8 +392,21 @@ def _closed(text: str) -> bool:
     if any(delimiter.open and delimiter.end < 0 for delimiter in state.delimiters):
         return False
     # (An escaped character is a token of its own, "text_special": "\[" opens no link text, and
-    # "\]" closes none.)
-    literal = "".join(token.content for token in state.tokens if token.type == "text")
+    # "\]" closes none; nor does one in an autolink, whose text markdown-it skips looking for
+    # the end of a link's text.)
+    literal: list[str] = []
+    autolink = False
+    for token in state.tokens:
+        if token.markup == "autolink":
+            autolink = token.type == "link_open"
+        elif token.type == "text" and not autolink:
+            literal.append(token.content)
+    return _brackets_closed("".join(literal))
+
+
+def _brackets_closed(literal: str) -> bool:
+    """Whether the literal text of a paragraph (what markdown-it made plain text) leaves no code
+    span or link able to go on past its end (see ``_closed``)."""
     if "`" in literal:
         return False
     if "[" not in literal:

@@ -137,7 +137,7 @@ class _Quote:
         """Follow ``line`` (``>`` at its start, or after one to three spaces) as a line of it."""
         content = line[2:] if line[1:2] == " " else line[1:]
         if line[:1] != ">" or "\t" in line[:len(line) - len(line[1:].lstrip(" \t"))]:
-            self.plain = False  # a tab's width depends on its column
+            self.plain = False  # a marker after spaces; a tab (its width depends on its column)
         elif self.fence is not None:
             if not _blank(content) and _spaces(content) < self.fence.indent:
                 self.plain = False
