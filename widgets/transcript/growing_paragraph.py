@@ -63,7 +63,7 @@ from widgets._textual_compat import rich_divide_line
 from widgets.transcript.markdown_chunk import render_markdown, too_deep
 from widgets.transcript.markdown_parse import PARSER
 from widgets.transcript.markdown_seal import Piece
-from widgets.transcript.rendered_line import Line
+from widgets.transcript.rendered_line import Line, line_text
 
 ADVANCE = 160  # the window is split once it is this long: each frame renders about this much
 MAX_WINDOW = 4096  # a window that could not split by then is no cheaper than the whole piece
@@ -156,7 +156,7 @@ class GrowingParagraph:
         if window is None or len(window) != len(paragraph) - len(prefix):
             return None
         drawn = render_markdown(console, paragraph, width)
-        while drawn and not "".join(text for text, _style in drawn[0]).strip():
+        while drawn and not line_text(drawn[0]).strip():
             drawn.pop(0)  # the blank line Rich puts above a quote
         count = len(drawn)
         if not count or len(lines) < count or lines[-count:] != drawn:
@@ -177,7 +177,7 @@ class GrowingParagraph:
     def lines(self, console: Console, piece: Piece) -> list[Line] | None:
         """The lines of ``piece`` (which ``follows`` this), or None: render it with Rich."""
         self.waiting = False
-        if self.label_at is not None and "]:" in piece.markdown[self.label_at:]:
+        if self.label_at is not None and piece.markdown.find("]:", self.label_at) >= 0:
             return None  # (a definition, maybe: see ``label_at``)
         window = self._window(piece.markdown[len(self.head):])
         if window is not None:
@@ -273,11 +273,10 @@ class GrowingParagraph:
         and the style of the paragraph's padding."""
         markdown = self.prefix + window
         width = 2 * len(markdown) + 4 * self.depth + 16  # wide enough not to wrap it
-        rows = [row for row in render_markdown(console, markdown, width)
-                if "".join(text for text, _style in row).strip()]
+        rows = [row for row in render_markdown(console, markdown, width) if line_text(row).strip()]
         if len(rows) != 1:
             return None
-        chars = "".join(text for text, _style in rows[0])
+        chars = line_text(rows[0])
         styles: list[int] = []
         for text, style in rows[0]:
             styles.extend([style] * len(text))

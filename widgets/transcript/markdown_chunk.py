@@ -27,7 +27,7 @@ from widgets.transcript.markdown_table import (
     streamed_table_lines,
     streamed_table_tokens,
 )
-from widgets.transcript.rendered_line import Line, as_line, plain_line
+from widgets.transcript.rendered_line import Line, as_line, line_text, plain_line
 
 
 class _CodeBlock(CodeBlock):
@@ -144,7 +144,7 @@ def render_piece(console: Console, piece: Piece, width: int) -> list[Line]:
         return _render(console, _Markdown(clean_text(piece.source), width, plain=True), width)
     lines = _render(console, rich_markdown, width)
     top = piece.trim_top
-    if piece.trim_blank and lines and not "".join(text for text, _style in lines[0]).strip():
+    if piece.trim_blank and lines and not line_text(lines[0]).strip():
         top += 1
     return lines[top:len(lines) - piece.trim_bottom]
 

@@ -33,6 +33,11 @@ def line_segments(line: Line) -> list[Segment]:
     return [Segment(text, styles[number]) for text, number in line]
 
 
+def line_text(line: Line) -> str:
+    """The characters ``line`` shows."""
+    return "".join(text for text, _style in line)
+
+
 def plain_line(text: str, width: int) -> Line:
     return ((text[:width].ljust(width), style_number(_NULL)),)
 
