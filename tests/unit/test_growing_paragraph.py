@@ -254,9 +254,10 @@ def test_a_paragraph_with_closed_brackets_grows_from_its_newest_text() -> None:
 
 
 def test_what_is_not_a_growing_paragraph_is_rendered_again() -> None:
-    """Code (indented or fenced), a list item, a lazy line, a heading, a table, a hard break
-    under open emphasis, an image, a tab, a hidden character, wide characters: rendered as usual."""
-    for start, added in [("    code", " more"), ("```\ncode", " more"), ("> quote\nlazy", " more"),
+    """Indented code, a list item, a lazy line, a heading, a table, a hard break under open
+    emphasis, an image, a tab, a hidden character, wide characters: rendered as usual (a fence
+    grows as one: ``test_growing_fence.py``)."""
+    for start, added in [("    code", " more"), ("> quote\nlazy", " more"),
                          ("text\n\n    code", " more"), ("- item", " more"), ("# Title", " more"),
                          ("| a | b |\n|---|---|\n| 1 | 2", " more"), ("*line  \nnext", " more"),
                          ("text", " ![i](x.png)"), ("text", "\tmore"), ("text", " \x1b[31m"),

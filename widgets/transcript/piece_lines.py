@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from widgets.transcript.growing_fence import GrowingFence
 from widgets.transcript.growing_paragraph import GrowingParagraph
 from widgets.transcript.height_index import HeightIndex
 from widgets.transcript.markdown_chunk import estimate_height, placeholder_lines, render_piece
@@ -32,6 +33,9 @@ class PieceLines:
         self._growing: GrowingParagraph | None = None  # the paragraph the tail ends in
         self._growing_index = -1  # the tail's index then
         self._not_growing = ""  # a tail that ended in no such paragraph (see ``grow``)
+        self._fence: GrowingFence | None = None  # the open code fence the tail ends in
+        self._fence_index = -1  # the tail's index then
+        self._not_fence = ""  # a tail that ended in no such fence (see ``_grow_fence``)
         self.grown = 0  # pieces whose lines came from the piece they grew from (benchmarks, tests)
 
     def __len__(self) -> int:
@@ -57,6 +61,7 @@ class PieceLines:
 
     def clear(self) -> None:
         self._growing, self._not_growing = None, ""
+        self._fence, self._not_fence = None, ""
         self.pieces.clear()
         self._lines.clear()
         self._placeholders.clear()
@@ -113,6 +118,9 @@ class PieceLines:
         its lines from those and from its new text alone when it ends in a paragraph that grew
         (``growing_paragraph.py``). Returns whether it did; if not, it is rendered as usual."""
         new = self.pieces[index]
+        fence = self._grow_fence(index, old, old_lines, console)
+        if fence is not None:
+            return fence
         growing = self._growing if index == self._growing_index else None  # (not an older tail's)
         fresh = growing is None or not growing.follows(new, self.width)
         if fresh:
@@ -139,6 +147,30 @@ class PieceLines:
         self._growing, self._growing_index, self._not_growing = growing, index, ""
         if lines is None:
             return False
+        self._set_lines(index, lines)
+        self.grown += 1
+        return True
+
+    def _grow_fence(self, index: int, old: Piece, old_lines: list[Line], console: Console) -> bool | None:
+        """``grow`` for a tail that ends in an open code fence (``growing_fence.py``): whether its
+        lines were taken so; None if it does not end in one (a paragraph, maybe)."""
+        new = self.pieces[index]
+        fence = self._fence if index == self._fence_index else None  # (not an older tail's)
+        if fence is None or not fence.follows(new, self.width):
+            # Looked for again only once a line was started since the last miss: a fence's
+            # opener is a line of its own.
+            missed = self._not_fence
+            if missed and old.markdown.startswith(missed) and old.markdown.count("\n") == missed.count("\n"):
+                return None
+            fence = GrowingFence.start(console, old, old_lines, self.width)
+            if fence is None or not fence.follows(new, self.width):
+                self._fence, self._not_fence = None, old.markdown
+                return None
+        lines = fence.lines(console, new)
+        if lines is None:  # (closed, or a line above the last drawn otherwise: Rich draws it)
+            self._fence, self._not_fence = None, ""
+            return False
+        self._fence, self._fence_index, self._not_fence = fence, index, ""
         self._set_lines(index, lines)
         self.grown += 1
         return True

@@ -1,0 +1,159 @@
+"""A growing code fence's lines, drawn from its last lines only, equal Rich's rendering of the tail.
+
+Rich is the oracle: every time ``PieceLines.grow`` takes a tail's lines from the tail it grew
+from, they must be, cell for cell and style for style, what rendering the new tail gives.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.style import Style
+
+from widgets.transcript.growing_fence import GrowingFence
+from widgets.transcript.markdown_chunk import render_piece
+from widgets.transcript.markdown_seal import SENTINEL, Piece
+from widgets.transcript.piece_lines import PieceLines
+from widgets.transcript.rendered_line import Line, _styles
+
+CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, legacy_windows=False)
+
+PYTHON = '''def main(argv: list[str]) -> int:
+    """Say hello to each name given.
+
+    A docstring over lines, with 'quotes' and "more"."""
+    for name in argv:  # a comment
+\tprint(f"hello {name!r}", end="\\n")
+    return 0  # done
+
+
+class Thing:
+    value = 0x1F + 3.5e-2 * (1 if True else 2)
+'''
+BASH = ('cat <<EOF > out.txt\nhello $USER\nEOF\nawk -F\'[/:]\' \'{print $1}\' file | sort -u\n'
+        'echo "a\nb" # c\n')
+C = 'int main(void) {\n  /* a comment\n     over lines */\n  printf("%d\\n", 1);  // done\n}\n'
+JS = "const a = `template ${x}\nover lines`;\nlet b = /re[a-z]+/g; // c\n"
+HOSTILE = "x = '\x1b[31mred\x1b[0m'  # \u202eevil\u202c\nbell = '\x07'\n\ttab\t= 1\n日本語 = 'wide'\n"
+LONG = "y = " + "+".join(f"value_{n}" for n in range(40)) + "\n"
+
+
+def cells(lines: list[Line]) -> list[list[tuple[str, Style]]]:
+    """Each line as its cells: (character, style); segment boundaries do not show."""
+    return [[(char, _styles[number]) for text, number in line for char in text] for line in lines]
+
+
+def grow_all(chunks: list[str], width: int, head: str = "", sentinel: bool = False) -> PieceLines:
+    """Stream ``chunks`` after ``head`` into one tail piece as ``TextBlockView`` does; check
+    every grown tail against Rich."""
+    pieces = PieceLines()
+    pieces.set_width(width)
+    source = head
+    for chunk in chunks:
+        old = pieces.pieces[0] if len(pieces) else None
+        old_lines = pieces.rendered_lines(0) if len(pieces) else None
+        if len(pieces):
+            pieces.pop()
+        source += chunk
+        pieces.push(Piece(source, SENTINEL + source, 1) if sentinel else Piece(source, source))
+        if old is not None and old_lines is not None and pieces.grow(0, old, old_lines, CONSOLE):
+            grown = pieces.rendered_lines(0)
+            assert grown is not None
+            expected = render_piece(CONSOLE, pieces.pieces[0], width)
+            assert cells(grown) == cells(expected), (source, width)
+            assert grown == expected  # the same segments too: unchanged lines are not repainted
+            assert pieces.heights.total == len(expected)
+        else:
+            pieces.render(0, CONSOLE)
+    return pieces
+
+
+def chunked(text: str, size: int) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+@pytest.mark.parametrize(("info", "code"), [("python", PYTHON), ("bash", BASH), ("c", C), ("js", JS),
+                                            ("", PYTHON), ("nosuchlanguage", C), ("python", HOSTILE),
+                                            ("python", LONG), ("py title", PYTHON), ("~~~", BASH)])
+@pytest.mark.parametrize("width", [12, 40, 80])
+@pytest.mark.parametrize("size", [1, 5])
+def test_a_growing_fence_is_what_rich_renders(info: str, code: str, width: int, size: int) -> None:
+    opener = "~~~\n" if info == "~~~" else f"```{info}\n"
+    grow_all(chunked(code * 2, size), width, head="Some text first.\n\n" + opener)
+
+
+@pytest.mark.parametrize("head", ["```python\n", "# Title\n\n````python\n", "- item\n\n```python\n"])
+def test_a_long_fence_is_drawn_from_its_last_line(head: str) -> None:
+    """Code streamed 5 characters at a time: after the first frames, each frame takes the rows
+    above the last line as they were and draws that line alone (no render of the piece)."""
+    code = PYTHON * 6
+    chunks = chunked(code, 5)
+    pieces = grow_all(chunks, 80, head=head, sentinel=True)
+    # Rendered with Rich: the first tail, and a frame or two where a line above the last one
+    # changed look (a docstring opened and not closed yet), then found again.
+    assert pieces.rendered_count <= 12, (pieces.rendered_count, len(chunks))
+    assert pieces.grown >= len(chunks) - 12
+
+
+@st.composite
+def codes(draw: st.DrawFn) -> tuple[str, str, list[int]]:
+    """A fence's language, its code, and where the stream cuts it."""
+    info = draw(st.sampled_from(["python", "bash", "c", "js", "json", "", "text", "rust", "diff"]))
+    fragment = st.sampled_from(["x", " ", "  ", "\n", "\n\n", "\t", "=", "'", '"', '"""', "`", "```", "~~~",
+                                "#", "//", "/*", "*/", "<<EOF", "EOF", "$x", "{", "}", "(", ")", "[", "]",
+                                "0x1F", "3.5", "def", "class", "return", "if", "+", "-", "é", "日本",
+                                "\x1b[31m", "\u202e", "  \n", "\\", "\\n", "word" * 12, ",", ";"])
+    code = "".join(draw(st.lists(fragment, min_size=1, max_size=80)))
+    cuts = sorted(set(draw(st.lists(st.integers(1, len(code)), min_size=1, max_size=40))))
+    return info, code, cuts
+
+
+@settings(max_examples=300, deadline=None)
+@given(codes(), st.integers(min_value=3, max_value=70), st.booleans())
+def test_any_growing_fence_is_what_rich_renders(case: tuple[str, str, list[int]], width: int,
+                                                sentinel: bool) -> None:
+    info, code, cuts = case
+    grow_all([code[a:b] for a, b in zip([0, *cuts], cuts, strict=False)], width, f"```{info}\n", sentinel)
+
+
+def test_what_is_not_an_open_top_level_fence_is_not_followed() -> None:
+    def start(markdown: str) -> GrowingFence | None:
+        piece = Piece(markdown, markdown)
+        return GrowingFence.start(CONSOLE, piece, render_piece(CONSOLE, piece, 60), 60)
+
+    assert start("```python\nx = 1\ny = 2") is not None
+    assert start("~~~\nplain\n") is not None
+    assert start("```python\nx = 1\n```\n") is None  # closed
+    assert start("```python\nx = 1\n```") is None
+    assert start("- item\n\n  ```python\n  x = 1\n") is None  # in a list item
+    assert start("> ```python\n> x = 1\n") is None  # in a quote
+    assert start("  ```python\n  x = 1\n") is None  # indented: its lines lose that indent
+    assert start("```python") is None  # no code line yet
+    assert start("just a paragraph\n") is None
+
+
+def test_a_fence_stops_being_followed_when_it_closes() -> None:
+    code = "```python\nx = 1\ny = 2\n"
+    piece = Piece(code, code)
+    fence = GrowingFence.start(CONSOLE, piece, render_piece(CONSOLE, piece, 60), 60)
+    assert fence is not None
+    for more in ("z", "```", "  ``` ", "````"):
+        grown = Piece(code + more, code + more)
+        assert fence.follows(grown, 60)
+        assert (fence.lines(CONSOLE, grown) is None) == more.strip().startswith("```")
+    assert not fence.follows(Piece(code, code), 61)  # another width
+
+
+def test_a_line_above_that_changes_look_is_rendered_with_rich() -> None:
+    """A bash heredoc is one token only once its end line comes: the lines it spans change look,
+    so that frame is rendered with Rich, and the fence is followed again from there."""
+    head = "```bash\ncat <<EOF\nhello\n"
+    piece = Piece(head, head)
+    fence = GrowingFence.start(CONSOLE, piece, render_piece(CONSOLE, piece, 60), 60)
+    assert fence is not None
+    closed = Piece(head + "EOF\n", head + "EOF\n")
+    assert fence.lines(CONSOLE, closed) is None
+    pieces = grow_all(chunked("cat <<EOF\nhello $USER\nEOF\necho done\n" * 4, 3), 60, head="```bash\n")
+    assert pieces.grown > pieces.rendered_count

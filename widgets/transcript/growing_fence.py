@@ -1,0 +1,258 @@
+"""A code fence growing at the end of the live tail, drawn from its last lines only.
+
+A tail that ends in a code fence still open is rendered again on every frame: Rich parses the
+piece, tokenizes the whole fence and lays out each of its lines, though only the last line grew
+(up to ``markdown_seal.FENCE_PIECE`` characters and more, every frame, in a long code answer).
+
+Rich draws each line of a code block on its own (its tokens, wrapped to the width, padded), so
+the rows of a line stay as they were as long as its tokens do. Here the fence is tokenized as
+Rich tokenizes it (the same lexer, the same code), and when the tokens up to the start of the
+last line drawn are the ones of the frame before, only the lines from there on are drawn; the
+rows above are kept. A line that fits in one row is made of its tokens, each in its look (the
+style Syntax gave that token type, learnt from the lines Syntax drew), between the padding; any
+other line is drawn by Rich's own ``Syntax`` fed its tokens (``_Replay``). Anything else, and
+the caller renders the piece with Rich, as before:
+
+* the piece ends with a fence at the top level (not in a list or a quote), opened at the margin
+  and not closed: every line after its opener is code (``follows``; a line that closes it ends
+  the following);
+* the rows Rich drew for the piece end with the last line's rows and the padding under it, as
+  drawn here (checked once, when the fence is found);
+* a token before the last line changed (a string or a comment that one of the lexer's rules
+  matches with its closer only: a heredoc, ``/* … */``): the whole fence looks different now.
+
+``tests/unit/test_growing_fence.py`` checks every frame against Rich's rendering of the piece.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pygments.lexer import Lexer
+from rich.cells import cell_len
+from rich.console import Console
+from rich.syntax import Syntax, SyntaxTheme
+
+from tui.text.sanitize import clean_text
+from widgets.transcript.markdown_parse import CODE_THEME, PARSER
+from widgets.transcript.markdown_seal import Piece, markdown_lexer
+from widgets.transcript.rendered_line import Line, as_line
+
+Token = tuple[Any, str]
+THEME: SyntaxTheme = Syntax.get_theme(CODE_THEME)  # one theme: its styles are looked up once
+TAB_SIZE = 4  # Syntax's default, which Rich's markdown code block keeps
+_OPENER = re.compile(r"(`{3,}|~{3,})")
+
+
+class _Replay(Lexer):
+    """A lexer that gives back tokens already made: Rich's ``Syntax`` draws them as its own."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        super().__init__()
+        self.tokens = tokens
+
+    def get_tokens(self, text: str, unfiltered: bool = False) -> Iterator[Token]:
+        return iter(self.tokens)
+
+
+def _processed(code: str) -> str:
+    """``code`` as ``Syntax`` hands it to the lexer (a newline at the end, tabs expanded)."""
+    return (code if code.endswith("\n") else code + "\n").expandtabs(TAB_SIZE)
+
+
+def _slice(tokens: list[Token], start: int, end: int) -> list[Token]:
+    """The tokens of characters ``start`` to ``end`` of their text (a token across either cut there)."""
+    out: list[Token] = []
+    position = 0
+    for kind, value in tokens:
+        after = position + len(value)
+        if after > start and position < end:
+            out.append((kind, value[max(0, start - position):end - position]))
+        position = after
+        if position >= end:
+            break
+    return out
+
+
+@dataclass
+class GrowingFence:
+    """The open code fence a live tail ends in, with the rows above its last line kept."""
+
+    width: int
+    trim_top: int
+    number: int | None
+    head: str  # the piece's markdown up to the fence's code (its opener line included)
+    lexer: Lexer
+    closing: re.Pattern[str]  # a line that closes the fence
+    tokens: list[Token] = field(default_factory=list)  # the last code drawn, tokenized
+    last_start: int = 0  # where its last line starts in the tokens' text
+    above: list[Line] = field(default_factory=list)  # the piece's rows above that line's
+    pad: Line = ()  # the padding under the code
+
+    @classmethod
+    def start(cls, console: Console, piece: Piece, lines: list[Line], width: int) -> GrowingFence | None:
+        """The open fence ``piece`` (rendered as ``lines``) ends in; None if it does not end in
+        one that can be followed (see the module docstring)."""
+        text = piece.markdown
+        if piece.trim_bottom or piece.trim_blank or not lines or not _OPENER.search(text):
+            return None
+        tokens = PARSER.parse(clean_text(text))  # the structure only (same lines as ``text``)
+        if not tokens or tokens[-1].type != "fence" or tokens[-1].level != 0 or tokens[-1].map is None:
+            return None
+        fence = tokens[-1]
+        source = text.split("\n")
+        opener = fence.map[0] if fence.map else 0
+        if opener >= len(source) - 1 or not source[opener].startswith(fence.markup):
+            return None  # indented (its code lines lose that indent), or no code line yet
+        head = "\n".join(source[:opener + 1]) + "\n"
+        closing = re.compile(rf"^ {{0,3}}{re.escape(fence.markup[0])}{{{len(fence.markup)},}}[ \t]*$", re.M)
+        if closing.search(text, len(head)):
+            return None  # closed: what comes next is another block
+        name = fence.info.partition(" ")[0]  # as rich.markdown.CodeBlock reads it
+        lexer = markdown_lexer(name) or markdown_lexer("text")
+        if lexer is None:
+            return None
+        grown = cls(width=width, trim_top=piece.trim_top, number=piece.number, head=head, lexer=lexer,
+                    closing=closing)
+        code = grown._code(piece)
+        if fence.content.rstrip("\n") != code:
+            return None  # (the code must be the fence's as Rich gets it)
+        lexed = grown._tokens(code)
+        if lexed is None:
+            return None
+        grown.tokens, grown.last_start, end = lexed
+        drawn = grown._draw(console, _slice(grown.tokens, grown.last_start, end))
+        if len(lines) < len(drawn) or lines[-len(drawn):] != drawn:
+            return None
+        grown.above, grown.pad = lines[:-len(drawn)], drawn[-1]
+        return grown
+
+    def follows(self, piece: Piece, width: int) -> bool:
+        """Whether ``piece`` is the tail this fence was found in, grown at its end."""
+        return (width == self.width and piece.trim_top == self.trim_top and not piece.trim_bottom
+                and not piece.trim_blank and piece.number == self.number
+                and piece.markdown.startswith(self.head))
+
+    def lines(self, console: Console, piece: Piece) -> list[Line] | None:
+        """The lines of ``piece`` (which ``follows`` this), or None: render it with Rich."""
+        if self.closing.search(piece.markdown, len(self.head)):
+            return None
+        lexed = self._tokens(self._code(piece))
+        if lexed is None:
+            return None
+        tokens, last_start, end = lexed
+        if _slice(tokens, 0, self.last_start) != _slice(self.tokens, 0, self.last_start):
+            return None  # a line above the last one is drawn otherwise now
+        if last_start > self.last_start:  # new lines: the ones before the last are kept from now on
+            self.above = [*self.above, *self._rows(console, _slice(tokens, self.last_start, last_start))]
+        self.tokens, self.last_start = tokens, last_start
+        return [*self.above, *self._rows(console, _slice(tokens, last_start, end)), self.pad]
+
+    def _code(self, piece: Piece) -> str:
+        """The fence's code in ``piece``, as Rich's code block gets it."""
+        code = clean_text(piece.markdown[len(self.head):])
+        last = code.rfind("\n") + 1
+        if not code[last:].strip(" \t"):
+            code = code[:last]  # markdown-it reads no last line of blanks without a newline
+        return code.rstrip("\n")
+
+    def _tokens(self, code: str) -> tuple[list[Token], int, int] | None:
+        """``code`` tokenized as ``Syntax`` does, where its last line starts, and its length;
+        None if the tokens are not the code's own characters (a lexer that changes them)."""
+        text = _processed(code)
+        tokens = list(self.lexer.get_tokens(text))
+        if "".join(value for _kind, value in tokens) != text:
+            return None
+        return tokens, text.rfind("\n", 0, len(text) - 1) + 1, len(text)
+
+    def _rows(self, console: Console, tokens: list[Token]) -> list[Line]:
+        """The rows of the whole code lines ``tokens`` make: each line that fits in one row made
+        of its tokens' looks (``_row``), the others drawn by Syntax (their looks learnt)."""
+        rows: list[Line] = []
+        for line in _lines(tokens):
+            row = self._row(line)
+            if row is None:
+                drawn = self._draw(console, line)
+                _learn(line, drawn)
+                rows.extend(drawn[:-1])
+            else:
+                rows.append(row)
+        return rows
+
+    def _row(self, line: list[Token]) -> Line | None:
+        """One code line's row as Syntax draws a line that fits (the padding, each token in its
+        look, the fill to the width, the padding), or None: a look not learnt yet, or too long."""
+        pad, fill = _LOOKS.get(_PAD), _LOOKS.get(_FILL)
+        if pad is None:
+            return None
+        inner = self.width - 2
+        parts: list[tuple[str, int]] = [(" ", pad)]
+        cells = 0
+        for kind, value in line:
+            value = value.rstrip("\n")
+            if value:
+                look = _LOOKS.get(kind)
+                if look is None:
+                    return None
+                parts.append((value, look))
+                cells += cell_len(value)
+        if cells > inner or (cells < inner and fill is None):
+            return None
+        if cells < inner and fill is not None:
+            parts.append((" " * (inner - cells), fill))
+        parts.append((" ", pad))
+        return tuple(parts)
+
+    def _draw(self, console: Console, tokens: list[Token]) -> list[Line]:
+        """The rows of the whole code lines ``tokens`` make, and the padding under them."""
+        # Code that ends with a newline is drawn with one more line, a blank one: the tokens'
+        # text always does (as the whole code's does once Syntax added its newline).
+        code = "".join(value for _kind, value in tokens)
+        syntax = Syntax(code, _Replay(tokens), theme=THEME, word_wrap=True, padding=1)
+        options = console.options.update(width=self.width, max_width=self.width, height=None)
+        rows = console.render_lines(syntax, options, pad=False, new_lines=False)
+        # (the padding above is not these lines', nor the blank line before the padding under)
+        return [as_line(row, self.width) for row in (*rows[1:-2], rows[-1])]
+
+
+# Each token type's look in THEME, as Syntax draws it (a style number), and the padding's and the
+# fill's: learnt from the lines Syntax draws, so that a line that fits in one row is made here.
+_LOOKS: dict[Any, int] = {}
+_PAD, _FILL = object(), object()
+
+
+def _lines(tokens: list[Token]) -> list[list[Token]]:
+    """``tokens`` (whole lines) line by line; each line ends with its newline."""
+    lines: list[list[Token]] = [[]]
+    for kind, value in tokens:
+        while value:
+            head, newline, value = value.partition("\n")
+            lines[-1].append((kind, head + newline))
+            if newline:
+                lines.append([])
+    return lines[:-1] if not lines[-1] else lines
+
+
+def _learn(line: list[Token], drawn: list[Line]) -> None:
+    """Learn the looks of ``line``'s tokens from its rows as Syntax drew them (one row only)."""
+    if len(drawn) != 2 or len(drawn[0]) < 2:
+        return
+    row = drawn[0]
+    (left, pad), (right, right_pad) = row[0], row[-1]
+    parts = [(kind, value.rstrip("\n")) for kind, value in line if value.rstrip("\n")]
+    middle = row[1:-1]
+    if left != " " or right != " " or pad != right_pad or len(middle) not in (len(parts), len(parts) + 1):
+        return
+    if any(text != value for (text, _look), (_kind, value) in zip(middle, parts, strict=False)):
+        return
+    if len(middle) > len(parts):
+        fill, look = middle[-1]
+        if fill.strip(" "):
+            return
+        _LOOKS[_FILL] = look
+    _LOOKS[_PAD] = pad
+    for (_text, look), (kind, _value) in zip(middle, parts, strict=False):
+        _LOOKS[kind] = look
