@@ -55,30 +55,75 @@ _render_style = Strip.render_style
 
 
 class _Row:
-    """One screen line as written: its strip, and each segment's text, cells and rendering."""
+    """One screen line as written: its strip, and each segment's text, cells and rendering (worked
+    out when first asked for: a row found the same as the one on screen by its segments, as most
+    rows a frame repaints are, needs none of them)."""
 
-    __slots__ = ("strip", "segments", "texts", "cells", "parts", "styles", "rendered", "_plain")
+    __slots__ = ("strip", "segments", "_color_system", "_texts", "_cells", "_parts", "_styles", "_rendered",
+                 "_plain")
 
     def __init__(self, strip: Strip, color_system: ColorSystem) -> None:
         self.strip = strip
         self.segments = list(strip)
+        self._color_system = color_system
+        self._texts: list[str] = []
+        self._cells: list[int] = []
+        self._parts: list[str] | None = None
+        self._styles: list[Any] = []
+        self._rendered: str | None = None
+        self._plain: str | None = None
+
+    def same(self, other: _Row) -> bool:
+        """Whether the two rows look the same on the terminal."""
+        return self.segments == other.segments or self.rendered == other.rendered
+
+    def _split(self) -> list[str]:
         texts: list[str] = []
         cells: list[int] = []
         parts: list[str] = []
         styles: list[Any] = []
+        color_system = self._color_system
         for text, style, _control in self.segments:  # control segments are never rendered (Strip.render)
             texts.append(text)
             cells.append(cell_len(text))
             parts.append(text if style is None else _render_style(style, text, color_system))
             styles.append(style)
-        self.texts, self.cells, self.parts, self.styles = texts, cells, parts, styles
-        self.rendered = "".join(parts)
-        self._plain: str | None = None
+        self._texts, self._cells, self._parts, self._styles = texts, cells, parts, styles
+        return parts
+
+    @property
+    def parts(self) -> list[str]:
+        """Each segment as written (its SGR, its text, a reset)."""
+        return self._split() if self._parts is None else self._parts
+
+    @property
+    def texts(self) -> list[str]:
+        if self._parts is None:
+            self._split()
+        return self._texts
+
+    @property
+    def cells(self) -> list[int]:
+        if self._parts is None:
+            self._split()
+        return self._cells
+
+    @property
+    def styles(self) -> list[Any]:
+        if self._parts is None:
+            self._split()
+        return self._styles
+
+    @property
+    def rendered(self) -> str:
+        if self._rendered is None:
+            self._rendered = "".join(self.parts)
+        return self._rendered
 
     @property
     def plain(self) -> str:
         if self._plain is None:
-            self._plain = "".join(self.texts)
+            self._plain = "".join(text for text, _style, _control in self.segments)
         return self._plain
 
 
@@ -254,15 +299,16 @@ def changed_cells(old: _Row, new: _Row, color_system: ColorSystem) -> tuple[int,
     The bounds always fall between characters in both rows (wide ones stay whole, combining marks
     stay with their base), so cropping ``new`` there and writing it is exact.
     """
-    width = sum(new.cells)
+    o_parts, n_parts = old.parts, new.parts
+    n_cells = new.cells
+    width = sum(n_cells)
     if sum(old.cells) != width:
         return 0, width
-    o_parts, n_parts = old.parts, new.parts
     o_len, n_len = len(o_parts), len(n_parts)
     i = 0
     start = 0
     while i < o_len and i < n_len and o_parts[i] == n_parts[i]:
-        start += new.cells[i]
+        start += n_cells[i]
         i += 1
     if i == o_len and i == n_len:
         return start, start
@@ -277,7 +323,7 @@ def changed_cells(old: _Row, new: _Row, color_system: ColorSystem) -> tuple[int,
     j = 0
     tail_cells = 0
     while (j < o_len - i and j < n_len - i and o_parts[o_len - 1 - j] == n_parts[n_len - 1 - j]):
-        tail_cells += new.cells[n_len - 1 - j]
+        tail_cells += n_cells[n_len - 1 - j]
         j += 1
     oi, ni = o_len - 1 - j, n_len - 1 - j
     if oi >= i and ni >= i and _sgr(old.styles[oi], color_system) == _sgr(new.styles[ni], color_system):
@@ -393,7 +439,8 @@ class FrameWriter:
             out.append(f"\x1b[{y + 1};{x + 1}H")
             text, sgr = render_cells(strip, color_system, sgr)
             out.append(text)
-        changed = [y for y, row in fresh.items() if (old := rows[y]) is None or old.rendered != row.rendered]
+        # (told by segments: a row that only looks the same is written as a diff, which is empty)
+        changed = [y for y, row in fresh.items() if (old := rows[y]) is None or old.segments != row.segments]
         if len(changed) >= SCROLL_MIN_ROWS and not early:  # early writes would move with the band
             scroll = self._scroll(fresh, changed, width, color_system)
             if scroll:
@@ -404,7 +451,7 @@ class FrameWriter:
             rows[y] = new
             if old is None:
                 runs = [(0, width)]
-            elif old.rendered == new.rendered:
+            elif old.same(new):
                 continue
             else:
                 runs = changed_runs(old, new, color_system)
@@ -513,13 +560,17 @@ class FrameWriter:
                     return width
             if old is None:
                 return width
-            if old.rendered == new.rendered:
+            if old.same(new):
                 return 0
             start, end = changed_cells(old, new, color_system)
             return end - start
 
-        stay = sum(cost(y, rows[y]) for y in band)
         scrolled = sum(cost(y, old) for y, old in zip(band, moved, strict=True)) + 16
+        stay = 0
+        for y in band:  # (summed only until it is more: each row's cost takes a diff)
+            stay += cost(y, rows[y])
+            if stay > scrolled:
+                break
         if scrolled >= stay:
             return ""
         keep = {y: rows[y] for y in band if y not in fresh}  # rows the frame did not repaint
