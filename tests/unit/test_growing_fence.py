@@ -157,3 +157,15 @@ def test_a_line_above_that_changes_look_is_rendered_with_rich() -> None:
     assert fence.lines(CONSOLE, closed) is None
     pieces = grow_all(chunked("cat <<EOF\nhello $USER\nEOF\necho done\n" * 4, 3), 60, head="```bash\n")
     assert pieces.grown > pieces.rendered_count
+
+
+@pytest.mark.parametrize(("head", "code", "width"), [
+    # Rich crops the spaces ending a line longer than the width in characters: combining marks
+    # make this line 5 cells but 8 characters, so they go, and the padding takes their place.
+    ("```markdown\n", "a} b\n\u0301\u0301\u00e9 \u0301}  x\n", 7),
+    # A token type with no style of its own (yaml's lone quote) gets no span: its text is drawn
+    # with the fill after it, as one segment.
+    ("~~~yaml\n", "return[*]\t  \n\n\"\n\"x\n", 107),
+])
+def test_what_fuzzing_found_grows_as_rich_renders(head: str, code: str, width: int) -> None:
+    grow_all(chunked(code, 1), width, head=head)

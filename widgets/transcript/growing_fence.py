@@ -190,7 +190,7 @@ class GrowingFence:
             return None
         inner = self.width - 2
         parts: list[tuple[str, int]] = [(" ", pad)]
-        cells = 0
+        cells = chars = 0
         for kind, value in line:
             value = value.rstrip("\n")
             if value:
@@ -199,7 +199,10 @@ class GrowingFence:
                     return None
                 parts.append((value, look))
                 cells += cell_len(value)
-        if cells > inner or (cells < inner and fill is None):
+                chars += len(value)
+        # (Rich crops the spaces at the end of a line longer than the width in characters, not
+        # cells: a line with combining marks may fit and still lose them)
+        if cells > inner or chars > inner or (cells < inner and fill is None):
             return None
         if cells < inner and fill is not None:
             parts.append((" " * (inner - cells), fill))
@@ -255,4 +258,5 @@ def _learn(line: list[Token], drawn: list[Line]) -> None:
         _LOOKS[_FILL] = look
     _LOOKS[_PAD] = pad
     for (_text, look), (kind, _value) in zip(middle, parts, strict=False):
-        _LOOKS[kind] = look
+        if THEME.get_style_for_token(kind):  # (a token with no style of its own joins its neighbours)
+            _LOOKS[kind] = look
