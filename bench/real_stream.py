@@ -308,6 +308,9 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
             out[f"end_marker_lag{name}_s"] = lags.get(END_MARKER)
             out[f"checkpoint_lag{name}_max_s"] = max(lags.values()) if lags else None
             out[f"checkpoint_lag{name}_median_s"] = statistics.median(lags.values()) if lags else None
+        # Each word's lag behind the server, in the answer's order: which words a client was late on
+        out["lags_behind_server_s"] = {label: round(shown[label] - clock.sent[label], 3)
+                                       for label in labels if label in shown and label in clock.sent}
         out["checkpoints_seen"] = sum(1 for label in shown if label != END_MARKER)
         turn_end = time.monotonic()
         out["cpu_s"] = tree_cpu(pid) - cpu_before
