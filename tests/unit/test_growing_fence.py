@@ -9,16 +9,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rich.console import Console
-from rich.style import Style
 
+from tests.unit.tail_growth import CONSOLE, grow_all
 from widgets.transcript.growing_fence import GrowingFence
 from widgets.transcript.markdown_chunk import render_piece
-from widgets.transcript.markdown_seal import SENTINEL, Piece
-from widgets.transcript.piece_lines import PieceLines
-from widgets.transcript.rendered_line import Line, _styles
-
-CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, legacy_windows=False)
+from widgets.transcript.markdown_seal import Piece
 
 PYTHON = '''def main(argv: list[str]) -> int:
     """Say hello to each name given.
@@ -40,36 +35,6 @@ HOSTILE = "x = '\x1b[31mred\x1b[0m'  # \u202eevil\u202c\nbell = '\x07'\n\ttab\t=
 LONG = "y = " + "+".join(f"value_{n}" for n in range(40)) + "\n"
 
 
-def cells(lines: list[Line]) -> list[list[tuple[str, Style]]]:
-    """Each line as its cells: (character, style); segment boundaries do not show."""
-    return [[(char, _styles[number]) for text, number in line for char in text] for line in lines]
-
-
-def grow_all(chunks: list[str], width: int, head: str = "", sentinel: bool = False) -> PieceLines:
-    """Stream ``chunks`` after ``head`` into one tail piece as ``TextBlockView`` does; check
-    every grown tail against Rich."""
-    pieces = PieceLines()
-    pieces.set_width(width)
-    source = head
-    for chunk in chunks:
-        old = pieces.pieces[0] if len(pieces) else None
-        old_lines = pieces.rendered_lines(0) if len(pieces) else None
-        if len(pieces):
-            pieces.pop()
-        source += chunk
-        pieces.push(Piece(source, SENTINEL + source, 1) if sentinel else Piece(source, source))
-        if old is not None and old_lines is not None and pieces.grow(0, old, old_lines, CONSOLE):
-            grown = pieces.rendered_lines(0)
-            assert grown is not None
-            expected = render_piece(CONSOLE, pieces.pieces[0], width)
-            assert cells(grown) == cells(expected), (source, width)
-            assert grown == expected  # the same segments too: unchanged lines are not repainted
-            assert pieces.heights.total == len(expected)
-        else:
-            pieces.render(0, CONSOLE)
-    return pieces
-
-
 def chunked(text: str, size: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
@@ -81,7 +46,7 @@ def chunked(text: str, size: int) -> list[str]:
 @pytest.mark.parametrize("size", [1, 5])
 def test_a_growing_fence_is_what_rich_renders(info: str, code: str, width: int, size: int) -> None:
     opener = "~~~\n" if info == "~~~" else f"```{info}\n"
-    grow_all(chunked(code * 2, size), width, head="Some text first.\n\n" + opener)
+    grow_all(chunked(code * 2, size), width, head="Some text first.\n\n" + opener, same_segments=True)
 
 
 @pytest.mark.parametrize("head", ["```python\n", "# Title\n\n````python\n", "- item\n\n```python\n"])
@@ -90,7 +55,7 @@ def test_a_long_fence_is_drawn_from_its_last_line(head: str) -> None:
     above the last line as they were and draws that line alone (no render of the piece)."""
     code = PYTHON * 6
     chunks = chunked(code, 5)
-    pieces = grow_all(chunks, 80, head=head, sentinel=True)
+    pieces = grow_all(chunks, 80, True, head=head, same_segments=True)
     # Rendered with Rich: the first tail, and a frame or two where a line above the last one
     # changed look (a docstring opened and not closed yet), then found again.
     assert pieces.rendered_count <= 12, (pieces.rendered_count, len(chunks))
@@ -115,7 +80,8 @@ def codes(draw: st.DrawFn) -> tuple[str, str, list[int]]:
 def test_any_growing_fence_is_what_rich_renders(case: tuple[str, str, list[int]], width: int,
                                                 sentinel: bool) -> None:
     info, code, cuts = case
-    grow_all([code[a:b] for a, b in zip([0, *cuts], cuts, strict=False)], width, f"```{info}\n", sentinel)
+    chunks = [code[a:b] for a, b in zip([0, *cuts], cuts, strict=False)]
+    grow_all(chunks, width, sentinel, head=f"```{info}\n", same_segments=True)
 
 
 def test_what_is_not_an_open_top_level_fence_is_not_followed() -> None:
@@ -155,7 +121,8 @@ def test_a_line_above_that_changes_look_is_rendered_with_rich() -> None:
     assert fence is not None
     closed = Piece(head + "EOF\n", head + "EOF\n")
     assert fence.lines(CONSOLE, closed) is None
-    pieces = grow_all(chunked("cat <<EOF\nhello $USER\nEOF\necho done\n" * 4, 3), 60, head="```bash\n")
+    pieces = grow_all(chunked("cat <<EOF\nhello $USER\nEOF\necho done\n" * 4, 3), 60, head="```bash\n",
+                      same_segments=True)
     assert pieces.grown > pieces.rendered_count
 
 
@@ -168,4 +135,4 @@ def test_a_line_above_that_changes_look_is_rendered_with_rich() -> None:
     ("~~~yaml\n", "return[*]\t  \n\n\"\n\"x\n", 107),
 ])
 def test_what_fuzzing_found_grows_as_rich_renders(head: str, code: str, width: int) -> None:
-    grow_all(chunked(code, 1), width, head=head)
+    grow_all(chunked(code, 1), width, head=head, same_segments=True)

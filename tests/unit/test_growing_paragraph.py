@@ -9,16 +9,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rich.console import Console
-from rich.style import Style
 
+from tests.unit.tail_growth import CONSOLE, cells, grow_all
 from widgets.transcript.growing_paragraph import ADVANCE, GrowingParagraph, _closed
 from widgets.transcript.markdown_chunk import render_piece
-from widgets.transcript.markdown_seal import SENTINEL, Piece
+from widgets.transcript.markdown_seal import Piece
 from widgets.transcript.piece_lines import PieceLines
-from widgets.transcript.rendered_line import Line, _styles
-
-CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, legacy_windows=False)
 
 # Plain words, and everything that makes a paragraph's growth not plain: markup, block starts,
 # line breaks, quotes (link titles), non-ASCII, wide characters, words longer than the width.
@@ -28,39 +24,6 @@ WORDS = ["word", "streaming", "a", "of", "text,", "end.", "x=1", "50%", "well-kn
          "\n===", "\n---", "\t", "é", "日本語", "e\u0301", "Supercalifragilisticexpialidocious" * 3,
          ";", "amp", "&#32;", "[a]:\nhttp://x", "[a]:", " " * 12, "[1]", "a[0]", "][", "\\]",
          "[x [y] z]"]
-
-
-def cells(lines: list[Line]) -> list[list[tuple[str, Style]]]:
-    """Each line as its cells: (character, style); segment boundaries do not show."""
-    return [[(char, _styles[number]) for text, number in line for char in text] for line in lines]
-
-
-def piece(source: str, sentinel: bool) -> Piece:
-    return Piece(source, SENTINEL + source, 1) if sentinel else Piece(source, source)
-
-
-def grow_all(chunks: list[str], width: int, sentinel: bool) -> PieceLines:
-    """Stream ``chunks`` into one tail piece as ``TextBlockView`` does; check every grown tail."""
-    pieces = PieceLines()
-    pieces.set_width(width)
-    source = ""
-    for chunk in chunks:
-        old = pieces.pieces[0] if len(pieces) else None
-        old_lines = pieces.rendered_lines(0) if len(pieces) else None
-        if len(pieces):
-            pieces.pop()
-        source += chunk
-        pieces.push(piece(source, sentinel))
-        if old is not None and old_lines is not None and pieces.grow(0, old, old_lines, CONSOLE):
-            grown = pieces.rendered_lines(0)
-            assert grown is not None
-            expected = render_piece(CONSOLE, pieces.pieces[0], width)
-            assert cells(grown) == cells(expected), (source, width)
-            assert pieces.heights.total == len(expected)
-        else:
-            pieces.render(0, CONSOLE)
-    return pieces
-
 
 PLAIN_WORDS = ["the", "and", "longer", "words", "x", "a", "streaming,", "end.", "  ", "q",
                "Supercalifragilistic" * 2, "the   "]
