@@ -43,17 +43,17 @@ def chunked(text: str, size: int) -> list[str]:
                                             ("", PYTHON), ("nosuchlanguage", C), ("python", HOSTILE),
                                             ("python", LONG), ("py title", PYTHON), ("~~~", BASH)])
 @pytest.mark.parametrize("width", [12, 40, 80])
-@pytest.mark.parametrize("size", [1, 5])
+@pytest.mark.parametrize("size", [2, 7])
 def test_a_growing_fence_is_what_rich_renders(info: str, code: str, width: int, size: int) -> None:
     opener = "~~~\n" if info == "~~~" else f"```{info}\n"
-    grow_all(chunked(code * 2, size), width, head="Some text first.\n\n" + opener, same_segments=True)
+    grow_all(chunked(code, size), width, head="Some text first.\n\n" + opener, same_segments=True)
 
 
 @pytest.mark.parametrize("head", ["```python\n", "# Title\n\n````python\n", "- item\n\n```python\n"])
 def test_a_long_fence_is_drawn_from_its_last_line(head: str) -> None:
     """Code streamed 5 characters at a time: after the first frames, each frame takes the rows
     above the last line as they were and draws that line alone (no render of the piece)."""
-    code = PYTHON * 6
+    code = PYTHON * 3
     chunks = chunked(code, 5)
     pieces = grow_all(chunks, 80, True, head=head, same_segments=True)
     # Rendered with Rich: the first tail, and a frame or two where a line above the last one
