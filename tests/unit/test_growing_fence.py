@@ -136,3 +136,25 @@ def test_a_line_above_that_changes_look_is_rendered_with_rich() -> None:
 ])
 def test_what_fuzzing_found_grows_as_rich_renders(head: str, code: str, width: int) -> None:
     grow_all(chunked(code, 1), width, head=head, same_segments=True)
+
+
+def test_what_a_review_found_grows_as_rich_renders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sequences a reviewer's fuzzer found, in order: the looks learnt in one fence are used in
+    the next, so they start from none here."""
+    from widgets.transcript import growing_fence
+
+    monkeypatch.setattr(growing_fence, "_LOOKS", {})
+    # A line whose last space Rich cropped (combining marks: longer in characters than the width)
+    # taught the fill's look as a space token's; every later line with that token drew it so.
+    grow_all(["```python\n", "a = $ + 2 # c\n", "x = 'y'\n", "z"], 20)
+    grow_all(["```python\n", "a = 1\n", "e\u0301 = 1 ", "\n"], 8)
+    grow_all(["```text\n", "hello world\n", "y", "y"], 40)
+    grow_all(["```bash\n", "echo hello world\n", "echo a b", "\n"], 40)
+    # A character and its variation selector in two tokens: one wide character, not two.
+    grow_all(["```python\n", "a\n", "\u65e5\u2764\ufe0f", "\n"], 5)
+    grow_all(["```python\n", "a = 1\n", "\u2764\ufe0f = 2", "\n"], 20)
+    # "\r\n" is a newline: the fence closes on "```\r\n", and a "\r" then "\n" make one line, not two.
+    grow_all(["```python\r\n", "x = 1\r\n", "```\r\n", "after"], 20)
+    grow_all(["```\n", "a\n\r", "\n"], 12)
+    grow_all(["```yaml\n", "x\n", "  v # c", "\n", "y"], 20)
+    grow_all(["```yaml\n", "x\n", "v", "'", "\n"], 20)

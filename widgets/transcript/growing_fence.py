@@ -63,6 +63,15 @@ def _processed(code: str) -> str:
     return (code if code.endswith("\n") else code + "\n").expandtabs(TAB_SIZE)
 
 
+def _code(rest: str) -> str:
+    """The fence's code, from what follows its opener line (made inert), as Rich's code block
+    gets it."""
+    last = rest.rfind("\n") + 1
+    if not rest[last:].strip(" \t"):
+        rest = rest[:last]  # markdown-it reads no last line of blanks without a newline
+    return rest.rstrip("\n")
+
+
 def _slice(tokens: list[Token], start: int, end: int) -> list[Token]:
     """The tokens of characters ``start`` to ``end`` of their text (a token across either cut there)."""
     out: list[Token] = []
@@ -109,7 +118,7 @@ class GrowingFence:
             return None  # indented (its code lines lose that indent), or no code line yet
         head = "\n".join(source[:opener + 1]) + "\n"
         closing = re.compile(rf"^ {{0,3}}{re.escape(fence.markup[0])}{{{len(fence.markup)},}}[ \t]*$", re.M)
-        if closing.search(text, len(head)):
+        if closing.search(clean_text(text[len(head):])):
             return None  # closed: what comes next is another block
         name = fence.info.partition(" ")[0]  # as rich.markdown.CodeBlock reads it
         lexer = markdown_lexer(name) or markdown_lexer("text")
@@ -117,7 +126,7 @@ class GrowingFence:
             return None
         grown = cls(width=width, trim_top=piece.trim_top, number=piece.number, head=head, lexer=lexer,
                     closing=closing)
-        code = grown._code(piece)
+        code = _code(clean_text(text[len(head):]))
         if fence.content.rstrip("\n") != code:
             return None  # (the code must be the fence's as Rich gets it)
         lexed = grown._tokens(code)
@@ -138,26 +147,20 @@ class GrowingFence:
 
     def lines(self, console: Console, piece: Piece) -> list[Line] | None:
         """The lines of ``piece`` (which ``follows`` this), or None: render it with Rich."""
-        if self.closing.search(piece.markdown, len(self.head)):
+        rest = clean_text(piece.markdown[len(self.head):])  # ("\r\n" is a newline only so)
+        if self.closing.search(rest):
             return None
-        lexed = self._tokens(self._code(piece))
+        lexed = self._tokens(_code(rest))
         if lexed is None:
             return None
         tokens, last_start, end = lexed
-        if _slice(tokens, 0, self.last_start) != _slice(self.tokens, 0, self.last_start):
-            return None  # a line above the last one is drawn otherwise now
+        if last_start < self.last_start or _slice(tokens, 0, self.last_start) != _slice(self.tokens, 0,
+                                                                                         self.last_start):
+            return None  # a line above the last one is drawn otherwise now, or gone ("\r" + "\n")
         if last_start > self.last_start:  # new lines: the ones before the last are kept from now on
             self.above = [*self.above, *self._rows(console, _slice(tokens, self.last_start, last_start))]
         self.tokens, self.last_start = tokens, last_start
         return [*self.above, *self._rows(console, _slice(tokens, last_start, end)), self.pad]
-
-    def _code(self, piece: Piece) -> str:
-        """The fence's code in ``piece``, as Rich's code block gets it."""
-        code = clean_text(piece.markdown[len(self.head):])
-        last = code.rfind("\n") + 1
-        if not code[last:].strip(" \t"):
-            code = code[:last]  # markdown-it reads no last line of blanks without a newline
-        return code.rstrip("\n")
 
     def _tokens(self, code: str) -> tuple[list[Token], int, int] | None:
         """``code`` tokenized as ``Syntax`` does, where its last line starts, and its length;
@@ -176,7 +179,7 @@ class GrowingFence:
             row = self._row(line)
             if row is None:
                 drawn = self._draw(console, line)
-                _learn(line, drawn)
+                _learn(line, drawn, self.width)
                 rows.extend(drawn[:-1])
             else:
                 rows.append(row)
@@ -190,7 +193,6 @@ class GrowingFence:
             return None
         inner = self.width - 2
         parts: list[tuple[str, int]] = [(" ", pad)]
-        cells = chars = 0
         for kind, value in line:
             value = value.rstrip("\n")
             if value:
@@ -198,8 +200,11 @@ class GrowingFence:
                 if look is None:
                     return None
                 parts.append((value, look))
-                cells += cell_len(value)
-                chars += len(value)
+        text = "".join(value for value, _look in parts[1:])
+        cells, chars = cell_len(text), len(text)
+        if cells != sum(cell_len(value) for value, _look in parts[1:]):
+            return None  # (a character and its variation selector in two tokens: measured apart, as
+            # the row's segments are, they take another width than together, as Rich pads the line)
         # (Rich crops the spaces at the end of a line longer than the width in characters, not
         # cells: a line with combining marks may fit and still lose them)
         if cells > inner or chars > inner or (cells < inner and fill is None):
@@ -239,13 +244,19 @@ def _lines(tokens: list[Token]) -> list[list[Token]]:
     return lines[:-1] if not lines[-1] else lines
 
 
-def _learn(line: list[Token], drawn: list[Line]) -> None:
-    """Learn the looks of ``line``'s tokens from its rows as Syntax drew them (one row only)."""
+def _learn(line: list[Token], drawn: list[Line], width: int) -> None:
+    """Learn the looks of ``line``'s tokens from its rows as Syntax drew them: only from a line
+    that fits in one row, in cells and in characters (else Rich may have cropped its last spaces,
+    and the fill would be taken for them)."""
     if len(drawn) != 2 or len(drawn[0]) < 2:
         return
     row = drawn[0]
     (left, pad), (right, right_pad) = row[0], row[-1]
     parts = [(kind, value.rstrip("\n")) for kind, value in line if value.rstrip("\n")]
+    text = "".join(value for _kind, value in parts)
+    cells = cell_len(text)
+    if cells > width - 2 or len(text) > width - 2 or cells != sum(cell_len(value) for _kind, value in parts):
+        return
     middle = row[1:-1]
     if left != " " or right != " " or pad != right_pad or len(middle) not in (len(parts), len(parts) + 1):
         return
