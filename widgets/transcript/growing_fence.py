@@ -34,15 +34,14 @@ from typing import Any
 from pygments.lexer import Lexer
 from rich.cells import cell_len
 from rich.console import Console
-from rich.syntax import Syntax, SyntaxTheme
+from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
-from widgets.transcript.markdown_parse import CODE_THEME, PARSER
-from widgets.transcript.markdown_seal import Piece, markdown_lexer
+from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME, PARSER
+from widgets.transcript.markdown_seal import Piece, markdown_lexer, token_lines
 from widgets.transcript.rendered_line import Line, as_line
 
 Token = tuple[Any, str]
-THEME: SyntaxTheme = Syntax.get_theme(CODE_THEME)  # one theme: its styles are looked up once
 TAB_SIZE = 4  # Syntax's default, which Rich's markdown code block keeps
 _OPENER = re.compile(r"(`{3,}|~{3,})")
 
@@ -118,7 +117,8 @@ class GrowingFence:
             return None  # indented (its code lines lose that indent), or no code line yet
         head = "\n".join(source[:opener + 1]) + "\n"
         closing = re.compile(rf"^ {{0,3}}{re.escape(fence.markup[0])}{{{len(fence.markup)},}}[ \t]*$", re.M)
-        if closing.search(clean_text(text[len(head):])):
+        rest = clean_text(text[len(head):])  # ("\r\n" is a newline only so)
+        if closing.search(rest):
             return None  # closed: what comes next is another block
         name = fence.info.partition(" ")[0]  # as rich.markdown.CodeBlock reads it
         lexer = markdown_lexer(name) or markdown_lexer("text")
@@ -126,7 +126,7 @@ class GrowingFence:
             return None
         grown = cls(width=width, trim_top=piece.trim_top, number=piece.number, head=head, lexer=lexer,
                     closing=closing)
-        code = _code(clean_text(text[len(head):]))
+        code = _code(rest)
         if fence.content.rstrip("\n") != code:
             return None  # (the code must be the fence's as Rich gets it)
         lexed = grown._tokens(code)
@@ -175,7 +175,7 @@ class GrowingFence:
         """The rows of the whole code lines ``tokens`` make: each line that fits in one row made
         of its tokens' looks (``_row``), the others drawn by Syntax (their looks learnt)."""
         rows: list[Line] = []
-        for line in _lines(tokens):
+        for line in token_lines(tokens):
             row = self._row(line)
             if row is None:
                 drawn = self._draw(console, line)
@@ -219,29 +219,17 @@ class GrowingFence:
         # Code that ends with a newline is drawn with one more line, a blank one: the tokens'
         # text always does (as the whole code's does once Syntax added its newline).
         code = "".join(value for _kind, value in tokens)
-        syntax = Syntax(code, _Replay(tokens), theme=THEME, word_wrap=True, padding=1)
+        syntax = Syntax(code, _Replay(tokens), theme=CODE_SYNTAX_THEME, word_wrap=True, padding=1)
         options = console.options.update(width=self.width, max_width=self.width, height=None)
         rows = console.render_lines(syntax, options, pad=False, new_lines=False)
         # (the padding above is not these lines', nor the blank line before the padding under)
         return [as_line(row, self.width) for row in (*rows[1:-2], rows[-1])]
 
 
-# Each token type's look in THEME, as Syntax draws it (a style number), and the padding's and the
-# fill's: learnt from the lines Syntax draws, so that a line that fits in one row is made here.
+# Each token type's look in the code theme, as Syntax draws it (a style number), and the padding's and
+# the fill's: learnt from the lines Syntax draws, so that a line that fits in one row is made here.
 _LOOKS: dict[Any, int] = {}
 _PAD, _FILL = object(), object()
-
-
-def _lines(tokens: list[Token]) -> list[list[Token]]:
-    """``tokens`` (whole lines) line by line; each line ends with its newline."""
-    lines: list[list[Token]] = [[]]
-    for kind, value in tokens:
-        while value:
-            head, newline, value = value.partition("\n")
-            lines[-1].append((kind, head + newline))
-            if newline:
-                lines.append([])
-    return lines[:-1] if not lines[-1] else lines
 
 
 def _learn(line: list[Token], drawn: list[Line], width: int) -> None:
@@ -269,5 +257,5 @@ def _learn(line: list[Token], drawn: list[Line], width: int) -> None:
         _LOOKS[_FILL] = look
     _LOOKS[_PAD] = pad
     for (_text, look), (kind, _value) in zip(middle, parts, strict=False):
-        if THEME.get_style_for_token(kind):  # (a token with no style of its own joins its neighbours)
+        if CODE_SYNTAX_THEME.get_style_for_token(kind):  # (a token with no style joins its neighbours)
             _LOOKS[kind] = look

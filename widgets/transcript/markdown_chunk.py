@@ -19,7 +19,7 @@ from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
 from widgets._textual_compat import PreparsedMarkdown
-from widgets.transcript.markdown_parse import CODE_THEME, MAX_NESTING, parse
+from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME, CODE_THEME, MAX_NESTING, parse
 from widgets.transcript.markdown_seal import NUMBERED_FROM, SENTINEL, Piece, markdown_lexer
 from widgets.transcript.markdown_table import (
     CachedTableElement,
@@ -38,7 +38,7 @@ class _CodeBlock(CodeBlock):
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip("\n")
         lexer = markdown_lexer(self.lexer_name) or markdown_lexer("text")
-        yield Syntax(code, lexer or self.lexer_name, theme=self.theme, word_wrap=True, padding=1)
+        yield Syntax(code, lexer or self.lexer_name, theme=CODE_SYNTAX_THEME, word_wrap=True, padding=1)
 
 
 class NumberedList(ListElement):

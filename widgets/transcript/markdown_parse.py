@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from rich.syntax import Syntax, SyntaxTheme
 
 from tui.text.sanitize import reveal
 
 MAX_NESTING = 40
 CODE_THEME = "monokai"  # Rich's own default, for code blocks (inline code has no lexer)
+CODE_SYNTAX_THEME: SyntaxTheme = Syntax.get_theme(CODE_THEME)  # one for every code block: its styles
+# are looked up once (Syntax given the name builds the theme again, with an empty cache, per block)
 PARSER = (MarkdownIt(options_update={"maxNesting": MAX_NESTING, "html": False})
           .enable("strikethrough").enable("table"))
 

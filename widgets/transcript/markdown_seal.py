@@ -54,8 +54,10 @@ This module is pure text logic (no widgets), so it is unit- and property-tested 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from pygments.lexer import Lexer
 from pygments.token import Token
@@ -267,10 +269,16 @@ def markdown_lexer(name: str) -> Lexer | None:
     return syntax.lexer
 
 
-def _line_tokens(lexer: Lexer, code: str) -> list[list[tuple[object, str]]]:
+def _line_tokens(lexer: Lexer, code: str) -> list[list[tuple[Any, str]]]:
     """Tokens of ``code`` line by line; each line ends with its newline token."""
-    lines: list[list[tuple[object, str]]] = [[]]
-    for kind, value in lexer.get_tokens(code):
+    return token_lines(lexer.get_tokens(code))
+
+
+def token_lines(tokens: Iterable[tuple[Any, str]]) -> list[list[tuple[Any, str]]]:
+    """``tokens`` (of whole lines) line by line, a token across lines cut at each newline; each
+    line ends with its newline."""
+    lines: list[list[tuple[Any, str]]] = [[]]
+    for kind, value in tokens:
         while value:
             head, newline, value = value.partition("\n")
             if head or newline:
