@@ -180,10 +180,19 @@ for _name in (
 ):
     EVENT_MODELS[_name] = Refetch
 
-# The bound pydantic-core validators: ``model_validate`` minus a Python call layer per frame.
-_VALIDATORS: dict[str, Callable[[Any], Payload]] = {
-    kind: model.__pydantic_validator__.validate_python for kind, model in EVENT_MODELS.items()
-}
+# The bound pydantic-core validators: ``model_validate`` minus a Python call layer per frame. Each
+# is built the first time its kind arrives (the models are deferred: models.Wire).
+_VALIDATORS: dict[str, Callable[[Any], Payload]] = {}
+
+
+def _validator(kind: str) -> Callable[[Any], Payload] | None:
+    """The validator of ``kind``'s model, built now (None: no model knows ``kind``)."""
+    model = EVENT_MODELS.get(kind)
+    if model is None:
+        return None
+    model.model_rebuild()  # builds a deferred model (nothing if it is built already)
+    validate = _VALIDATORS[kind] = model.__pydantic_validator__.validate_python
+    return validate
 
 
 class Event:
@@ -257,7 +266,7 @@ def parse_event(obj: Any) -> Event:
     data = obj.get("data")
     if not isinstance(data, dict):
         data = {}
-    validate = _VALIDATORS.get(kind)
+    validate = _VALIDATORS.get(kind) or _validator(kind)
     payload: Payload
     if validate is None:
         payload = Unknown(problem=f"unknown event type {_short(kind)!r}")

@@ -38,7 +38,6 @@ from tui.app.messages import (
     TranscriptFrame,
 )
 from tui.app.session_pages import SessionPages
-from tui.screens.help import HelpScreen, binding_rows, help_sections
 from tui.screens.mode_confirm import ModeCommands
 from tui.screens.sessions import SessionsScreen
 from tui.session.connect import StreamState
@@ -516,6 +515,8 @@ class MainScreen(Screen[None]):
         self.flow.open_inbox(self.open)
 
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen, binding_rows, help_sections  # (tui/screens/__init__.py)
+
         self.app.push_screen(HelpScreen(binding_rows(help_sections(self), self.app)))
 
     def action_toggle_reasoning(self) -> None:

@@ -16,8 +16,6 @@ from textual.widget import Widget
 
 from tui.app.host import octui_app
 from tui.protocol.models import FormInfo, PermissionRequest, QuestionRequest
-from tui.screens.ask_router import screen_for_ask
-from tui.screens.inbox import InboxChoice, InboxScreen
 from tui.session.errors import OctuiError
 from tui.state.asks import (
     FormAnswer,
@@ -34,6 +32,7 @@ from widgets.plain import toast
 
 if TYPE_CHECKING:
     from tui.app.app import OctuiApp
+    from tui.screens.inbox import InboxChoice
 
 
 def tool_for_ask(app: OctuiApp, ask: Ask) -> ToolCall | None:
@@ -139,6 +138,8 @@ class AskFlow(Widget):
         subagent = None
         if state is not None and state.parent_id:
             subagent = one_line(title, 40)
+        from tui.screens.ask_router import screen_for_ask  # on first use (tui/screens/__init__.py)
+
         screen = screen_for_ask(ask, tool_for_ask(octui_app(self), ask), title, subagent)
         self.open_ask, self._screen = ask.id, screen
 
@@ -221,5 +222,7 @@ class AskFlow(Widget):
             else:
                 self.dismissed.discard(ask.id)
                 self.open(ask)
+
+        from tui.screens.inbox import InboxScreen  # on first use (tui/screens/__init__.py)
 
         self.app.push_screen(InboxScreen(rows, history=history), chosen)

@@ -15,8 +15,6 @@ from textual.widget import Widget
 
 from tui.app.host import octui_app
 from tui.protocol.models import ModelRef
-from tui.screens.agent_picker import AgentPicker
-from tui.screens.model_picker import ModelPicker
 from tui.session.commands import Catalog, find_agent, find_model
 from tui.session.errors import OctuiError
 from tui.state.transcript import SessionState
@@ -139,6 +137,8 @@ class ModelAgentChoice(Widget):
         if catalog is None:
             toast(self, "Not connected yet.", severity="warning")
             return
+        from tui.screens.model_picker import ModelPicker  # on first use (tui/screens/__init__.py)
+
         recent = SavedState().recent_models()
         if catalog.has("models"):
             app.push_screen(ModelPicker(catalog.models, recent, self.current_model()), self._model_chosen)
@@ -182,6 +182,8 @@ class ModelAgentChoice(Widget):
         if catalog is None:
             toast(self, "Not connected yet.", severity="warning")
             return
+        from tui.screens.agent_picker import AgentPicker  # on first use (tui/screens/__init__.py)
+
         if catalog.has("agents"):
             app.push_screen(AgentPicker(catalog.agents, self.current_agent()), self._agent_chosen)
             return

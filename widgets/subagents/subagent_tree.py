@@ -115,7 +115,9 @@ class SubagentTree(Tree[TreeNode]):
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
         disabled: bool = False,
     ) -> None:
-        super().__init__("", None, name=name, id=id, classes=classes, disabled=disabled)
+        # A Text, not a str: Tree reads a str label as markup, and that loads Rich's emoji table
+        # (~0.8 MB) for an empty root label.
+        super().__init__(Text(""), None, name=name, id=id, classes=classes, disabled=disabled)
         self.auto_expand = False  # Enter opens the session; space toggles
         self.guide_depth = 3
         self._collapsed: set[str] = set()

@@ -14,7 +14,6 @@ from textual.widget import Widget
 
 from tui.app.host import octui_app
 from tui.app.session_actions import revert_files, undo_target
-from tui.screens.revert import RevertScreen
 from tui.state.transcript import SessionState
 from widgets.plain import toast
 from widgets.transcript.message_view import MessageView
@@ -108,6 +107,8 @@ class TranscriptActions(Widget):
         app = octui_app(self)
         state = app.store.sessions.get(session_id)
         hidden = sum(1 for m in state.messages.values() if m.reverted) if state else 0
+        from tui.screens.revert import RevertScreen  # on first use (tui/screens/__init__.py)
+
         choice = await app.push_screen_wait(RevertScreen(
             prompt, revert_files(revert), reverted_messages=hidden, files_known=revert.files is not None))
         if choice == "clear":
