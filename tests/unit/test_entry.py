@@ -6,8 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -30,17 +28,3 @@ def test_other_arguments_reach_the_full_cli(capsys: object) -> None:
         assert exc.code == 0
     else:
         raise AssertionError("--help should exit")
-
-
-def test_version_among_other_arguments_is_answered_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
-    """``--version`` with other options goes through argparse, which looks the version up only
-    then (the start of a session never loads importlib.metadata: test_start_up_weight.py)."""
-    from tui.app.cli import build_parser
-    from tui.app.entry import installed_version
-
-    with pytest.raises(SystemExit) as exited:
-        build_parser().parse_args(["--url", "http://127.0.0.1:9", "--version"])
-    assert exited.value.code == 0
-    out = capsys.readouterr().out
-    assert out == f"octui {installed_version()}\n"
-    assert installed_version() != ""

@@ -15,11 +15,11 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import urlsplit
 
 from tui.app import exit_guard
-from tui.app.entry import installed_version
 from tui.demo.generation import GENERATIONS, DemoGeneration
 from tui.session.connect import BinaryNotFound, Discovery, LocalServer, OpenCodeClient, discover, find_binary
 from tui.session.errors import NotFound, OctuiError, Unauthorized
@@ -32,17 +32,11 @@ log = logging.getLogger("octui")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
 
 
-class _VersionAction(argparse.Action):
-    """argparse's ``version`` action, looking the version up only when asked."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: str = argparse.SUPPRESS, help: str | None = "show the version and exit") -> None:
-        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
-        print(f"octui {installed_version()}")  # on stdout, as argparse's own
-        parser.exit()
+def _version() -> str:
+    try:
+        return version("octui")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                "127.0.0.1 and stops it on exit (--standalone: always the private one). "
                "Password for --url: OPENCODE_SERVER_PASSWORD (user: OPENCODE_SERVER_USERNAME, "
                "default opencode).")
-    parser.add_argument("--version", action=_VersionAction)
+    parser.add_argument("--version", action="version", version=f"octui {_version()}")
     parser.add_argument("--url", help="attach to a running server, e.g. http://127.0.0.1:4096")
     parser.add_argument("--password-file", metavar="PATH",
                         help="read the server password from this file (instead of OPENCODE_SERVER_PASSWORD)")
