@@ -98,3 +98,19 @@ def test_the_subagent_tree_does_not_load_richs_emoji_table(start_up: dict[str, o
     """~0.8 MB for a markup reading of the empty root label (Tree reads a str label as markup)."""
     assert start_up["emoji_table_after_tree"] is False
     assert start_up["emoji_table_after_str_label"] is True  # control: the probe sees the table load
+
+
+def test_every_wire_model_builds() -> None:
+    """Models are built on first use: one that cannot be built (an annotation naming nothing)
+    would fail on the first frame of its kind, so each is built here."""
+    import tui.protocol.events  # noqa: F401  (the payload models: every kind's, and the rest)
+    from tui.protocol.models import Wire
+
+    def subclasses(cls: type[Wire]) -> list[type[Wire]]:
+        return [deeper for sub in cls.__subclasses__() for deeper in (sub, *subclasses(sub))]
+
+    models = set(subclasses(Wire))
+    assert len(models) > 50
+    for model in models:
+        model.model_rebuild(force=True)  # raises if a field's type cannot be resolved
+        assert model.__pydantic_complete__, model
