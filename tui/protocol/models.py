@@ -16,7 +16,7 @@ class Wire(BaseModel):
 
     Each model's validator is built when the model is first used, not when it is defined
     (``defer_build``): a session uses a few dozen of the ~100, and building them all at import
-    took ~2.3 MB that stayed for the process's life."""
+    took ~2 MB that stayed for the process's life."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
