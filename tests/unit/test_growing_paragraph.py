@@ -54,7 +54,7 @@ QUOTE_WORDS = ("quoted text with **bold words**, `inline code`, a [link](http://
 @pytest.mark.parametrize("prefix", ["", "> ", "> > ", ">"])
 def test_a_long_quote_grows_from_its_last_lines(prefix: str) -> None:
     """A quote's lines are one paragraph: each frame renders its newest text, not all of it."""
-    text = "".join(f"{prefix}line {n}: {QUOTE_WORDS}\n" for n in range(40))
+    text = "".join(f"{prefix}line {n}: {QUOTE_WORDS}\n" for n in range(24))
     chunks = [text[i:i + 7] for i in range(0, len(text), 7)]
     pieces = grow_all(chunks, 72, sentinel=True)
     assert pieces.grown == len(chunks) - 1, (pieces.grown, len(chunks))
