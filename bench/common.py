@@ -8,18 +8,31 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TRACES = REPO_ROOT / "tests" / "fixtures" / "traces"
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def exit_on_terminate() -> None:
+    """End the bench on SIGTERM (``timeout``, a CI's stop) as on Ctrl+C: its ``finally`` blocks run
+    and stop the servers it started. By default the signal killed it on the spot, and left a real
+    server running with no one to stop it."""
+
+    def _exit(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, _exit)
 
 
 def ensure_repo_on_path() -> None:

@@ -34,7 +34,8 @@ Then the octui / OpenCode ratio of each median, and the load average before and 
 
 Needs tmux and the repo-local ``opencode`` (``.opencode/node_modules``; ``$OPENCODE_BIN``).
 Everything listens on 127.0.0.1; the server, the fake LLM and every private tmux server are
-stopped by PID / socket at the end; every wait is bounded.
+stopped by PID / socket at the end, also when the bench is ended by SIGTERM (``timeout``);
+every wait is bounded.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import cpu_seconds, emit, ensure_repo_on_path, tree_pids
+from bench.common import cpu_seconds, emit, ensure_repo_on_path, exit_on_terminate, tree_pids
 from bench.pane_record import frame_figures
 from bench.startup import Tmux, _quote, octui_command
 
@@ -381,6 +382,7 @@ def main() -> None:
     figures: dict[str, Any] = {"benchmark": "real_stream", "deltas": args.deltas, "kib": args.kib,
                                "shape": args.shape, "rounds": args.rounds,
                                "load_average_before": list(os.getloadavg())}
+    exit_on_terminate()  # a killed bench still stops its server (the finally below)
     llm = FakeLLM()
     llm.start()
     server: RealServer | None = None
