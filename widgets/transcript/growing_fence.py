@@ -62,13 +62,35 @@ def _processed(code: str) -> str:
     return (code if code.endswith("\n") else code + "\n").expandtabs(TAB_SIZE)
 
 
-def _code(rest: str) -> str:
-    """The fence's code, from what follows its opener line (made inert), as Rich's code block
-    gets it."""
+def _open_code(markdown: str, head: str, closing: re.Pattern[str]) -> str | None:
+    """The fence's code in ``markdown`` (after ``head``, its opener line included), as Rich's
+    code block gets it; None once a line of it closes the fence."""
+    rest = clean_text(markdown[len(head):])  # (the closing line is looked for here: "\r\n" is a
+    # newline only once cleaned)
+    if closing.search(rest):
+        return None  # closed: what comes next is another block
     last = rest.rfind("\n") + 1
     if not rest[last:].strip(" \t"):
         rest = rest[:last]  # markdown-it reads no last line of blanks without a newline
     return rest.rstrip("\n")
+
+
+def _visible(line: list[Token]) -> list[Token]:
+    """A code line's tokens that draw something (its newline dropped)."""
+    return [(kind, value.rstrip("\n")) for kind, value in line if value.rstrip("\n")]
+
+
+def _fitting_cells(values: list[str], inner: int) -> int | None:
+    """The cells of a line made of ``values``, if it fits in one row ``inner`` cells wide as
+    Syntax draws it; else None."""
+    text = "".join(values)
+    cells = cell_len(text)
+    if cells != sum(cell_len(value) for value in values):
+        return None  # (a character and its variation selector in two tokens: measured apart, as
+        # the row's segments are, they take another width than together, as Rich pads the line)
+    # (Rich crops the spaces at the end of a line longer than the width in characters, not
+    # cells: a line with combining marks may fit and still lose them)
+    return None if cells > inner or len(text) > inner else cells
 
 
 def _slice(tokens: list[Token], start: int, end: int) -> list[Token]:
@@ -117,16 +139,15 @@ class GrowingFence:
             return None  # indented (its code lines lose that indent), or no code line yet
         head = "\n".join(source[:opener + 1]) + "\n"
         closing = re.compile(rf"^ {{0,3}}{re.escape(fence.markup[0])}{{{len(fence.markup)},}}[ \t]*$", re.M)
-        rest = clean_text(text[len(head):])  # ("\r\n" is a newline only so)
-        if closing.search(rest):
-            return None  # closed: what comes next is another block
+        code = _open_code(text, head, closing)
+        if code is None:
+            return None
         name = fence.info.partition(" ")[0]  # as rich.markdown.CodeBlock reads it
         lexer = markdown_lexer(name) or markdown_lexer("text")
         if lexer is None:
             return None
         grown = cls(width=width, trim_top=piece.trim_top, number=piece.number, head=head, lexer=lexer,
                     closing=closing)
-        code = _code(rest)
         if fence.content.rstrip("\n") != code:
             return None  # (the code must be the fence's as Rich gets it)
         lexed = grown._tokens(code)
@@ -147,10 +168,8 @@ class GrowingFence:
 
     def lines(self, console: Console, piece: Piece) -> list[Line] | None:
         """The lines of ``piece`` (which ``follows`` this), or None: render it with Rich."""
-        rest = clean_text(piece.markdown[len(self.head):])  # ("\r\n" is a newline only so)
-        if self.closing.search(rest):
-            return None
-        lexed = self._tokens(_code(rest))
+        code = _open_code(piece.markdown, self.head, self.closing)
+        lexed = None if code is None else self._tokens(code)
         if lexed is None:
             return None
         tokens, last_start, end = lexed
@@ -193,21 +212,13 @@ class GrowingFence:
             return None
         inner = self.width - 2
         parts: list[tuple[str, int]] = [(" ", pad)]
-        for kind, value in line:
-            value = value.rstrip("\n")
-            if value:
-                look = _LOOKS.get(kind)
-                if look is None:
-                    return None
-                parts.append((value, look))
-        text = "".join(value for value, _look in parts[1:])
-        cells, chars = cell_len(text), len(text)
-        if cells != sum(cell_len(value) for value, _look in parts[1:]):
-            return None  # (a character and its variation selector in two tokens: measured apart, as
-            # the row's segments are, they take another width than together, as Rich pads the line)
-        # (Rich crops the spaces at the end of a line longer than the width in characters, not
-        # cells: a line with combining marks may fit and still lose them)
-        if cells > inner or chars > inner or (cells < inner and fill is None):
+        for kind, value in _visible(line):
+            look = _LOOKS.get(kind)
+            if look is None:
+                return None
+            parts.append((value, look))
+        cells = _fitting_cells([value for value, _look in parts[1:]], inner)
+        if cells is None or (cells < inner and fill is None):
             return None
         if cells < inner and fill is not None:
             parts.append((" " * (inner - cells), fill))
@@ -240,10 +251,8 @@ def _learn(line: list[Token], drawn: list[Line], width: int) -> None:
         return
     row = drawn[0]
     (left, pad), (right, right_pad) = row[0], row[-1]
-    parts = [(kind, value.rstrip("\n")) for kind, value in line if value.rstrip("\n")]
-    text = "".join(value for _kind, value in parts)
-    cells = cell_len(text)
-    if cells > width - 2 or len(text) > width - 2 or cells != sum(cell_len(value) for _kind, value in parts):
+    parts = _visible(line)
+    if _fitting_cells([value for _kind, value in parts], width - 2) is None:
         return
     middle = row[1:-1]
     if left != " " or right != " " or pad != right_pad or len(middle) not in (len(parts), len(parts) + 1):
