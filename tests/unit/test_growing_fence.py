@@ -33,6 +33,8 @@ C = 'int main(void) {\n  /* a comment\n     over lines */\n  printf("%d\\n", 1);
 JS = "const a = `template ${x}\nover lines`;\nlet b = /re[a-z]+/g; // c\n"
 HOSTILE = "x = '\x1b[31mred\x1b[0m'  # \u202eevil\u202c\nbell = '\x07'\n\ttab\t= 1\n日本語 = 'wide'\n"
 LONG = "y = " + "+".join(f"value_{n}" for n in range(40)) + "\n"
+MINIFIED = '{"items": [' + ", ".join(f'{{"id": {n}, "name": "item {n}"}}' for n in range(16)) + "]}\n"
+FOLDED = "blob = '" + "QUJDRA" * 60 + "'  # one word over many rows\n"
 
 
 def chunked(text: str, size: int) -> list[str]:
@@ -41,7 +43,8 @@ def chunked(text: str, size: int) -> list[str]:
 
 @pytest.mark.parametrize(("info", "code"), [("python", PYTHON), ("bash", BASH), ("c", C), ("js", JS),
                                             ("", PYTHON), ("nosuchlanguage", C), ("python", HOSTILE),
-                                            ("python", LONG), ("py title", PYTHON), ("~~~", BASH)])
+                                            ("python", LONG), ("py title", PYTHON), ("~~~", BASH),
+                                            ("json", MINIFIED), ("python", FOLDED)])
 @pytest.mark.parametrize("width", [12, 40, 80])
 @pytest.mark.parametrize("size", [2, 7])
 def test_a_growing_fence_is_what_rich_renders(info: str, code: str, width: int, size: int) -> None:
@@ -60,6 +63,41 @@ def test_a_long_fence_is_drawn_from_its_last_line(head: str) -> None:
     # changed look (a docstring opened and not closed yet), then found again.
     assert pieces.rendered_count <= 12, (pieces.rendered_count, len(chunks))
     assert pieces.grown >= len(chunks) - 12
+
+
+@pytest.mark.parametrize(("info", "code"), [("json", MINIFIED), ("python", FOLDED), ("python", LONG * 4)])
+def test_a_long_line_is_drawn_from_the_rows_it_had(info: str, code: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line longer than a row, streamed 5 characters at a time: each frame keeps its rows up
+    to the last break Rich made in it before and makes now, and draws only the rest (the last
+    row or two), not the whole line."""
+    from widgets.transcript import growing_fence
+
+    drawn: list[int] = []
+    draw = growing_fence.GrowingFence._draw
+
+    def counted(fence: GrowingFence, console: object, tokens: list[tuple[object, str]]) -> object:
+        drawn.append(len("".join(value for _kind, value in tokens)))
+        return draw(fence, console, tokens)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(growing_fence.GrowingFence, "_draw", counted)
+    chunks = chunked(code, 5)
+    pieces = grow_all(chunks, 40, head=f"```{info}\n", same_segments=True)
+    assert pieces.grown >= len(chunks) - 3, (pieces.grown, len(chunks))
+    assert drawn and max(drawn) <= 2 * 40 + 5, max(drawn)  # a row and a chunk at most, each time
+
+
+def test_a_word_folded_over_rows_goes_on_as_rich_wraps_it() -> None:
+    """Width 20: 18 cells inside the padding. Where a word longer than that is folded, the rest of
+    the line is not always what the same characters wrap into as a line of their own."""
+    # 35 letters and three blanks are one word, folded into 18 letters, 17 letters and a blank,
+    # then two blanks with "bb" after them. The same 17 letters and three blanks starting a line
+    # are a word that fits, its blanks past the edge, and "bb" goes to the next row.
+    grow_all(["a" * 30, "aaaaa ", "  bb", " cc", " dd", "\n"], 20, head="```text\n", same_segments=True)
+    # 19 letters and 20 blanks: folded into 18 letters, a letter and 17 blanks, then three blanks
+    # and, on the next row, the 16 b's that do not fit after them. Starting a line, the three
+    # blanks and the b's are one word, folded after 15 b's.
+    grow_all(chunked("a" * 19 + " " * 20 + "b" * 16 + "\n", 1), 20, head="```text\n", same_segments=True)
 
 
 @st.composite

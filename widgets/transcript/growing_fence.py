@@ -10,8 +10,12 @@ Rich tokenizes it (the same lexer, the same code), and when the tokens up to the
 last line drawn are the ones of the frame before, only the lines from there on are drawn; the
 rows above are kept. A line that fits in one row is made of its tokens, each in its look (the
 style Syntax gave that token type, learnt from the lines Syntax drew), between the padding; any
-other line is drawn by Rich's own ``Syntax`` fed its tokens (``_Replay``). Anything else, and
-the caller renders the piece with Rich, as before:
+other line is drawn by Rich's own ``Syntax`` fed its tokens (``_Replay``). A line longer than a
+row that grows (minified JSON, a long command) keeps its rows too: Syntax wraps a line greedily
+(``rich_divide_line``, as ``Text.wrap`` does), so the rows up to a break that the line had and
+still has, over the same tokens, stay as they were, and the rest is drawn as a line of its own
+from that break (``_Wrapped``). Anything else, and the caller renders the piece with Rich, as
+before:
 
 * the piece ends with a fence at the top level (not in a list or a quote), opened at the margin
   and not closed: every line after its opener is code (``follows``; a line that closes it ends
@@ -37,6 +41,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
+from widgets._textual_compat import rich_divide_line
 from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME, PARSER
 from widgets.transcript.markdown_seal import Piece, markdown_lexer, token_lines
 from widgets.transcript.rendered_line import Line, as_line
@@ -44,6 +49,7 @@ from widgets.transcript.rendered_line import Line, as_line
 Token = tuple[Any, str]
 TAB_SIZE = 4  # Syntax's default, which Rich's markdown code block keeps
 _OPENER = re.compile(r"(`{3,}|~{3,})")
+_WORD = re.compile(r"\S+\s*")  # a word from where a row starts, with the blanks after it (as Rich reads one)
 
 
 class _Replay(Lexer):
@@ -108,6 +114,17 @@ def _slice(tokens: list[Token], start: int, end: int) -> list[Token]:
 
 
 @dataclass
+class _Wrapped:
+    """A code line longer than a row, as last drawn: where it starts in the code, its tokens,
+    where Rich broke it into rows, and those rows."""
+
+    start: int
+    tokens: list[Token]
+    breaks: list[int]
+    rows: list[Line]
+
+
+@dataclass
 class GrowingFence:
     """The open code fence a live tail ends in, with the rows above its last line kept."""
 
@@ -121,6 +138,7 @@ class GrowingFence:
     last_start: int = 0  # where its last line starts in the tokens' text
     above: list[Line] = field(default_factory=list)  # the piece's rows above that line's
     pad: Line = ()  # the padding under the code
+    wrapped: _Wrapped | None = None  # the last line drawn, when it took more than a row
 
     @classmethod
     def start(cls, console: Console, piece: Piece, lines: list[Line], width: int) -> GrowingFence | None:
@@ -177,9 +195,10 @@ class GrowingFence:
                                                                                          self.last_start):
             return None  # a line above the last one is drawn otherwise now, or gone ("\r" + "\n")
         if last_start > self.last_start:  # new lines: the ones before the last are kept from now on
-            self.above = [*self.above, *self._rows(console, _slice(tokens, self.last_start, last_start))]
+            self.above = [*self.above, *self._rows(console, _slice(tokens, self.last_start, last_start),
+                                                   self.last_start)]
         self.tokens, self.last_start = tokens, last_start
-        return [*self.above, *self._rows(console, _slice(tokens, last_start, end)), self.pad]
+        return [*self.above, *self._rows(console, _slice(tokens, last_start, end), last_start), self.pad]
 
     def _tokens(self, code: str) -> tuple[list[Token], int, int] | None:
         """``code`` tokenized as ``Syntax`` does, where its last line starts, and its length;
@@ -190,18 +209,69 @@ class GrowingFence:
             return None
         return tokens, text.rfind("\n", 0, len(text) - 1) + 1, len(text)
 
-    def _rows(self, console: Console, tokens: list[Token]) -> list[Line]:
-        """The rows of the whole code lines ``tokens`` make: each line that fits in one row made
-        of its tokens' looks (``_row``), the others drawn by Syntax (their looks learnt)."""
+    def _rows(self, console: Console, tokens: list[Token], start: int) -> list[Line]:
+        """The rows of the whole code lines ``tokens`` make (starting at ``start`` in the code):
+        each line that fits in one row made of its tokens' looks (``_row``), a longer one from
+        the rows it had (``_grown_rows``), the others drawn by Syntax (their looks learnt)."""
         rows: list[Line] = []
         for line in token_lines(tokens):
             row = self._row(line)
-            if row is None:
-                drawn = self._draw(console, line)
-                _learn(line, drawn, self.width)
-                rows.extend(drawn[:-1])
-            else:
+            if row is not None:
                 rows.append(row)
+            else:
+                rows.extend(self._grown_rows(console, line, start) or self._drawn_rows(console, line, start))
+            start += sum(len(value) for _kind, value in line)
+        return rows
+
+    def _drawn_rows(self, console: Console, line: list[Token], start: int) -> list[Line]:
+        """The rows of one code line drawn by Syntax (its looks learnt; remembered when it wraps)."""
+        drawn = self._draw(console, line)
+        _learn(line, drawn, self.width)
+        rows = drawn[:-1]
+        text = "".join(value for _kind, value in _visible(line))
+        breaks = rich_divide_line(text, self.width - 2, fold=True)
+        wraps = bool(breaks) and len(rows) == len(breaks) + 1
+        self.wrapped = _Wrapped(start, line, breaks, rows) if wraps else None
+        return rows
+
+    def _grown_rows(self, console: Console, line: list[Token], start: int) -> list[Line] | None:
+        """The rows of a code line longer than a row that grew from the one drawn last (the same
+        start, more characters): the rows up to the last break both have over the same tokens,
+        kept, and the rest drawn as a line of its own. Syntax wraps greedily, so from a break
+        on it draws the rest as it draws a line that starts there (a word, or a piece of one
+        folded). None if nothing can be kept."""
+        old = self.wrapped
+        if old is None or old.start != start:
+            return None
+        text = "".join(value for _kind, value in _visible(line))
+        breaks = rich_divide_line(text, self.width - 2, fold=True)
+        kept = 0
+        while kept < min(len(breaks), len(old.breaks)) and breaks[kept] == old.breaks[kept]:
+            kept += 1
+        if not kept:
+            return None
+        cut = breaks[kept - 1]
+        # A word folded over rows goes on in pieces of a row's width, its blanks too. The same
+        # characters starting a line are one word (the blanks before it with it), which may fit
+        # where the folded one did not, or not fit where the pieces did.
+        if text[cut].isspace():
+            return None
+        word = _WORD.match(text, cut)
+        if word is not None and cell_len(word.group().rstrip()) <= self.width - 2 < cell_len(word.group()):
+            return None
+        if _slice(line, 0, cut) != _slice(old.tokens, 0, cut):
+            return None  # the rows above the cut look different now
+        rest = _slice(line, cut, sum(len(value) for _kind, value in line))
+        row = self._row(rest)
+        if row is not None:
+            rows = [*old.rows[:kept], row]
+        else:
+            drawn = self._draw(console, rest)
+            _learn(rest, drawn, self.width)
+            rows = [*old.rows[:kept], *drawn[:-1]]
+        if len(rows) != len(breaks) + 1:
+            return None  # (a safeguard, not reached in fuzzing: the rest wrapped otherwise)
+        self.wrapped = _Wrapped(start, line, breaks, rows)
         return rows
 
     def _row(self, line: list[Token]) -> Line | None:
