@@ -29,7 +29,7 @@ send-keys``. Figures per client:
 Then the octui / OpenCode ratio of each median, and the load average before and after.
 
     python -m bench.real_stream [--deltas 4000] [--kib 20] [--rounds 2] [--variants fast,30ms]
-                                [--shape mixed|table|quote|code|prose|numbered]
+                                [--shape mixed|table|quote|code|prose|numbered|steps|quotes|longlines]
                                 [--clients octui,opencode] [--idle 10] [--keep DIR]
 
 Needs tmux and the repo-local ``opencode`` (``.opencode/node_modules``; ``$OPENCODE_BIN``).
@@ -89,10 +89,11 @@ class TimedChunks(list[str]):
         SENT[END_MARKER] = time.monotonic()
 
 
-SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps", "quotes")
+SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps", "quotes", "longlines")
 """Answer shapes: ``mixed`` (headings, paragraphs, lists, code fences, quotes; the default) and
 answers of one block that grows all along (a table, a block quote, a code fence, one paragraph,
-a numbered list), the costly case for a client that re-lays out the block it is streaming."""
+a numbered list, a code fence of lines longer than a row), the costly case for a client that
+re-lays out the block it is streaming."""
 
 
 def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
@@ -118,6 +119,11 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
             head = "```python\n" if n == 1 else ""
             code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(18))
             body = f"{head}{code}    checkpoint = '{label}'\n"
+        elif shape == "longlines":  # data and calls of ~280 characters: each line wraps over rows
+            head = "```js\n" if n == 1 else ""
+            values = ", ".join(str(n * 100 + k) for k in range(40))
+            code = "".join(f"const row_{n}_{i} = [{values}]; // {words[:59]}\n" for i in range(4))
+            body = f"{head}{code}const checkpoint = '{label}';\n"
         elif shape == "prose":
             body = f"{words * 6}checkpoint {label} here. "
         elif shape == "steps":  # a loose list: each item a title, a paragraph and a fence
@@ -133,7 +139,7 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
         else:
             body = _mixed_section(n, label, words)
         sections.append(body)
-    if shape == "code":
+    if shape in ("code", "longlines"):
         sections.append("```\n")
     return "".join(sections), labels
 
