@@ -122,7 +122,7 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
         elif shape == "longlines":  # data and calls of ~280 characters: each line wraps over rows
             head = "```js\n" if n == 1 else ""
             values = ", ".join(str(n * 100 + k) for k in range(40))
-            code = "".join(f"const row_{n}_{i} = [{values}]; // {words[:59]}\n" for i in range(4))
+            code = "".join(f"const row_{n}_{i} = [{values}]; // {words[:59]}\n" for i in range(3))
             body = f"{head}{code}const checkpoint = '{label}';\n"
         elif shape == "prose":
             body = f"{words * 6}checkpoint {label} here. "

@@ -69,8 +69,8 @@ def test_a_long_fence_is_drawn_from_its_last_line(head: str) -> None:
 def test_a_long_line_is_drawn_from_the_rows_it_had(info: str, code: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A line longer than a row, streamed 5 characters at a time: each frame keeps its rows up
-    to the last break Rich made in it before and makes now, and draws only the rest (the last
-    row or two), not the whole line."""
+    to the last break Rich made in it before and makes now, and draws only the rest (at most
+    the last two rows and what came), not the whole line."""
     from widgets.transcript import growing_fence
 
     drawn: list[int] = []
@@ -84,7 +84,7 @@ def test_a_long_line_is_drawn_from_the_rows_it_had(info: str, code: str,
     chunks = chunked(code, 5)
     pieces = grow_all(chunks, 40, head=f"```{info}\n", same_segments=True)
     assert pieces.grown >= len(chunks) - 3, (pieces.grown, len(chunks))
-    assert drawn and max(drawn) <= 2 * 40 + 5, max(drawn)  # a row and a chunk at most, each time
+    assert drawn and max(drawn) <= 2 * 40 + 5, max(drawn)  # two rows and a chunk at most, each time
 
 
 def test_a_word_folded_over_rows_goes_on_as_rich_wraps_it() -> None:

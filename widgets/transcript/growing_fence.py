@@ -11,11 +11,12 @@ last line drawn are the ones of the frame before, only the lines from there on a
 rows above are kept. A line that fits in one row is made of its tokens, each in its look (the
 style Syntax gave that token type, learnt from the lines Syntax drew), between the padding; any
 other line is drawn by Rich's own ``Syntax`` fed its tokens (``_Replay``). A line longer than a
-row that grows (minified JSON, a long command) keeps its rows too: Syntax wraps a line greedily
-(``rich_divide_line``, as ``Text.wrap`` does), so the rows up to a break that the line had and
-still has, over the same tokens, stay as they were, and the rest is drawn as a line of its own
-from that break (``_Wrapped``). Anything else, and the caller renders the piece with Rich, as
-before:
+row that grows (minified JSON, a long command) keeps its rows too (``_Wrapped``): Rich lays out
+each row of a wrapped line from its own characters and styles, so the rows up to a break that
+the line had and still has (``rich_divide_line``, as ``Text.wrap`` breaks it), over the same
+tokens, stay as they were; and it wraps greedily, so the rest is drawn as a line of its own from
+that break, except where it would not wrap as that line does (``_grown_rows``). Anything else,
+and the caller renders the piece with Rich, as before:
 
 * the piece ends with a fence at the top level (not in a list or a quote), opened at the margin
   and not closed: every line after its opener is code (``follows``; a line that closes it ends
@@ -49,7 +50,8 @@ from widgets.transcript.rendered_line import Line, as_line
 Token = tuple[Any, str]
 TAB_SIZE = 4  # Syntax's default, which Rich's markdown code block keeps
 _OPENER = re.compile(r"(`{3,}|~{3,})")
-_WORD = re.compile(r"\S+\s*")  # a word from where a row starts, with the blanks after it (as Rich reads one)
+_WORD = re.compile(r"\S+\s*")  # a word and its blanks, from a character that is not one (Rich's is
+# ``\s*\S+\s*``: the same from there)
 
 
 class _Replay(Lexer):
@@ -138,7 +140,7 @@ class GrowingFence:
     last_start: int = 0  # where its last line starts in the tokens' text
     above: list[Line] = field(default_factory=list)  # the piece's rows above that line's
     pad: Line = ()  # the padding under the code
-    wrapped: _Wrapped | None = None  # the last line drawn, when it took more than a row
+    wrapped: _Wrapped | None = None  # the last line Syntax drew over rows (kept for as long as it grows)
 
     @classmethod
     def start(cls, console: Console, piece: Piece, lines: list[Line], width: int) -> GrowingFence | None:
@@ -237,9 +239,9 @@ class GrowingFence:
     def _grown_rows(self, console: Console, line: list[Token], start: int) -> list[Line] | None:
         """The rows of a code line longer than a row that grew from the one drawn last (the same
         start, more characters): the rows up to the last break both have over the same tokens,
-        kept, and the rest drawn as a line of its own. Syntax wraps greedily, so from a break
-        on it draws the rest as it draws a line that starts there (a word, or a piece of one
-        folded). None if nothing can be kept."""
+        kept, and the rest drawn as a line of its own. Syntax wraps greedily, so from a break on
+        it draws the rest as it draws a line that starts there (a word, or a piece of one folded),
+        but for the two cases below. None: the line is drawn whole."""
         old = self.wrapped
         if old is None or old.start != start:
             return None
@@ -251,13 +253,16 @@ class GrowingFence:
         if not kept:
             return None
         cut = breaks[kept - 1]
-        # A word folded over rows goes on in pieces of a row's width, its blanks too. The same
-        # characters starting a line are one word (the blanks before it with it), which may fit
-        # where the folded one did not, or not fit where the pieces did.
+        # A word folded over rows goes on in pieces of a row's width, its blanks too, where the
+        # same characters starting a line wrap otherwise: a piece that starts in the blanks is
+        # one word with what follows them, which may not fit where the pieces did; and a word's
+        # tail that fits a row only without its blanks is put whole on one row, its blanks past
+        # the edge, with what follows on the next. (The second check also turns down some plain
+        # breaks, a word whose blanks run past the edge, which would wrap alike: drawn whole.)
         if text[cut].isspace():
             return None
         word = _WORD.match(text, cut)
-        if word is not None and cell_len(word.group().rstrip()) <= self.width - 2 < cell_len(word.group()):
+        if word is None or cell_len(word.group().rstrip()) <= self.width - 2 < cell_len(word.group()):
             return None
         if _slice(line, 0, cut) != _slice(old.tokens, 0, cut):
             return None  # the rows above the cut look different now
