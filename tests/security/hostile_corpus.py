@@ -145,6 +145,7 @@ INVISIBLE: dict[str, str] = {
     "zero width space": "rm\u200b -rf",
     "zero width non-joiner": "a\u200cb",
     "zero width joiner": "a\u200db",
+    "joiner run before wide text": "a \u200d\u200d日本語 \u200d\u200d\u200d漢字",
     "word joiner": "a\u2060b",
     "bom": "\ufeffheader",
     "soft hyphen": "pass\u00adword",

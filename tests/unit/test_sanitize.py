@@ -55,6 +55,8 @@ CASES = [
     ("lone surrogate", "a\ud800b", "a<U+D800>b"),
     ("tag characters", "a\U000e0041b", "a<U+E0041>b"),
     ("emoji joiners kept in prose", "👨\u200d👩 ❤\ufe0f", "👨\u200d👩 ❤\ufe0f"),
+    ("a joiner after a joiner is shown", "a\u200d\u200d\u200d日 b\u200d\u200c\u200dc",
+     "a\u200d<U+200D><U+200D>日 b\u200d\u200c\u200dc"),
     ("sgr shown too", "\x1b[1;31mred\x1b[0m", "␛[1;31mred␛[0m"),
 ]
 

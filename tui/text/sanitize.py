@@ -10,7 +10,8 @@ what the user reads is what the server sent:
   Cf), line/paragraph separators and lone surrogates -> ``<U+XXXX>``;
 * ``\\n`` stays a line break. ``\\t`` stays a tab in prose; in ``strict`` mode (anything the user
   approves, command lines, file names, diffs) it is ``\\t``, and ZWJ/ZWNJ, variation selectors,
-  invisible fillers and non-ASCII spaces become ``<U+XXXX>`` too.
+  invisible fillers and non-ASCII spaces become ``<U+XXXX>`` too. In prose a ZWJ right after
+  another (which joins nothing) is a token as well.
 
 Every token is one source character and the token set is prefix-free, so a run of tokens decodes
 back exactly (``decode_tokens``); ``widgets.plain`` styles the tokens so a reader can tell a token
@@ -74,7 +75,12 @@ _STRICT_ONLY = [
     0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, *range(0x180B, 0x1810),  # blank-looking letters
     0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000,  # spaces that are not " "
 ]
-_PROSE_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *(c for c in _FORMAT if c not in _PROSE_OK)])}]")
+# A joiner right after another joins nothing, and Rich measures text that starts with two of them
+# two ways (``cell_len`` counts the character after them, its grapheme split does not): cutting
+# such a line or segment to a width raised IndexError, which ended the app. It is a token in
+# prose too: "\u200d\u200d" -> "\u200d<U+200D>".
+_PROSE_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *(c for c in _FORMAT if c not in _PROSE_OK)])}]"
+                           "|(?<=\u200d)\u200d")
 _STRICT_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *_FORMAT, *_STRICT_ONLY])}]")
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 _TOKEN = re.compile(r"<U\+([0-9A-F]{4,6})>|\\([rt])|([\u2400-\u241f\u2421])")
