@@ -50,8 +50,8 @@ from widgets.transcript.rendered_line import Line, as_line
 Token = tuple[Any, str]
 TAB_SIZE = 4  # Syntax's default, which Rich's markdown code block keeps
 _OPENER = re.compile(r"(`{3,}|~{3,})")
-_WORD = re.compile(r"\S+\s*")  # a word and its blanks, from a character that is not one (Rich's is
-# ``\s*\S+\s*``: the same from there)
+_WORD = re.compile(r"\S+\s*")  # a word and its blanks, from a character that is not one (Rich's
+# is ``\s*\S+\s*``: the same from there)
 
 
 class _Replay(Lexer):
@@ -226,15 +226,24 @@ class GrowingFence:
         return rows
 
     def _drawn_rows(self, console: Console, line: list[Token], start: int) -> list[Line]:
-        """The rows of one code line drawn by Syntax (its looks learnt; remembered when it wraps)."""
-        drawn = self._draw(console, line)
-        _learn(line, drawn, self.width)
-        rows = drawn[:-1]
-        text = "".join(value for _kind, value in _visible(line))
-        breaks = rich_divide_line(text, self.width - 2, fold=True)
+        """The rows of one code line drawn by Syntax, remembered when it wraps."""
+        rows = self._syntax_rows(console, line)
+        breaks = self._breaks(line)[1]
         wraps = bool(breaks) and len(rows) == len(breaks) + 1
         self.wrapped = _Wrapped(start, line, breaks, rows) if wraps else None
         return rows
+
+    def _syntax_rows(self, console: Console, line: list[Token]) -> list[Line]:
+        """The rows Syntax draws for one code line (the padding under them left out), its looks
+        learnt."""
+        drawn = self._draw(console, line)
+        _learn(line, drawn, self.width)
+        return drawn[:-1]
+
+    def _breaks(self, line: list[Token]) -> tuple[str, list[int]]:
+        """A code line's text and where Rich breaks it into rows (``Text.wrap``'s breaks)."""
+        text = "".join(value for _kind, value in _visible(line))
+        return text, rich_divide_line(text, self.width - 2, fold=True)
 
     def _grown_rows(self, console: Console, line: list[Token], start: int) -> list[Line] | None:
         """The rows of a code line longer than a row that grew from the one drawn last (the same
@@ -245,8 +254,7 @@ class GrowingFence:
         old = self.wrapped
         if old is None or old.start != start:
             return None
-        text = "".join(value for _kind, value in _visible(line))
-        breaks = rich_divide_line(text, self.width - 2, fold=True)
+        text, breaks = self._breaks(line)
         kept = 0
         while kept < min(len(breaks), len(old.breaks)) and breaks[kept] == old.breaks[kept]:
             kept += 1
@@ -254,13 +262,11 @@ class GrowingFence:
             return None
         cut = breaks[kept - 1]
         # A word folded over rows goes on in pieces of a row's width, its blanks too, where the
-        # same characters starting a line wrap otherwise: a piece that starts in the blanks is
-        # one word with what follows them, which may not fit where the pieces did; and a word's
-        # tail that fits a row only without its blanks is put whole on one row, its blanks past
-        # the edge, with what follows on the next. (The second check also turns down some plain
-        # breaks, a word whose blanks run past the edge, which would wrap alike: drawn whole.)
-        if text[cut].isspace():
-            return None
+        # same characters starting a line wrap otherwise: a piece that starts in the blanks (no
+        # word here) is one word with what follows them, which may not fit where the pieces did;
+        # and a word's tail that fits a row only without its blanks is put whole on one row, its
+        # blanks past the edge, with what follows on the next. (The second check also turns down
+        # some plain breaks, a word whose blanks run past the edge, which would wrap alike.)
         word = _WORD.match(text, cut)
         if word is None or cell_len(word.group().rstrip()) <= self.width - 2 < cell_len(word.group()):
             return None
@@ -268,12 +274,7 @@ class GrowingFence:
             return None  # the rows above the cut look different now
         rest = _slice(line, cut, sum(len(value) for _kind, value in line))
         row = self._row(rest)
-        if row is not None:
-            rows = [*old.rows[:kept], row]
-        else:
-            drawn = self._draw(console, rest)
-            _learn(rest, drawn, self.width)
-            rows = [*old.rows[:kept], *drawn[:-1]]
+        rows = [*old.rows[:kept], *([row] if row is not None else self._syntax_rows(console, rest))]
         if len(rows) != len(breaks) + 1:
             return None  # (a safeguard, not reached in fuzzing: the rest wrapped otherwise)
         self.wrapped = _Wrapped(start, line, breaks, rows)
