@@ -85,6 +85,13 @@ def test_strict_shows_tabs_joiners_and_odd_spaces() -> None:
     assert reveal(raw) == "a\tb\u00a0c\u200dd\ufe0fe\u3164f\\r\n"
 
 
+def test_a_joiner_after_a_joiner_is_a_token_in_every_reading() -> None:
+    raw = "a\u200d\u200d日 👨\u200d👩"
+    assert visible_runs(raw) == [("a\u200d", False), ("<U+200D>", True), ("日 👨\u200d👩", False)]
+    assert hidden_characters(raw, strict=False) == ["\u200d"]
+    assert hidden_characters("👨\u200d👩", strict=False) == []
+
+
 def test_keep_sgr_keeps_colours_and_shows_the_rest() -> None:
     raw = "\x1b[1;31mred\x1b[0m \x1b[38;2;255;0;0mrgb\x1b[m\x1b[2J\x1b]0;t\x07\x1b[5A"
     assert keep_sgr(raw) == "\x1b[1;31mred\x1b[0m \x1b[38;2;255;0;0mrgb\x1b[m␛[2J␛]0;t␇␛[5A"

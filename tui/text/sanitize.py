@@ -75,12 +75,13 @@ _STRICT_ONLY = [
     0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, *range(0x180B, 0x1810),  # blank-looking letters
     0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000,  # spaces that are not " "
 ]
+_PROSE_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *(c for c in _FORMAT if c not in _PROSE_OK)])}]")
 # A joiner right after another joins nothing, and Rich measures text that starts with two of them
 # two ways (``cell_len`` counts the character after them, its grapheme split does not): cutting
 # such a line or segment to a width raised IndexError, which ended the app. It is a token in
-# prose too: "\u200d\u200d" -> "\u200d<U+200D>".
-_PROSE_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *(c for c in _FORMAT if c not in _PROSE_OK)])}]"
-                           "|(?<=\u200d)\u200d")
+# prose too: "\u200d\u200d" -> "\u200d<U+200D>". (A pattern of its own, for text that has such a
+# run: the look-behind doubles the cost of every search.)
+_PROSE_HIDDEN_RUNS = re.compile(f"{_PROSE_HIDDEN.pattern}|(?<=\u200d)\u200d")
 _STRICT_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *_FORMAT, *_STRICT_ONLY])}]")
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 _TOKEN = re.compile(r"<U\+([0-9A-F]{4,6})>|\\([rt])|([\u2400-\u241f\u2421])")
@@ -100,8 +101,10 @@ def token_for(char: str) -> str:
     return f"<U+{code:04X}>"
 
 
-def _pattern(strict: bool) -> re.Pattern[str]:
-    return _STRICT_HIDDEN if strict else _PROSE_HIDDEN
+def _pattern(strict: bool, text: str) -> re.Pattern[str]:
+    if strict:
+        return _STRICT_HIDDEN
+    return _PROSE_HIDDEN_RUNS if "\u200d\u200d" in text else _PROSE_HIDDEN
 
 
 def visible_runs(text: str, *, strict: bool = False) -> list[tuple[str, bool]]:
@@ -111,7 +114,7 @@ def visible_runs(text: str, *, strict: bool = False) -> list[tuple[str, bool]]:
     """
     runs: list[tuple[str, bool]] = []
     pos = 0
-    pattern = _pattern(strict)
+    pattern = _pattern(strict, text)
     for match in pattern.finditer(text):
         start = match.start()
         if start > pos:
@@ -131,7 +134,7 @@ def reveal(text: str, *, strict: bool = False) -> str:
     """``text`` with every hidden character replaced by its token (as plain characters)."""
     if not text:
         return ""
-    pattern = _pattern(strict)
+    pattern = _pattern(strict, text)
     if not pattern.search(text):
         return text
     return pattern.sub(lambda m: token_for(m.group(0)), text)
@@ -140,7 +143,7 @@ def reveal(text: str, *, strict: bool = False) -> str:
 def hidden_characters(text: str, *, strict: bool = True) -> list[str]:
     """The distinct hidden characters in ``text``, in order of first appearance."""
     seen: dict[str, None] = {}
-    for match in _pattern(strict).finditer(text):
+    for match in _pattern(strict, text).finditer(text):
         seen.setdefault(match.group(0), None)
     return list(seen)
 
