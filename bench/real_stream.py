@@ -119,7 +119,7 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
             head = "```python\n" if n == 1 else ""
             code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(18))
             body = f"{head}{code}    checkpoint = '{label}'\n"
-        elif shape == "longlines":  # data and calls of ~280 characters: each line wraps over rows
+        elif shape == "longlines":  # data and a comment, 280-321 characters: each line wraps over rows
             head = "```js\n" if n == 1 else ""
             values = ", ".join(str(n * 100 + k) for k in range(40))
             code = "".join(f"const row_{n}_{i} = [{values}]; // {words[:59]}\n" for i in range(3))

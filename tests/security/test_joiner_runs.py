@@ -1,8 +1,10 @@
 """Two zero-width joiners in a row before wide text: Rich (15.0) measures a string that starts so
 two ways (``cell_len`` counts the character after them, its grapheme split does not), and cutting
 such a line to a width raised IndexError in ``rich.cells._split_text``: an answer holding one
-ended the app at some terminal widths (60 and 62 columns here). A joiner right after another
-joins nothing; ``clean_text`` shows it as a token, and the text renders at every width."""
+ended the app at some terminal widths (60 and 62 columns here). Two joiners meet in what Rich
+draws also when markdown or an SGR sequence stood between them (found by a reviewer). A joiner
+stays only after a character it can join; ``clean_text`` shows any other as a token, and the
+text renders at every width."""
 
 from __future__ import annotations
 
@@ -40,9 +42,29 @@ def test_rich_itself_fails_on_the_raw_text() -> None:
 @pytest.mark.parametrize("wrap", ["{}", "```text\n{}\n```\n", "> {}\n", "- {}\n", "**{}**"])
 def test_cleaned_joiner_runs_render_at_every_width(wrap: str) -> None:
     cleaned = clean_text(RUNS)
-    assert "\u200d\u200d" not in cleaned and "\u200d<U+200D>" in cleaned
+    assert "\u200d" not in cleaned and "<U+200D><U+200D>" in cleaned
     for width in WIDTHS:
         _render(wrap.format(cleaned), width)
+
+
+@pytest.mark.parametrize("mark", ["**", "*", "~~", "`"])
+def test_joiners_with_markdown_between_render_at_every_width(mark: str) -> None:
+    """``\u200d**\u200d日…**``: no two joiners meet in the source, but they do in what Rich draws
+    (the marks are not drawn). Through the app's own rendering (which cleans the markdown)."""
+    markdown = (f"\u200d{mark}\u200d" + "日" * 30 + f"{mark} ") * 10
+    for width in WIDTHS:
+        _render(markdown, width)
+
+
+def test_joiners_with_colours_between_wrap_at_every_width() -> None:
+    """Tool output: ``plain_ansi`` reads the text between SGR sequences piece by piece, and Rich
+    joins the pieces."""
+    from widgets.plain import plain_ansi
+
+    content = plain_ansi(("\u200d\x1b[1m\u200d" + "日" * 30 + "\x1b[0m ") * 10)
+    assert "\u200d" not in content.plain
+    for width in WIDTHS:
+        content.wrap(width)
 
 
 async def test_an_answer_with_joiner_runs_is_shown_at_sixty_columns() -> None:

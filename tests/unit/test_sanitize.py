@@ -55,8 +55,10 @@ CASES = [
     ("lone surrogate", "a\ud800b", "a<U+D800>b"),
     ("tag characters", "a\U000e0041b", "a<U+E0041>b"),
     ("emoji joiners kept in prose", "👨\u200d👩 ❤\ufe0f", "👨\u200d👩 ❤\ufe0f"),
-    ("a joiner after a joiner is shown", "a\u200d\u200d\u200d日 b\u200d\u200c\u200dc",
-     "a\u200d<U+200D><U+200D>日 b\u200d\u200c\u200dc"),
+    ("a joiner joins only after what it can join", "👨\u200d👩 ❤\ufe0f\u200d🔥 क्\u200dष 日\u200d\u200d日",
+     "👨\u200d👩 ❤\ufe0f\u200d🔥 क्\u200dष 日\u200d<U+200D>日"),
+    ("a joiner after ascii, a blank or nothing is shown", "\u200d日 a\u200db \u200d日 \u200c\u200dx **\u200d",
+     "<U+200D>日 a<U+200D>b <U+200D>日 \u200c<U+200D>x **<U+200D>"),
     ("sgr shown too", "\x1b[1;31mred\x1b[0m", "␛[1;31mred␛[0m"),
 ]
 
@@ -82,12 +84,12 @@ def test_rlo_rendered_visibly() -> None:
 def test_strict_shows_tabs_joiners_and_odd_spaces() -> None:
     raw = "a\tb\u00a0c\u200dd\ufe0fe\u3164f\r\n"
     assert reveal(raw, strict=True) == "a\\tb<U+00A0>c<U+200D>d<U+FE0F>e<U+3164>f\\r\n"
-    assert reveal(raw) == "a\tb\u00a0c\u200dd\ufe0fe\u3164f\\r\n"
+    assert reveal(raw) == "a\tb\u00a0c<U+200D>d\ufe0fe\u3164f\\r\n"  # (a joiner after ASCII joins nothing)
 
 
-def test_a_joiner_after_a_joiner_is_a_token_in_every_reading() -> None:
-    raw = "a\u200d\u200d日 👨\u200d👩"
-    assert visible_runs(raw) == [("a\u200d", False), ("<U+200D>", True), ("日 👨\u200d👩", False)]
+def test_a_joiner_that_joins_nothing_is_a_token_in_every_reading() -> None:
+    raw = "日\u200d\u200d日 👨\u200d👩"
+    assert visible_runs(raw) == [("日\u200d", False), ("<U+200D>", True), ("日 👨\u200d👩", False)]
     assert hidden_characters(raw, strict=False) == ["\u200d"]
     assert hidden_characters("👨\u200d👩", strict=False) == []
 

@@ -10,8 +10,8 @@ what the user reads is what the server sent:
   Cf), line/paragraph separators and lone surrogates -> ``<U+XXXX>``;
 * ``\\n`` stays a line break. ``\\t`` stays a tab in prose; in ``strict`` mode (anything the user
   approves, command lines, file names, diffs) it is ``\\t``, and ZWJ/ZWNJ, variation selectors,
-  invisible fillers and non-ASCII spaces become ``<U+XXXX>`` too. In prose a ZWJ right after
-  another (which joins nothing) is a token as well.
+  invisible fillers and non-ASCII spaces become ``<U+XXXX>`` too. In prose a ZWJ stays only after
+  a character it can join (an emoji's, an Indic letter's); any other is a token as well.
 
 Every token is one source character and the token set is prefix-free, so a run of tokens decodes
 back exactly (``decode_tokens``); ``widgets.plain`` styles the tokens so a reader can tell a token
@@ -76,12 +76,16 @@ _STRICT_ONLY = [
     0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000,  # spaces that are not " "
 ]
 _PROSE_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *(c for c in _FORMAT if c not in _PROSE_OK)])}]")
-# A joiner right after another joins nothing, and Rich measures text that starts with two of them
-# two ways (``cell_len`` counts the character after them, its grapheme split does not): cutting
-# such a line or segment to a width raised IndexError, which ended the app. It is a token in
-# prose too: "\u200d\u200d" -> "\u200d<U+200D>". (A pattern of its own, for text that has such a
-# run: the look-behind doubles the cost of every search.)
-_PROSE_HIDDEN_RUNS = re.compile(f"{_PROSE_HIDDEN.pattern}|(?<=\u200d)\u200d")
+# Rich measures text that starts with two joiners two ways (``cell_len`` counts the character
+# after them, its grapheme split does not): cutting such a line or segment to a width raised
+# IndexError, which ended the app. Two joiners meet in what Rich draws also when the source had
+# markdown between them (``\u200d**\u200d日**``), or an SGR sequence in tool output. So in prose
+# a joiner stays only after a character it can join, one drawn as itself: not ASCII (markdown's
+# marks, an SGR's ``m``), not a blank, not a hidden character or another joiner, and not the
+# start of the text. Emoji and Indic sequences keep theirs; any other is a token. (A pattern of
+# its own, for text that holds a joiner: the look-behind doubles the cost of every search.)
+_JOINS_AFTER = f"[^\\x00-\\x7f\\s{_ranges([*_ALWAYS, *_FORMAT])}]"
+_PROSE_HIDDEN_JOINERS = re.compile(f"{_PROSE_HIDDEN.pattern}|(?<!{_JOINS_AFTER})\u200d")
 _STRICT_HIDDEN = re.compile(f"[{_ranges([*_ALWAYS, *_FORMAT, *_STRICT_ONLY])}]")
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 _TOKEN = re.compile(r"<U\+([0-9A-F]{4,6})>|\\([rt])|([\u2400-\u241f\u2421])")
@@ -102,9 +106,11 @@ def token_for(char: str) -> str:
 
 
 def _pattern(strict: bool, text: str) -> re.Pattern[str]:
+    """The hidden characters of ``text`` (the joiners' pattern only where there are joiners: both
+    find the same in text without one)."""
     if strict:
         return _STRICT_HIDDEN
-    return _PROSE_HIDDEN_RUNS if "\u200d\u200d" in text else _PROSE_HIDDEN
+    return _PROSE_HIDDEN_JOINERS if "\u200d" in text else _PROSE_HIDDEN
 
 
 def visible_runs(text: str, *, strict: bool = False) -> list[tuple[str, bool]]:
