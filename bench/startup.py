@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import emit, private_user_dirs
+from bench.common import emit, exit_on_terminate, private_user_dirs
 
 TIMEOUT_S = 30.0
 FIRST_FRAME_HINTS = ("octui", "ctrl+q", "Ask", "prompt")
@@ -109,6 +109,7 @@ def main() -> None:
     if shutil.which("tmux") is None:
         emit({"benchmark": "startup", "error": "tmux not found"})
         return
+    exit_on_terminate()  # a killed bench still stops its tmux server and octui (demo_first_frame's finally)
     with private_user_dirs():  # the demo (a tmux server started from here inherits them) reads no draft
         versions, version_cpu = version_wall(args.runs)
         frames = [demo_first_frame() for _ in range(args.runs)]
