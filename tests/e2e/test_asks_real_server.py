@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, Label
+from textual.widgets import Input
 
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import EventRecorder, RealServer
@@ -320,8 +320,8 @@ async def test_question_single_and_multi_choice(
         assert call.metadata.get("answers") == [["Blue"], ["Tests", "Docs"]]
         await wait_until(pilot, lambda: "Blue it is." in session_texts(app, sid), "the text after")
         row = await wait_until(pilot, lambda: tool_row(app, call.id), "the question row")
-        summary = row.query_one(ToolHeader).query_one(".-summary", Label)
-        await wait_until(pilot, lambda: "answered: Blue; Tests, Docs" in str(summary.render()),
+        header = row.query_one(ToolHeader)
+        await wait_until(pilot, lambda: "answered: Blue; Tests, Docs" in header.parts.summary.plain,
                          "the row to show the answers")  # repainted on the next (maybe spaced) frame
     w = live_server.wire
     (replied,) = events.of_type(w.ev("question.replied"), _of(sid))
@@ -349,9 +349,9 @@ async def test_question_rejected_with_esc(
         assert call.status == "error"
         await wait_until(pilot, lambda: ask_id not in app.store.asks, "the question settled")
         row = await wait_until(pilot, lambda: tool_row(app, call.id), "the question row")
-        summary = row.query_one(ToolHeader).query_one(".-summary", Label)
+        header = row.query_one(ToolHeader)
         # The store settles first; the row repaints on the next (possibly spaced) frame.
-        await wait_until(pilot, lambda: "rejected" in str(summary.render()), "the row to say rejected")
+        await wait_until(pilot, lambda: "rejected" in header.parts.summary.plain, "the row to say rejected")
         await _idle(pilot, app, sid)  # no end event after a question reject either
     w = live_server.wire
     (rejected,) = events.of_type(w.ev("question.rejected"), _of(sid))

@@ -15,7 +15,7 @@ import pytest
 from rich.segment import Segment
 from textual.pilot import Pilot
 from textual.strip import Strip
-from textual.widgets import Collapsible, Label
+from textual.widgets import Collapsible
 
 from tests.e2e.fake_llm import FakeLLM
 from tests.e2e.server import RealServer
@@ -114,8 +114,8 @@ async def test_bash_coloured_output_and_failed_exit(live_server: RealServer, fak
         # A non-zero exit: error styling, the failed-exit policy expands the row, a red badge.
         assert row.has_class("-failed-exit")
         assert row.expanded and row.has_class("-expanded")
-        badge = row.query_one(ToolHeader).query_one(".-badge", Label)
-        assert badge.display and badge.has_class("-bad") and not badge.has_class("-ok")
+        parts = row.query_one(ToolHeader).parts
+        assert parts.badge == "exit 3" and not parts.badge_ok
 
         strips = widget_strips(row)
         header = strips[0].text

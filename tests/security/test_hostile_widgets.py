@@ -75,6 +75,7 @@ from widgets.status.status_bar import StatusBar, StatusInfo
 from widgets.subagents.breadcrumb import Breadcrumb
 from widgets.subagents.subagent_tree import SubagentTree
 from widgets.tools.terminal_output import DEFAULT_CAP
+from widgets.tools.tool_header import ToolHeader
 from widgets.tools.tool_row import ToolRow
 from widgets.transcript.message_view import MessageView
 
@@ -405,7 +406,7 @@ async def tool_bash(pilot: Pilot[None], texts: list[str]) -> Shown:
     for row, text in zip(rows, texts, strict=True):
         output = SGR.sub("", text)  # colours stay colours; a long output shows its last lines
         tail = "\n".join(output.split("\n")[-DEFAULT_CAP:])
-        shown += [(row.query_one(".-title"), [text]), (row.query_one(".-command"), [text]),
+        shown += [(row.query_one(ToolHeader), [text]), (row.query_one(".-command"), [text]),
                   (row.query_one(".-output"), [tail])]
     return shown
 
@@ -419,7 +420,7 @@ async def tool_edit(pilot: Pilot[None], texts: list[str]) -> Shown:
                                                        "deletions": 1}]}), expanded=True))
     await _mount(pilot, *rows)
     return [(w, [t]) for row, t in zip(rows, texts, strict=True)
-            for w in (row.query_one(".-title"), row.query_one("DiffView"))]
+            for w in (row.query_one(ToolHeader), row.query_one("DiffView"))]
 
 
 async def tool_unknown_and_failed(pilot: Pilot[None], texts: list[str]) -> Shown:
@@ -449,7 +450,7 @@ async def tool_question_and_subagent(pilot: Pilot[None], texts: list[str]) -> Sh
         rows.append(ToolRow(_call("task", input={"description": text, "agent": text}, content=output),
                             expanded=True))
     await _mount(pilot, *rows)
-    return [(row.query_one(".-title"), [text]) for row, text in zip(rows, [t for t in texts for _ in "ab"],
+    return [(row.query_one(ToolHeader), [text]) for row, text in zip(rows, [t for t in texts for _ in "ab"],
                                                                     strict=True)]
 
 

@@ -51,7 +51,7 @@ async def test_rows_follow_each_childs_real_state() -> None:
                 node = tree.node_for(row.call.child_session_id or "")
                 assert node is not None
                 seen.add(node.status)
-                summary = str(row.query_one(ToolHeader).query_one(".-summary").render())
+                summary = row.query_one(ToolHeader).parts.summary.plain
                 assert summary.startswith(f"{STATUS_WORDS[node.status]} → "), (summary, node.status)
                 own = row.call.metadata.get("status") or row.call.progress.get("status")
                 stale += own == "running" and node.status != "running"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import HorizontalGroup
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.cells import cell_len
+from textual.content import Content
 from textual.timer import Timer
-from textual.widgets import Label
+from textual.widget import Widget
 
 from tui.app import clock
 from tui.state.transcript import ToolCall
@@ -24,31 +27,65 @@ from tui.text.tools import (
 )
 from widgets.plain import plain, plain_line
 
-__all__ = ["ToolHeader"]
+__all__ = ["HeaderParts", "ToolHeader"]
+
+TITLE_MIN = 12
+"""The title keeps this many cells (its gap included) before anything else is given room."""
+SUMMARY_SHARE = 0.45
+"""A narrow row shortens the summary (to this share of the row) before the title disappears."""
+_STATUS_LOOKS = ("running", "completed", "error")
+"""The statuses whose icon has a colour of its own."""
 
 
-class ToolHeader(HorizontalGroup):
-    """Chevron, status icon, tool name, title, summary/badge and elapsed time.
+@dataclass(frozen=True)
+class HeaderParts:
+    """What the header says, part by part, before it is laid out in a row."""
 
-    Ticks once a second while the call is not finished (and only then), reading ``tui.app.clock``.
+    chevron: str
+    icon: str
+    name: Content
+    title: Content
+    summary: Content
+    badge: str
+    badge_ok: bool
+    elapsed: str
+
+
+class ToolHeader(Widget):
+    """Chevron, status icon, tool name, title, summary/badge and elapsed time, on one line.
+
+    One widget that draws its line itself: a row of labels made every tool row cost twice as
+    much to mount and lay out. The title takes the room left; it and the summary end in ``…``
+    when cut. Ticks once a second while the call is not finished (and only then), reading
+    ``tui.app.clock``.
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "tool-header--chevron",
+        "tool-header--icon",
+        "tool-header--icon-running",
+        "tool-header--icon-completed",
+        "tool-header--icon-error",
+        "tool-header--name",
+        "tool-header--title",
+        "tool-header--title-streaming",
+        "tool-header--summary",
+        "tool-header--summary-error",
+        "tool-header--badge-ok",
+        "tool-header--badge-bad",
+        "tool-header--elapsed",
+    }
+    """Each part's look; the icon's, the title's and the summary's follow the call's status."""
 
     def __init__(self, call: ToolCall, *, child_status: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._call = call
         self._child_status = child_status
+        self._expanded = False
         self._timer: Timer | None = None
         self._ready = False
-
-    def compose(self) -> ComposeResult:
-        yield Label("▸", classes="-chevron")
-        yield Label("", classes="-icon")
-        yield Label("", classes="-name")
-        yield Label("", classes="-title")
-        yield Label("", classes="-summary")
-        yield Label("", classes="-badge")
-        yield Label("", classes="-elapsed")
+        self._parts: HeaderParts | None = None
 
     def on_mount(self) -> None:
         self._ready = True
@@ -58,14 +95,10 @@ class ToolHeader(HorizontalGroup):
         """Repaint from ``call`` (and a subagent child's real status) and start/stop the ticker."""
         self._call = call
         self._child_status = child_status
+        self._parts = None
         if not self._ready:
             return
-        self._label("-icon").update(plain(status_icon(call.status)))
-        self._label("-name").update(plain_line(call.name or "tool", 40))
-        self._label("-title").update(plain_line(tool_title_source(call), 200, strict=True))
-        self._label("-summary").update(plain(self._summary(call)))
-        self._show_badge(call)
-        self._tick()
+        self.refresh()
         if call.finished and self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -73,11 +106,32 @@ class ToolHeader(HorizontalGroup):
             self._timer = self.set_interval(1.0, self._tick)
 
     def set_expanded(self, expanded: bool) -> None:
-        if self._ready:
-            self._label("-chevron").update("▾" if expanded else "▸")
+        if expanded != self._expanded:
+            self._expanded = expanded
+            self._parts = None
+            self.refresh()
 
-    def _label(self, cls: str) -> Label:
-        return self.query_one(f".{cls}", Label)
+    @property
+    def parts(self) -> HeaderParts:
+        """What the header shows now, part by part (the elapsed time as of the last frame)."""
+        if self._parts is None:
+            self._parts = self._build_parts()
+        return self._parts
+
+    def _build_parts(self) -> HeaderParts:
+        call = self._call
+        badge, ok = self._badge(call)
+        elapsed = elapsed_ms(call, clock.now_ms())
+        return HeaderParts(
+            chevron="▾" if self._expanded else "▸",
+            icon=status_icon(call.status),
+            name=plain_line(call.name or "tool", 40),
+            title=plain_line(tool_title_source(call), 200, strict=True),
+            summary=plain(self._summary(call)),
+            badge=badge,
+            badge_ok=ok,
+            elapsed="" if elapsed is None else format_duration(elapsed),
+        )
 
     def _summary(self, call: ToolCall) -> str:
         kind = kind_of(call.name)
@@ -96,22 +150,61 @@ class ToolHeader(HorizontalGroup):
             return one_line(call.error.message, 60) or "failed"
         return tool_summary(call)
 
-    def _show_badge(self, call: ToolCall) -> None:
-        badge = self._label("-badge")
-        text, ok = "", True
+    @staticmethod
+    def _badge(call: ToolCall) -> tuple[str, bool]:
+        """A finished shell command's exit code (or its timeout): the text and whether it is good."""
         if kind_of(call.name) == "shell" and call.finished:
-            code = exit_code(call)
             if timed_out(call):
-                text, ok = "timeout", False
-            elif code is not None:
-                text, ok = f"exit {code}", code == 0
-        badge.update(text)
-        badge.display = bool(text)
-        badge.set_class(ok, "-ok")
-        badge.set_class(not ok, "-bad")
+                return "timeout", False
+            code = exit_code(call)
+            if code is not None:
+                return f"exit {code}", code == 0
+        return "", True
 
     def _tick(self) -> None:
-        if not self._ready:
-            return
-        elapsed = elapsed_ms(self._call, clock.now_ms())
-        self._label("-elapsed").update("" if elapsed is None else format_duration(elapsed))
+        if self._ready:
+            self._parts = None
+            self.refresh()
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def _part(self, content: Content | str, look: str) -> Content:
+        """``content`` in a part's look (under its own styles: a hidden character's token stays)."""
+        return plain(content).stylize_before(self.get_visual_style(f"tool-header--{look}", partial=True))
+
+    def render(self) -> Content:
+        parts = self.parts
+        status = self._call.status
+        width = self.size.width
+        # Each part is followed by a one-cell gap; the badge has a cell each side in its colour,
+        # the time its gap before it. The title takes what is left, but never less than TITLE_MIN.
+        fixed_cells = cell_len(parts.chevron) + cell_len(parts.icon) + parts.name.cell_length + 3
+        summary_cells = min(parts.summary.cell_length + 1, int(width * SUMMARY_SHARE))
+        badge_cells = len(parts.badge) + 2 if parts.badge else 0
+        time_cells = len(parts.elapsed) + 1
+        title_cells = max(TITLE_MIN, width - fixed_cells - summary_cells - badge_cells - time_cells)
+        title_look = "title-streaming" if status == "streaming" else "title"
+        summary_look = "summary-error" if status == "error" else "summary"
+        gap = Content(" ")
+        pieces = [
+            self._part(parts.chevron, "chevron"), gap,
+            self._part(parts.icon, f"icon-{status}" if status in _STATUS_LOOKS else "icon"), gap,
+            self._part(parts.name, "name"), gap,
+            self._part(_fit(parts.title, title_cells - 1), title_look), gap,
+            self._part(_fit(parts.summary, summary_cells - 1), summary_look), gap,
+        ]
+        if parts.badge:
+            # The whole style, not a partial one: a partial style's see-through background would
+            # be blended twice, and the badge drawn paler than its colour.
+            badge = self.get_visual_style(f"tool-header--badge-{'ok' if parts.badge_ok else 'bad'}")
+            pieces += [plain(text).stylize(badge) for text in (" ", parts.badge, " ")]
+        pieces += [gap, self._part(parts.elapsed, "elapsed")]
+        return Content.assemble(*pieces).truncate(width)
+
+
+def _fit(content: Content, cells: int) -> Content:
+    """``content`` in exactly ``cells`` cells: padded, or cut with ``…`` when it is longer."""
+    cells = max(0, cells)
+    if content.cell_length > cells:
+        return content.truncate(cells, ellipsis=True)
+    return content.pad_right(cells - content.cell_length)
