@@ -82,6 +82,11 @@ def plain_cut(text: str, limit: int = CUT_AT, style: str = "", *, strict: bool =
                             (f" … {len(text) - limit:,} more characters not shown", "bold $text-error"))
 
 
+LINE_WINDOW = (4, 64)
+"""``plain_line`` reads ``limit * 4 + 64`` characters first: a one-line label of a huge string
+(a title, a file name, a streamed tool input) costs what it shows, not the whole string."""
+
+
 def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: bool = False) -> Content:
     """``plain`` on one line: whitespace runs collapsed, cut to ``limit`` characters with ``…``.
 
@@ -89,6 +94,24 @@ def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: b
     """
     if not text:
         return Content("")
+    factor, extra = LINE_WINDOW
+    window = limit * factor + extra
+    pieces = _line_pieces(text[:window], strict) if len(text) > window else None
+    # Cleaning is character by character (a joiner reads only the one before), so the start's
+    # pieces are the whole's but at their very end (a blank or a token cut there). Enough of
+    # them past the cut, and the cut is the same; else (blanks, mostly) the whole is read.
+    if pieces is None or sum(len(piece) for piece, _ in pieces) <= limit + _LONGEST_TOKEN:
+        pieces = _line_pieces(text, strict)
+    if sum(len(piece) for piece, _ in pieces) > limit:
+        pieces = _cut(pieces, max(0, limit - 1)) + [("…", False)]
+    return Content.assemble(*((piece, HIDDEN_STYLE if token else style) for piece, token in pieces if piece))
+
+
+_LONGEST_TOKEN = len("<U+10FFFF>")
+
+
+def _line_pieces(text: str, strict: bool) -> list[tuple[str, bool]]:
+    """``text``'s visible runs on one line: blanks collapsed, none at either end."""
     runs = visible_runs(text, strict=strict)
     pieces: list[tuple[str, bool]] = []
     for index, (piece, token) in enumerate(runs):
@@ -97,9 +120,7 @@ def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: b
             piece = piece.lstrip() if index == 0 else piece
             piece = piece.rstrip() if index == len(runs) - 1 else piece
         pieces.append((piece, token))
-    if sum(len(piece) for piece, _ in pieces) > limit:
-        pieces = _cut(pieces, max(0, limit - 1)) + [("…", False)]
-    return Content.assemble(*((piece, HIDDEN_STYLE if token else style) for piece, token in pieces if piece))
+    return pieces
 
 
 def _cut(pieces: list[tuple[str, bool]], budget: int) -> list[tuple[str, bool]]:
