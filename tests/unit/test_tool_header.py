@@ -140,3 +140,39 @@ async def test_the_header_follows_the_call() -> None:
         assert "✗ bash" in done or "✓ bash" in done
         assert done.rstrip().endswith(" exit 1  3.4s"), done
         assert row.query_one(ToolHeader)._timer is None
+
+
+def luminance(rgb: tuple[int, ...]) -> float:
+    """WCAG's relative luminance of a colour."""
+    linear = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: tuple[int, ...], two: tuple[int, ...]) -> float:
+    """The WCAG contrast ratio of two colours (1: the same; 21: black on white)."""
+    lighter, darker = sorted((luminance(one), luminance(two)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+async def test_every_part_reads_in_every_theme() -> None:
+    """Muted parts (chevron, summary, time, a streaming title) use an "auto" colour picked against
+    what is under it: drawn from a partial style it came out near-white, unreadable in a light
+    theme. (The status icon is left out: its colour is the theme's own success or error colour.)"""
+    calls = [samples.BASH_FAIL, samples.STREAMING, samples.QUESTION, samples.RUNNING]
+    app = ToolRowApp([(call, False) for call in calls])
+    async with app.run_test(size=(100, 2 * len(calls) + 2)) as pilot:
+        app.screen.set_focus(None)
+        for theme in sorted(app.available_themes):
+            app.theme = theme
+            await pilot.pause()
+            for row in app.query(ToolRow):
+                icon = row.query_one(ToolHeader).parts.icon
+                for segment in header_line(app, row):
+                    style = segment.style
+                    if not segment.text.strip() or segment.text == icon or style is None:
+                        continue
+                    fg, bg = (style.bgcolor, style.color) if style.reverse else (style.color, style.bgcolor)
+                    if fg is None or bg is None or fg.triplet is None or bg.triplet is None:
+                        continue  # a terminal's own colours (the ansi themes)
+                    ratio = contrast(tuple(fg.triplet), tuple(bg.triplet))
+                    assert ratio >= 3, (theme, segment.text, fg.triplet.hex, bg.triplet.hex)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -113,7 +113,8 @@ class ToolHeader(Widget):
 
     @property
     def parts(self) -> HeaderParts:
-        """What the header shows now, part by part (the elapsed time as of the last frame)."""
+        """What the header shows, part by part: built when first read after a change, and again
+        for each tick of a running call's time."""
         if self._parts is None:
             self._parts = self._build_parts()
         return self._parts
@@ -170,7 +171,13 @@ class ToolHeader(Widget):
 
     def _part(self, content: Content | str, look: str) -> Content:
         """``content`` in a part's look (under its own styles: a hidden character's token stays)."""
-        return plain(content).stylize_before(self.get_visual_style(f"tool-header--{look}", partial=True))
+        name = f"tool-header--{look}"
+        # The colour from the whole style: ``$text-muted`` is an "auto" colour, picked to read on
+        # the background under it, which a partial style does not know (it would pick near-white,
+        # unreadable in a light theme).
+        whole = self.get_visual_style(name)
+        style = replace(self.get_visual_style(name, partial=True), foreground=whole.foreground)
+        return plain(content).stylize_before(style)
 
     def render(self) -> Content:
         parts = self.parts
