@@ -3,7 +3,7 @@
 #   scripts/test.sh [extra pytest arguments...]
 # pytest runs on parallel workers (pytest-xdist): OCTUI_TEST_WORKERS of them (default: twice the
 # cores, at least 4, at most 8; the e2e tests mostly wait on a paced fake LLM), the real-server tests
-# on a quarter of them, at least one (tests/README.md). OCTUI_TEST_WORKERS=0, or -n in the arguments, runs it your way;
+# on half of them (tests/README.md). OCTUI_TEST_WORKERS=0, or -n in the arguments, runs it your way;
 # --snapshot-update always runs in one process.
 # All three checks always run; the exit code is pytest's when it failed, else 1 if ruff or mypy failed.
 set -uo pipefail

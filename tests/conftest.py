@@ -7,10 +7,10 @@
   are registered here, for every directory. The real server:
   one server and one fake LLM per test process (per xdist worker), shared by the tests on it.
 * ``scripts/test.sh`` runs the suite on several xdist workers with ``--dist loadgroup``
-  (``tests/README.md``). The tests that use a real server are dealt into groups for a quarter of
-  the workers (at least one), so only that many servers start. Collection puts the directories
-  that mostly wait (faults, e2e, security) first, so their long tests start early and the
-  CPU-bound unit and snapshot tests fill the gaps instead of trailing at the end.
+  (``tests/README.md``). The tests that use a real server are dealt into groups for half of the
+  workers, so only that many servers start. Collection puts the directories that mostly wait
+  (faults, e2e, security) first, so their long tests start early and the CPU-bound unit and
+  snapshot tests fill the gaps instead of trailing at the end.
 * The run ends with the skipped tests counted by reason, so a plain clone says what it did not run.
 * SIGTERM (e.g. a CI timeout) is turned into KeyboardInterrupt, so fixtures still tear down and stop
   the servers they started.
@@ -65,12 +65,10 @@ def _run_rank(item: pytest.Item) -> int:
 
 
 def real_server_groups() -> int:
-    """How many workers run the real-server tests: a quarter of them, at least one. Each starts a
-    server (~7 CPU-seconds, and its share of every turn's CPU) while the others run the CPU-bound
-    tests. On two cores (four workers) one server's chain of tests still ends before the rest:
-    the suite took 384.5 s of wall and 678 s of CPU with one, 426 s and 788 s with two."""
+    """How many workers run the real-server tests: half of them (each such worker starts a server
+    that costs ~7 CPU-seconds and idles at ~1 % CPU; the others run the CPU-bound tests)."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    return max(1, workers // 4)
+    return max(1, workers // 2)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
