@@ -60,11 +60,11 @@ async def run(rows: int, batch: int) -> dict[str, Any]:
     from textual.containers import VerticalScroll
 
     from tui.app import clock
-    from tui.app.app import STYLES
+    from tui.app.app import OctuiApp
     from widgets.tools.tool_row import ToolRow
 
     class Bench(App[None]):
-        CSS_PATH = sorted(STYLES.glob("*.tcss"), key=lambda p: (p.name != "app.tcss", p.name))
+        CSS_PATH = OctuiApp.CSS_PATH
 
         def compose(self) -> ComposeResult:
             yield VerticalScroll(id="area")

@@ -197,8 +197,9 @@ class ToolHeader(Widget):
             self._part(parts.chevron, "chevron"), gap,
             self._part(parts.icon, f"icon-{status}" if status in _STATUS_LOOKS else "icon"), gap,
             self._part(parts.name, "name"), gap,
-            self._part(_fit(parts.title, title_cells - 1), title_look), gap,
-            self._part(_fit(parts.summary, summary_cells - 1), summary_look), gap,
+            self._part(parts.title.truncate(title_cells - 1, ellipsis=True, pad=True), title_look), gap,
+            self._part(parts.summary.truncate(max(0, summary_cells - 1), ellipsis=True, pad=True),
+                       summary_look), gap,
         ]
         if parts.badge:
             # The whole style, not a partial one: a partial style's see-through background would
@@ -208,10 +209,3 @@ class ToolHeader(Widget):
         pieces += [gap, self._part(parts.elapsed, "elapsed")]
         return Content.assemble(*pieces).truncate(width)
 
-
-def _fit(content: Content, cells: int) -> Content:
-    """``content`` in exactly ``cells`` cells: padded, or cut with ``…`` when it is longer."""
-    cells = max(0, cells)
-    if content.cell_length > cells:
-        return content.truncate(cells, ellipsis=True)
-    return content.pad_right(cells - content.cell_length)
