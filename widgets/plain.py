@@ -31,7 +31,7 @@ from textual.content import Content
 from textual.notifications import SeverityLevel
 from textual.style import Style
 
-from tui.text.sanitize import clean_text, decode_tokens, one_line, visible_runs
+from tui.text.sanitize import LINE_WINDOW, LONGEST_TOKEN, clean_text, decode_tokens, one_line, visible_runs
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -82,11 +82,6 @@ def plain_cut(text: str, limit: int = CUT_AT, style: str = "", *, strict: bool =
                             (f" … {len(text) - limit:,} more characters not shown", "bold $text-error"))
 
 
-LINE_WINDOW = (4, 64)
-"""``plain_line`` reads ``limit * 4 + 64`` characters first: a one-line label of a huge string
-(a title, a file name, a streamed tool input) costs what it shows, not the whole string."""
-
-
 def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: bool = False) -> Content:
     """``plain`` on one line: whitespace runs collapsed, cut to ``limit`` characters with ``…``.
 
@@ -100,14 +95,11 @@ def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: b
     # Cleaning is character by character (a joiner reads only the one before), so the start's
     # pieces are the whole's but at their very end (a blank or a token cut there). Enough of
     # them past the cut, and the cut is the same; else (blanks, mostly) the whole is read.
-    if pieces is None or sum(len(piece) for piece, _ in pieces) <= limit + _LONGEST_TOKEN:
+    if pieces is None or sum(len(piece) for piece, _ in pieces) <= limit + LONGEST_TOKEN:
         pieces = _line_pieces(text, strict)
     if sum(len(piece) for piece, _ in pieces) > limit:
         pieces = _cut(pieces, max(0, limit - 1)) + [("…", False)]
     return Content.assemble(*((piece, HIDDEN_STYLE if token else style) for piece, token in pieces if piece))
-
-
-_LONGEST_TOKEN = len("<U+10FFFF>")
 
 
 def _line_pieces(text: str, strict: bool) -> list[tuple[str, bool]]:
