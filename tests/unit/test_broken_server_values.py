@@ -53,6 +53,63 @@ def test_field_ids_are_valid_and_distinct_for_any_key() -> None:
     assert field_id("name") == "field-name"  # a plain key reads as itself
 
 
+def test_a_huge_key_makes_a_short_id_of_its_own() -> None:
+    one, two = "k" * 1_000_000, "k" * 999_999 + "j"  # the same start, past what an id keeps
+    assert field_id(one) != field_id(two)
+    assert len(field_id(one)) < 100 and field_id(one).startswith("field-" + "k" * 64 + "-")
+
+
+async def test_a_long_default_is_not_put_in_the_box_and_an_empty_box_answers_with_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual's Input measures its whole value on every paint (a megabyte of hostile text took
+    six seconds to open the form, and with the cursor blinking the app never went idle): a long
+    default is shown as a note and answered when the box is left empty, made visible as a default
+    in the box is."""
+    import time
+
+    from textual.widgets import Input, Static
+
+    from tests.snapshots.dialog_app import DialogApp
+    from tui.protocol.models import FormField, FormInfo
+    from tui.screens.form import FormScreen
+    from tui.text.sanitize import clean_text
+    from widgets.asks.form_field.base import LONG_DEFAULT
+
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)  # a steady cursor: bounded before
+    hostile = ("[/b]\x1b]0;x\x07\u202e" * 111_112)[:1_000_000]
+    short = "s" * LONG_DEFAULT
+    fields = [FormField(key="long", title="long", default=hostile),
+              FormField(key="count", type="number", title="count", default="7" * (LONG_DEFAULT + 1)),
+              FormField(key="short", title="short", default=short)]
+    app = DialogApp(lambda: FormScreen(FormInfo(id="frm_1", sessionID="ses_1", title="t", fields=fields)))
+    started = time.process_time()
+    async with app.run_test(size=(100, 34)) as pilot:
+        await pilot.pause()
+        opened = time.process_time() - started
+        screen = app.screen
+        assert isinstance(screen, FormScreen)
+        long_box = screen.query_one(f"#{field_id('long')} Input", Input)
+        assert not long_box.value, f"{len(long_box.value):,} characters in the box, opened in {opened:.1f} s"
+        assert opened < 3.0  # ~7 s with the megabyte in the box
+        assert screen.query_one(f"#{field_id('short')} Input", Input).value == short  # up to the line: boxed
+        notes = [str(note.render()) for note in screen.query(".field-default").results(Static)]
+        assert len(notes) == 2
+        assert notes[0].startswith("default (1,000,000 characters): [/b]␛]0;x␇<U+202E>")
+        assert notes[1].startswith("default (4,097 characters): 777") and notes[1].endswith("…")
+        assert long_box.placeholder == "empty: answers with the default below"
+        assert screen.values()["long"] == clean_text(hostile)
+        assert screen.values()["count"] == "7" * (LONG_DEFAULT + 1)
+        long_box.value = "typed"
+        await pilot.pause()
+        assert screen.values()["long"] == "typed"
+        long_box.value = ""  # emptied again: the default once more
+        await pilot.pause()
+        screen.action_submit()
+        await pilot.pause()
+    assert app.result.answer["long"] == clean_text(hostile)
+    assert app.result.answer["short"] == short
+
+
 async def test_a_form_with_odd_and_repeated_keys_opens_and_keeps_what_is_typed() -> None:
     from textual.widgets import Input, Static
 

@@ -167,7 +167,7 @@ class SubagentTree(Tree[TreeNode]):
         self._rows = {node.session_id: self.root}
         self._keys = {node.session_id: self._row_key(node)}
         self.root.data = node
-        self.root.set_label(plain_rich(node.title))
+        self.root.set_label(_row_label(node))
         if node.session_id in self._collapsed:
             self.root.collapse()
         else:
@@ -182,7 +182,7 @@ class SubagentTree(Tree[TreeNode]):
 
     def _add_rows(self, parent: UINode[TreeNode], node: TreeNode) -> None:
         for child in node.children:
-            row = parent.add(plain_rich(child.title), child, expand=child.session_id not in self._collapsed,
+            row = parent.add(_row_label(child), child, expand=child.session_id not in self._collapsed,
                              allow_expand=bool(child.children))
             self._rows[child.session_id] = row
             self._keys[child.session_id] = self._row_key(child)
@@ -197,7 +197,7 @@ class SubagentTree(Tree[TreeNode]):
             key = self._row_key(item)
             if key != self._keys.get(item.session_id):
                 self._keys[item.session_id] = key
-                row.set_label(plain_rich(item.title))
+                row.set_label(_row_label(item))
 
     def _row_key(self, node: TreeNode) -> _RowKey:
         return (node.title, node.agent, node.status, node.started, node.ended, node.total_cost,
@@ -321,6 +321,12 @@ class SubagentTree(Tree[TreeNode]):
         node = self.cursor_node
         if node is not None and node.data is not None:
             self.post_message(self.StopSession(self, node.data.session_id))
+
+
+def _row_label(node: TreeNode) -> Text:
+    """A row's label as the Tree keeps it (it measures and copies it; ``render_label`` draws the
+    row): the title's start, as drawn. A megabyte title made three megabyte labels a rebuild."""
+    return plain_rich(node.title[:TITLE_LIMIT])
 
 
 def _with_parents(node: TreeNode) -> list[tuple[TreeNode, str | None]]:

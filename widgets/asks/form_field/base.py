@@ -15,6 +15,12 @@ from tui.protocol.models import FormField
 from tui.text.sanitize import clean_text, one_line
 from widgets.plain import plain, plain_cut, plain_line
 
+LONG_DEFAULT = 4_096
+"""A default longer than this is not put in the field's box: Textual's ``Input`` measures its whole
+value on every paint (a megabyte of hostile text took six seconds to show, a tenth of a second a
+key). The box starts empty, a note shows the default's start and length, and an empty box answers
+with it (made visible, as a default in the box would be)."""
+
 
 class FieldEditor(Vertical):
     """Title (with a required marker), description, the kind's control and an error line.
@@ -24,6 +30,10 @@ class FieldEditor(Vertical):
 
     show_title = True
     """Booleans put the title on the checkbox itself."""
+
+    _long_default: str | None = None
+    """A default too long for the box (``LONG_DEFAULT``), as the server sent it."""
+    _long_answer: str | None = None
 
     class Changed(Message):
         """The editor's value changed."""
@@ -67,6 +77,30 @@ class FieldEditor(Vertical):
     def compose_control(self) -> ComposeResult:
         yield from ()
 
+    def boxed(self, default: str, placeholder: str) -> tuple[str, str]:
+        """The box's value and placeholder for ``default``: it made visible, and ``placeholder``.
+        A default longer than ``LONG_DEFAULT`` is kept out of the box (for ``long_default`` and
+        ``long_default_note``): an empty box, whose placeholder says what empty answers."""
+        if len(default) <= LONG_DEFAULT:
+            return clean_text(default), placeholder
+        self._long_default = default
+        return "", "empty: answers with the default below"
+
+    def long_default_note(self) -> ComposeResult:
+        """A line under the box for a long default: its start, its length, what an empty box means."""
+        default = self._long_default
+        if default is not None:
+            yield Static(Content.assemble((f"default ({len(default):,} characters): ", "$text-muted"),
+                                          plain_line(default, 40)), classes="field-default")
+
+    @property
+    def long_default(self) -> str | None:
+        """What an empty box answers: the long default made visible (cleaned once: the form reads
+        every value on every key)."""
+        if self._long_default is not None and self._long_answer is None:
+            self._long_answer = clean_text(self._long_default)
+        return self._long_answer
+
     @property
     def value(self) -> Any:
         return None
@@ -86,11 +120,16 @@ class FieldEditor(Vertical):
         self.post_message(self.Changed(self))
 
 
+ID_KEY_CHARS = 64
+"""A field's widget id keeps this much of its key (a megabyte key made a megabyte id, and every
+query of it parsed that); a longer key gets the digest, as any key changed to make its id does."""
+
+
 def field_id(key: str) -> str:
     """A widget id for the field ``key``: Textual takes ASCII letters, digits, ``-`` and ``_``
     only, so any other key ("é", "a b") gets a digest of itself, and two keys that read the same
     once cleaned ("a b", "a_b") still get different ids. (Two fields with one key: see the form.)"""
-    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in key)
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in key[:ID_KEY_CHARS])
     if safe != key or not safe:
         safe += "-" + hashlib.blake2s(key.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
     return f"field-{safe}"

@@ -8,7 +8,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Input
 
-from tui.text.sanitize import clean_text, one_line
+from tui.text.sanitize import one_line
 from widgets.asks.form_field.base import FieldEditor
 
 
@@ -24,17 +24,20 @@ class NumberFieldEditor(FieldEditor):
         low = _bound(f.minimum) if f.minimum is not None else ""
         high = _bound(f.maximum) if f.maximum is not None else ""
         hint = f"{low}…{high}" if low or high else ("whole number" if f.type == "integer" else "number")
+        initial = "" if self.initial is None else str(self.initial)
+        value, placeholder = self.boxed(initial, one_line(f.placeholder or hint, 80))
         yield Input(
-            value="" if self.initial is None else clean_text(str(self.initial)),
-            placeholder=one_line(f.placeholder or hint, 80),
+            value=value,
+            placeholder=placeholder,
             type="integer" if f.type == "integer" else "number",
             classes="field-input",
             compact=True,
         )
+        yield from self.long_default_note()
 
     @property
     def value(self) -> Any:
-        return self.query_one(Input).value
+        return self.query_one(Input).value or self.long_default or ""
 
     @on(Input.Changed)
     def _edited(self, event: Input.Changed) -> None:

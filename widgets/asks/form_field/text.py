@@ -8,7 +8,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Input, Select
 
-from tui.text.sanitize import clean_text, one_line
+from tui.text.sanitize import one_line
 from widgets.asks.form_field.base import FieldEditor
 from widgets.plain import plain_line
 
@@ -41,13 +41,15 @@ class TextFieldEditor(FieldEditor):
             placeholder = f.placeholder or _FORMAT_HINTS.get(f.format or "", "")
             if f.options:
                 placeholder = placeholder or "or type your own answer"
+            value, placeholder = self.boxed(typed, one_line(placeholder, 80))
             yield Input(
-                value=clean_text(typed),
-                placeholder=one_line(placeholder, 80),
+                value=value,
+                placeholder=placeholder,
                 max_length=f.maxLength or 0,
                 classes="field-input",
-            compact=True,
+                compact=True,
             )
+            yield from self.long_default_note()
 
     @property
     def value(self) -> Any:
@@ -58,7 +60,7 @@ class TextFieldEditor(FieldEditor):
         for select in self.query(".field-select").results(Select):
             if select.value is not Select.NULL:
                 return str(select.value)
-        return ""
+        return self.long_default or ""
 
     @on(Input.Changed)
     @on(Select.Changed)
