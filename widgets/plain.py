@@ -31,7 +31,8 @@ from textual.content import Content
 from textual.notifications import SeverityLevel
 from textual.style import Style
 
-from tui.text.sanitize import LINE_WINDOW, LONGEST_TOKEN, clean_text, decode_tokens, one_line, visible_runs
+from tui.text import sanitize
+from tui.text.sanitize import LONGEST_TOKEN, clean_text, decode_tokens, one_line, visible_runs
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -89,7 +90,7 @@ def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: b
     """
     if not text:
         return Content("")
-    factor, extra = LINE_WINDOW
+    factor, extra = sanitize.LINE_WINDOW
     window = limit * factor + extra
     pieces = _line_pieces(text[:window], strict) if len(text) > window else None
     # Cleaning is character by character (a joiner reads only the one before), so the start's

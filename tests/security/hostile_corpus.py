@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tui.text.sanitize import LONGEST_TOKEN, reveal
+from tui.text.sanitize import reveal
 
 __all__ = ["BIG", "CORPUS", "ESCAPE_BYTES", "MARKUP", "SMALL", "visible_forms"]
 
@@ -237,11 +237,11 @@ def visible_forms(text: str, limit: int = 24) -> tuple[str, ...]:
     for strict in (False, True):
         source = text.replace("\r\n", "\n") if not strict else text
         # The start only (a 1 MB line took ~0.5 s a check): revealing is character by character,
-        # so a start's tokens are the whole's but maybe its last; grown until it shows enough.
-        window = limit * 16
+        # so a start's tokens are the whole's first ones; grown until it shows enough.
+        window = max(1, limit) * 16
         while True:
             shown = _WHITESPACE.sub("", reveal(source[:window], strict=strict))
-            if window >= len(source) or len(shown) > limit + LONGEST_TOKEN:
+            if window >= len(source) or len(shown) > limit:
                 break
             window *= 4
         cut = shown[:limit]

@@ -59,55 +59,100 @@ def test_a_huge_key_makes_a_short_id_of_its_own() -> None:
     assert len(field_id(one)) < 100 and field_id(one).startswith("field-" + "k" * 64 + "-")
 
 
-async def test_a_long_default_is_not_put_in_the_box_and_an_empty_box_answers_with_it(
+async def test_a_long_default_stays_out_of_the_box_and_is_the_answer_until_the_box_is_edited(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Textual's Input measures its whole value on every paint (a megabyte of hostile text took
     six seconds to open the form, and with the cursor blinking the app never went idle): a long
-    default is shown as a note and answered when the box is left empty, made visible as a default
-    in the box is."""
+    default is shown as a note and is the answer, made visible as a default in the box is, until
+    the box is edited; then the box is, empty included, as when a default in the box is cleared."""
     import time
 
-    from textual.widgets import Input, Static
+    from textual.widgets import Input, Select, Static
 
     from tests.snapshots.dialog_app import DialogApp
-    from tui.protocol.models import FormField, FormInfo
+    from tui.protocol.models import FormField, FormInfo, FormOption
     from tui.screens.form import FormScreen
     from tui.text.sanitize import clean_text
-    from widgets.asks.form_field.base import LONG_DEFAULT
+    from widgets.asks.form_field.base import LONG_DEFAULT, LONG_PLACEHOLDER
 
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)  # a steady cursor: bounded before
     hostile = ("[/b]\x1b]0;x\x07\u202e" * 111_112)[:1_000_000]
-    short = "s" * LONG_DEFAULT
+    short, number = "s" * LONG_DEFAULT, "0" * LONG_DEFAULT + "7"
     fields = [FormField(key="long", title="long", default=hostile),
-              FormField(key="count", type="number", title="count", default="7" * (LONG_DEFAULT + 1)),
-              FormField(key="short", title="short", default=short)]
+              FormField(key="count", type="number", title="count", default=number),
+              FormField(key="short", title="short", default=short),
+              FormField(key="kept", title="kept", default=number),
+              FormField(key="pick", title="pick", default=number, custom=True,
+                        options=[FormOption(value="a"), FormOption(value="b")])]
     app = DialogApp(lambda: FormScreen(FormInfo(id="frm_1", sessionID="ses_1", title="t", fields=fields)))
     started = time.process_time()
-    async with app.run_test(size=(100, 34)) as pilot:
+    async with app.run_test(size=(100, 60)) as pilot:
         await pilot.pause()
         opened = time.process_time() - started
         screen = app.screen
         assert isinstance(screen, FormScreen)
-        long_box = screen.query_one(f"#{field_id('long')} Input", Input)
-        assert not long_box.value, f"{len(long_box.value):,} characters in the box, opened in {opened:.1f} s"
+
+        def box(key: str) -> Input:
+            return screen.query_one(f"#{field_id(key)} Input", Input)
+
+        def note(key: str) -> str:
+            return str(screen.query_one(f"#{field_id(key)} .field-default", Static).render())
+
+        boxed = len(box("long").value)
+        assert not boxed, f"{boxed:,} characters in the box, opened in {opened:.1f} s"
         assert opened < 3.0  # ~7 s with the megabyte in the box
-        assert screen.query_one(f"#{field_id('short')} Input", Input).value == short  # up to the line: boxed
-        notes = [str(note.render()) for note in screen.query(".field-default").results(Static)]
-        assert len(notes) == 2
-        assert notes[0].startswith("default (1,000,000 characters): [/b]␛]0;x␇<U+202E>")
-        assert notes[1].startswith("default (4,097 characters): 777") and notes[1].endswith("…")
-        assert long_box.placeholder == "empty: answers with the default below"
-        assert screen.values()["long"] == clean_text(hostile)
-        assert screen.values()["count"] == "7" * (LONG_DEFAULT + 1)
-        long_box.value = "typed"
+        assert box("short").value == short  # up to the line: in the box, as before
+        assert len(screen.query(".field-default")) == 4
+        assert note("long").startswith("sent while the box is untouched, the default (1,000,000 characters): "
+                                       "[/b]␛]0;x␇<U+202E>")
+        assert note("count").startswith("sent while the box is untouched, the default (4,097 characters): "
+                                        "000")
+        assert note("count").endswith("…") and box("long").placeholder == LONG_PLACEHOLDER
+        values = screen.values()
+        assert (values["long"], values["count"], values["pick"]) == (clean_text(hostile), number, number)
+
+        box("long").value = "typed"  # typed text is the answer
         await pilot.pause()
         assert screen.values()["long"] == "typed"
-        long_box.value = ""  # emptied again: the default once more
+        assert note("long").startswith("replaced by the box, the default (1,000,000 characters): ")
+        box("long").value = ""  # and an emptied box is no answer, as a cleared default is
         await pilot.pause()
+        assert screen.values()["long"] == ""
+        box("short").value = ""
+        await pilot.pause()
+        screen.query_one(f"#{field_id('pick')} Select", Select).value = "b"  # a pick replaces the default
+        await pilot.pause()
+        assert screen.values()["pick"] == "b" and note("pick").startswith("replaced by the box")
         screen.action_submit()
         await pilot.pause()
-    assert app.result.answer["long"] == clean_text(hostile)
-    assert app.result.answer["short"] == short
+    answer = app.result.answer
+    assert answer["count"] == 7 and answer["kept"] == number and answer["pick"] == "b"
+    assert "long" not in answer and "short" not in answer
+
+
+async def test_a_pick_replaces_what_the_box_held() -> None:
+    """Options and a box for your own answer: a pick used to lose to a default left in the box."""
+    from textual.widgets import Input, Select
+
+    from tests.snapshots.dialog_app import DialogApp
+    from tui.protocol.models import FormField, FormInfo, FormOption
+    from tui.screens.form import FormScreen
+
+    fields = [FormField(key="pick", title="pick", default="mine", custom=True,
+                        options=[FormOption(value="a"), FormOption(value="b")])]
+    app = DialogApp(lambda: FormScreen(FormInfo(id="frm_1", sessionID="ses_1", title="t", fields=fields)))
+    async with app.run_test(size=(100, 34)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FormScreen)
+        box = screen.query_one(f"#{field_id('pick')} Input", Input)
+        assert box.value == "mine" and screen.values()["pick"] == "mine"
+        screen.query_one(f"#{field_id('pick')} Select", Select).value = "b"
+        await pilot.pause()
+        assert box.value == "" and screen.values()["pick"] == "b"
+        box.value = "own"  # typed after the pick: the box again
+        await pilot.pause()
+        assert screen.values()["pick"] == "own"
 
 
 async def test_a_form_with_odd_and_repeated_keys_opens_and_keeps_what_is_typed() -> None:
@@ -135,3 +180,16 @@ async def test_a_form_with_odd_and_repeated_keys_opens_and_keeps_what_is_typed()
         screen.action_submit()  # the number field's default, type and check do not apply
         await pilot.pause()
     assert app.result.answer["name"] == "typed"
+
+
+def test_a_number_no_json_number_holds_is_not_a_number() -> None:
+    """``float`` reads "inf", "nan" and 400 digits as infinite or NaN: sent, they were not JSON."""
+    from tui.protocol.models import FormField, FormInfo
+    from tui.state.asks import form_answer_body, validate_form
+
+    form = FormInfo(id="frm_1", sessionID="ses_1", title="t",
+                    fields=[FormField(key="n", type="number", title="n")])
+    for text in ("inf", "-Infinity", "nan", "9" * 400):
+        assert validate_form(form, {"n": text}) == {"n": "Enter a number"}, text
+        assert form_answer_body(form, {"n": text}) == {}
+    assert form_answer_body(form, {"n": "1e300"}) == {"n": 1e300}

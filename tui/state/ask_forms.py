@@ -7,6 +7,7 @@ wrong and what is sent. ``tui.state.asks`` re-exports the public names.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from typing import Any
 from urllib.parse import urlparse
@@ -50,6 +51,8 @@ def _typed(f: FormField, raw: Any) -> Any:
         try:
             number = float(text)
         except ValueError:
+            return None
+        if not math.isfinite(number):  # "inf", "nan", 400 digits: no JSON number holds them
             return None
         if f.type == "integer":
             return int(number) if number.is_integer() else None

@@ -237,7 +237,6 @@ def keep_sgr(text: str) -> str:
 _FLAT = re.compile(r"[ \t\n]+")
 
 
-
 def flatten(text: str) -> str:
     """Runs of spaces, tabs and newlines as one space, trimmed; nothing else touched.
 
@@ -248,13 +247,16 @@ def flatten(text: str) -> str:
 
 
 LINE_WINDOW = (4, 64)
-"""A one-line summary (``one_line`` here, ``widgets.plain.plain_line``) reads ``limit * 4 + 64``
-characters first: a one-line label of a huge string (a title, a file name, a failure's cause, a
-streamed tool input) costs what it shows, not the whole string."""
+"""A one-line summary (``one_line`` here, ``widgets.plain.plain_line``: both read this one setting)
+reads ``limit * 4 + 64`` characters first: a one-line label of a huge string (a title, a file
+name, a failure's cause, a streamed tool input) costs what it shows, not the whole string."""
 
 LONGEST_TOKEN = len("<U+10FFFF>")
-def _flat(text: str) -> str:
-    """``text`` made visible, its whitespace runs (any ``str.split`` takes) as one space, trimmed."""
+
+
+def _visible_line(text: str) -> str:
+    """``text`` made visible, on one line: its whitespace runs (any ``str.split`` takes, unlike
+    ``flatten``) as one space, trimmed."""
     return " ".join(clean_text(text).split())
 
 
@@ -262,13 +264,13 @@ def one_line(text: str, limit: int = 120) -> str:
     """A visible single-line summary, whitespace collapsed, ellipsised to ``limit`` characters."""
     factor, extra = LINE_WINDOW
     window = limit * factor + extra
-    flat = _flat(text[:window]) if len(text) > window else None
-    # Cleaning is character by character (a joiner reads only the one before, a CR the one
-    # after), so the start's line is the whole's but at its very end (a blank or a token cut
-    # there). Enough of it past the cut, and the cut is the same; else (blanks, mostly) the
-    # whole is read.
+    flat = _visible_line(text[:window]) if len(text) > window else None
+    # Cleaning is character by character (a joiner reads the one before), so the start's line is
+    # the whole's but at its very end: a CR whose LF is past the window is a token there, where
+    # the whole has a blank. Enough of it past the cut, and the cut is the same; else (blanks,
+    # mostly) the whole is read.
     if flat is None or len(flat) <= limit + LONGEST_TOKEN:
-        flat = _flat(text)
+        flat = _visible_line(text)
     if len(flat) <= limit:
         return flat
     cut = flat[: max(0, limit - 1)]

@@ -19,7 +19,10 @@ LONG_DEFAULT = 4_096
 """A default longer than this is not put in the field's box: Textual's ``Input`` measures its whole
 value on every paint (a megabyte of hostile text took six seconds to show, a tenth of a second a
 key). The box starts empty, a note shows the default's start and length, and an empty box answers
-with it (made visible, as a default in the box would be)."""
+with it (made visible, as a default in the box would be) until it is edited: then the box is the
+answer, empty included, as it is once a default in the box is changed or cleared."""
+
+LONG_PLACEHOLDER = "type to replace the default below"
 
 
 class FieldEditor(Vertical):
@@ -34,6 +37,9 @@ class FieldEditor(Vertical):
     _long_default: str | None = None
     """A default too long for the box (``LONG_DEFAULT``), as the server sent it."""
     _long_answer: str | None = None
+    """``_long_default`` made visible, once."""
+    _box_edited = False
+    """Whether the user edited the box (or picked an option)."""
 
     class Changed(Message):
         """The editor's value changed."""
@@ -77,27 +83,43 @@ class FieldEditor(Vertical):
     def compose_control(self) -> ComposeResult:
         yield from ()
 
-    def boxed(self, default: str, placeholder: str) -> tuple[str, str]:
-        """The box's value and placeholder for ``default``: it made visible, and ``placeholder``.
-        A default longer than ``LONG_DEFAULT`` is kept out of the box (for ``long_default`` and
-        ``long_default_note``): an empty box, whose placeholder says what empty answers."""
+    def keep_out_long(self, default: str) -> bool:
+        """Whether ``default`` is too long for the box (``LONG_DEFAULT``). If so the box starts
+        empty (with ``LONG_PLACEHOLDER``) and the default is the answer until the box is edited
+        (``long_default``; ``long_default_note`` shows it and says which)."""
         if len(default) <= LONG_DEFAULT:
-            return clean_text(default), placeholder
+            return False
         self._long_default = default
-        return "", "empty: answers with the default below"
+        return True
 
     def long_default_note(self) -> ComposeResult:
-        """A line under the box for a long default: its start, its length, what an empty box means."""
-        default = self._long_default
-        if default is not None:
-            yield Static(Content.assemble((f"default ({len(default):,} characters): ", "$text-muted"),
-                                          plain_line(default, 40)), classes="field-default")
+        """A line under the box for a long default: what it is, its length, its start."""
+        if self._long_default is not None:
+            yield Static(self._long_default_line(), classes="field-default")
+
+    def _long_default_line(self) -> Content:
+        default = self._long_default or ""
+        lead = (f"replaced by the box, the default ({len(default):,} characters): " if self._box_edited
+                else f"sent while the box is untouched, the default ({len(default):,} characters): ")
+        return Content.assemble((lead, "$text-muted"), plain_line(default, 40))
+
+    def box_edited(self) -> None:
+        """The user edited the box (or picked an option): a long default is no longer the answer,
+        as a default in the box would be gone; its note says so."""
+        if self._box_edited:
+            return
+        self._box_edited = True
+        if self._long_default is not None:
+            for note in self.query(".field-default").results(Static):
+                note.update(self._long_default_line())
 
     @property
     def long_default(self) -> str | None:
-        """What an empty box answers: the long default made visible (cleaned once: the form reads
-        every value on every key)."""
-        if self._long_default is not None and self._long_answer is None:
+        """The answer of an untouched box for a long default, made visible (cleaned once: the form
+        reads every value on every key); None once the box was edited."""
+        if self._long_default is None or self._box_edited:
+            return None
+        if self._long_answer is None:
             self._long_answer = clean_text(self._long_default)
         return self._long_answer
 

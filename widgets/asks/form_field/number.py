@@ -8,8 +8,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Input
 
-from tui.text.sanitize import one_line
-from widgets.asks.form_field.base import FieldEditor
+from tui.text.sanitize import clean_text, one_line
+from widgets.asks.form_field.base import LONG_PLACEHOLDER, FieldEditor
 
 
 def _bound(value: float) -> str:
@@ -25,10 +25,10 @@ class NumberFieldEditor(FieldEditor):
         high = _bound(f.maximum) if f.maximum is not None else ""
         hint = f"{low}…{high}" if low or high else ("whole number" if f.type == "integer" else "number")
         initial = "" if self.initial is None else str(self.initial)
-        value, placeholder = self.boxed(initial, one_line(f.placeholder or hint, 80))
+        long = self.keep_out_long(initial)
         yield Input(
-            value=value,
-            placeholder=placeholder,
+            value=clean_text("" if long else initial),
+            placeholder=one_line(LONG_PLACEHOLDER if long else f.placeholder or hint, 80),
             type="integer" if f.type == "integer" else "number",
             classes="field-input",
             compact=True,
@@ -42,6 +42,7 @@ class NumberFieldEditor(FieldEditor):
     @on(Input.Changed)
     def _edited(self, event: Input.Changed) -> None:
         event.stop()
+        self.box_edited()
         self.changed()
 
     @on(Input.Submitted)

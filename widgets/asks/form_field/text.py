@@ -8,8 +8,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Input, Select
 
-from tui.text.sanitize import one_line
-from widgets.asks.form_field.base import FieldEditor
+from tui.text.sanitize import clean_text, one_line
+from widgets.asks.form_field.base import LONG_PLACEHOLDER, FieldEditor
 from widgets.plain import plain_line
 
 _FORMAT_HINTS = {
@@ -41,10 +41,10 @@ class TextFieldEditor(FieldEditor):
             placeholder = f.placeholder or _FORMAT_HINTS.get(f.format or "", "")
             if f.options:
                 placeholder = placeholder or "or type your own answer"
-            value, placeholder = self.boxed(typed, one_line(placeholder, 80))
+            long = self.keep_out_long(typed)
             yield Input(
-                value=value,
-                placeholder=placeholder,
+                value=clean_text("" if long else typed),
+                placeholder=one_line(LONG_PLACEHOLDER if long else placeholder, 80),
                 max_length=f.maxLength or 0,
                 classes="field-input",
                 compact=True,
@@ -66,6 +66,13 @@ class TextFieldEditor(FieldEditor):
     @on(Select.Changed)
     def _edited(self, event: Input.Changed | Select.Changed) -> None:
         event.stop()
+        if isinstance(event, Select.Changed) and event.value is not Select.NULL:
+            # A pick is the answer: what the box held (a default, typed text) would win over it.
+            for box in self.query(".field-input").results(Input):
+                box.value = ""
+            self.box_edited()
+        elif isinstance(event, Input.Changed):
+            self.box_edited()
         self.changed()
 
     @on(Input.Submitted)
