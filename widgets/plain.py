@@ -93,9 +93,10 @@ def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: b
     factor, extra = sanitize.LINE_WINDOW
     window = limit * factor + extra
     pieces = _line_pieces(text[:window], strict) if len(text) > window else None
-    # Cleaning is character by character (a joiner reads only the one before), so the start's
-    # pieces are the whole's but at their very end (a blank or a token cut there). Enough of
-    # them past the cut, and the cut is the same; else (blanks, mostly) the whole is read.
+    # Cleaning is character by character (a joiner reads only the one before; every CR is a
+    # token here), so the start's pieces are the whole's but at their very end (a blank dropped
+    # there). Enough of them past the cut, and the cut is the same; else (blanks, mostly) the
+    # whole is read.
     if pieces is None or sum(len(piece) for piece, _ in pieces) <= limit + LONGEST_TOKEN:
         pieces = _line_pieces(text, strict)
     if sum(len(piece) for piece, _ in pieces) > limit:
