@@ -31,8 +31,7 @@ from textual.content import Content
 from textual.notifications import SeverityLevel
 from textual.style import Style
 
-from tui.text import sanitize
-from tui.text.sanitize import LONGEST_TOKEN, clean_text, decode_tokens, one_line, visible_runs
+from tui.text.sanitize import clean_text, decode_tokens, line_from_start, one_line, visible_runs
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -90,18 +89,14 @@ def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: b
     """
     if not text:
         return Content("")
-    factor, extra = sanitize.LINE_WINDOW
-    window = limit * factor + extra
-    pieces = _line_pieces(text[:window], strict) if len(text) > window else None
-    # Cleaning is character by character (a joiner reads only the one before; every CR is a
-    # token here), so the start's pieces are the whole's but at their very end (a blank dropped
-    # there). Enough of them past the cut, and the cut is the same; else (blanks, mostly) the
-    # whole is read.
-    if pieces is None or sum(len(piece) for piece, _ in pieces) <= limit + LONGEST_TOKEN:
-        pieces = _line_pieces(text, strict)
-    if sum(len(piece) for piece, _ in pieces) > limit:
+    pieces = line_from_start(text, limit, lambda part: _line_pieces(part, strict), _pieces_length)
+    if _pieces_length(pieces) > limit:
         pieces = _cut(pieces, max(0, limit - 1)) + [("…", False)]
     return Content.assemble(*((piece, HIDDEN_STYLE if token else style) for piece, token in pieces if piece))
+
+
+def _pieces_length(pieces: list[tuple[str, bool]]) -> int:
+    return sum(len(piece) for piece, _ in pieces)
 
 
 def _line_pieces(text: str, strict: bool) -> list[tuple[str, bool]]:

@@ -23,13 +23,16 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 __all__ = [
     "LINE_WINDOW", "LONGEST_TOKEN", "clean_text", "decode_tokens", "describe_hidden", "flatten",
-    "hidden_characters", "hidden_name", "keep_sgr", "one_line", "reveal", "shows_nothing", "token_for",
-    "visible_runs",
+    "hidden_characters", "hidden_name", "keep_sgr", "line_from_start", "one_line", "reveal",
+    "shows_nothing", "token_for", "visible_runs",
 ]
+
+Line = TypeVar("Line")
 
 ESC_TOKEN = "\u241b"  # ␛
 DEL_TOKEN = "\u2421"  # ␡
@@ -254,6 +257,23 @@ name, a failure's cause, a streamed tool input) costs what it shows, not the who
 LONGEST_TOKEN = len("<U+10FFFF>")
 
 
+def line_from_start(text: str, limit: int, build: Callable[[str], Line],
+                    length: Callable[[Line], int]) -> Line:
+    """``build(text)`` for a one-line summary cut at ``limit`` characters, from ``text``'s start
+    (``LINE_WINDOW``) when that is enough. Cleaning is character by character (a joiner reads the
+    one before), so the start's line is the whole's but at its very end: a blank dropped there,
+    or (where CRLF is a line break) a CR whose LF is past the window, a token where the whole has
+    a blank. Enough of it (``length``) past the cut, and the cut is the same; else (blanks,
+    mostly) the whole is read."""
+    factor, extra = LINE_WINDOW
+    window = limit * factor + extra
+    if len(text) > window:
+        line = build(text[:window])
+        if length(line) > limit + LONGEST_TOKEN:
+            return line
+    return build(text)
+
+
 def _visible_line(text: str) -> str:
     """``text`` made visible, on one line: its whitespace runs (any ``str.split`` takes, unlike
     ``flatten``) as one space, trimmed."""
@@ -262,15 +282,7 @@ def _visible_line(text: str) -> str:
 
 def one_line(text: str, limit: int = 120) -> str:
     """A visible single-line summary, whitespace collapsed, ellipsised to ``limit`` characters."""
-    factor, extra = LINE_WINDOW
-    window = limit * factor + extra
-    flat = _visible_line(text[:window]) if len(text) > window else None
-    # Cleaning is character by character (a joiner reads the one before), so the start's line is
-    # the whole's but at its very end: a CR whose LF is past the window is a token there, where
-    # the whole has a blank. Enough of it past the cut, and the cut is the same; else (blanks,
-    # mostly) the whole is read.
-    if flat is None or len(flat) <= limit + LONGEST_TOKEN:
-        flat = _visible_line(text)
+    flat = line_from_start(text, limit, _visible_line, len)
     if len(flat) <= limit:
         return flat
     cut = flat[: max(0, limit - 1)]
