@@ -6,14 +6,18 @@ from, they must be, cell for cell and style for style, what rendering the new ta
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from tests.unit.tail_growth import CONSOLE, grow_all
 from widgets.transcript.growing_fence import GrowingFence
 from widgets.transcript.markdown_chunk import render_piece
 from widgets.transcript.markdown_seal import Piece
+from widgets.transcript.rendered_line import Line
 
 PYTHON = '''def main(argv: list[str]) -> int:
     """Say hello to each name given.
@@ -74,13 +78,13 @@ def test_a_long_line_is_drawn_from_the_rows_it_had(info: str, code: str,
     from widgets.transcript import growing_fence
 
     drawn: list[int] = []
-    draw = growing_fence.GrowingFence._draw
+    syntax_rows = growing_fence.syntax_rows
 
-    def counted(fence: GrowingFence, console: object, tokens: list[tuple[object, str]]) -> object:
+    def counted(console: Console, tokens: list[tuple[Any, str]], width: int) -> list[Line]:
         drawn.append(len("".join(value for _kind, value in tokens)))
-        return draw(fence, console, tokens)  # type: ignore[arg-type]
+        return syntax_rows(console, tokens, width)
 
-    monkeypatch.setattr(growing_fence.GrowingFence, "_draw", counted)
+    monkeypatch.setattr(growing_fence, "syntax_rows", counted)
     chunks = chunked(code, 5)
     pieces = grow_all(chunks, 40, head=f"```{info}\n", same_segments=True)
     assert pieces.grown >= len(chunks) - 3, (pieces.grown, len(chunks))
@@ -179,9 +183,9 @@ def test_what_fuzzing_found_grows_as_rich_renders(head: str, code: str, width: i
 def test_what_a_review_found_grows_as_rich_renders(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sequences a reviewer's fuzzer found, in order: the looks learnt in one fence are used in
     the next, so they start from none here."""
-    from widgets.transcript import growing_fence
+    from widgets.transcript import code_rows
 
-    monkeypatch.setattr(growing_fence, "_LOOKS", {})
+    monkeypatch.setattr(code_rows, "_LOOKS", {})
     # A line whose last space Rich cropped (combining marks: longer in characters than the width)
     # taught the fill's look as a space token's; every later line with that token drew it so.
     grow_all(["```python\n", "a = $ + 2 # c\n", "x = 'y'\n", "z"], 20)

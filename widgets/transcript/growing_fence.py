@@ -10,7 +10,7 @@ Rich tokenizes it (the same lexer, the same code), and when the tokens up to the
 last line drawn are the ones of the frame before, only the lines from there on are drawn; the
 rows above are kept. A line that fits in one row is made of its tokens, each in its look (the
 style Syntax gave that token type, learnt from the lines Syntax drew), between the padding; any
-other line is drawn by Rich's own ``Syntax`` fed its tokens (``_Replay``). A line longer than a
+other line is drawn by Rich's own ``Syntax`` fed its tokens (``code_rows.Replay``). A line longer than a
 row that grows (minified JSON, a long command) keeps its rows too (``_Wrapped``): Rich lays out
 each row of a wrapped line from its own characters and styles, so the rows up to a break that
 the line had and still has (``rich_divide_line``, as ``Text.wrap`` breaks it), over the same
@@ -32,42 +32,30 @@ and the caller renders the piece with Rich, as before:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from pygments.lexer import Lexer
 from rich.cells import cell_len
 from rich.console import Console
-from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
 from widgets._textual_compat import rich_divide_line
-from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME, PARSER
+from widgets.transcript.code_rows import (
+    Token,
+    code_tokens,
+    draw,
+    fitting_row,
+    processed,
+    syntax_rows,
+    visible,
+)
+from widgets.transcript.markdown_parse import PARSER
 from widgets.transcript.markdown_seal import Piece, markdown_lexer, token_lines
-from widgets.transcript.rendered_line import Line, as_line
+from widgets.transcript.rendered_line import Line
 
-Token = tuple[Any, str]
-TAB_SIZE = 4  # Syntax's default, which Rich's markdown code block keeps
 _OPENER = re.compile(r"(`{3,}|~{3,})")
 _WORD = re.compile(r"\S+\s*")  # a word and its blanks, from a character that is not one (Rich's
 # is ``\s*\S+\s*``: the same from there)
-
-
-class _Replay(Lexer):
-    """A lexer that gives back tokens already made: Rich's ``Syntax`` draws them as its own."""
-
-    def __init__(self, tokens: list[Token]) -> None:
-        super().__init__()
-        self.tokens = tokens
-
-    def get_tokens(self, text: str, unfiltered: bool = False) -> Iterator[Token]:
-        return iter(self.tokens)
-
-
-def _processed(code: str) -> str:
-    """``code`` as ``Syntax`` hands it to the lexer (a newline at the end, tabs expanded)."""
-    return (code if code.endswith("\n") else code + "\n").expandtabs(TAB_SIZE)
 
 
 def _open_code(markdown: str, head: str, closing: re.Pattern[str]) -> str | None:
@@ -81,24 +69,6 @@ def _open_code(markdown: str, head: str, closing: re.Pattern[str]) -> str | None
     if not rest[last:].strip(" \t"):
         rest = rest[:last]  # markdown-it reads no last line of blanks without a newline
     return rest.rstrip("\n")
-
-
-def _visible(line: list[Token]) -> list[Token]:
-    """A code line's tokens that draw something (its newline dropped)."""
-    return [(kind, value.rstrip("\n")) for kind, value in line if value.rstrip("\n")]
-
-
-def _fitting_cells(values: list[str], inner: int) -> int | None:
-    """The cells of a line made of ``values``, if it fits in one row ``inner`` cells wide as
-    Syntax draws it; else None."""
-    text = "".join(values)
-    cells = cell_len(text)
-    if cells != sum(cell_len(value) for value in values):
-        return None  # (a character and its variation selector in two tokens: measured apart, as
-        # the row's segments are, they take another width than together, as Rich pads the line)
-    # (Rich crops the spaces at the end of a line longer than the width in characters, not
-    # cells: a line with combining marks may fit and still lose them)
-    return None if cells > inner or len(text) > inner else cells
 
 
 def _slice(tokens: list[Token], start: int, end: int) -> list[Token]:
@@ -174,7 +144,7 @@ class GrowingFence:
         if lexed is None:
             return None
         grown.tokens, grown.last_start, end = lexed
-        drawn = grown._draw(console, _slice(grown.tokens, grown.last_start, end))
+        drawn = draw(console, _slice(grown.tokens, grown.last_start, end), width)
         if len(lines) < len(drawn) or lines[-len(drawn):] != drawn:
             return None
         grown.above, grown.pad = lines[:-len(drawn)], drawn[-1]
@@ -205,10 +175,10 @@ class GrowingFence:
     def _tokens(self, code: str) -> tuple[list[Token], int, int] | None:
         """``code`` tokenized as ``Syntax`` does, where its last line starts, and its length;
         None if the tokens are not the code's own characters (a lexer that changes them)."""
-        text = _processed(code)
-        tokens = list(self.lexer.get_tokens(text))
-        if "".join(value for _kind, value in tokens) != text:
+        tokens = code_tokens(self.lexer, code)
+        if tokens is None:
             return None
+        text = processed(code)
         return tokens, text.rfind("\n", 0, len(text) - 1) + 1, len(text)
 
     def _rows(self, console: Console, tokens: list[Token], start: int) -> list[Line]:
@@ -217,7 +187,7 @@ class GrowingFence:
         the rows it had (``_grown_rows``), the others drawn by Syntax (their looks learnt)."""
         rows: list[Line] = []
         for line in token_lines(tokens):
-            row = self._row(line)
+            row = fitting_row(line, self.width)
             if row is not None:
                 rows.append(row)
             else:
@@ -227,22 +197,15 @@ class GrowingFence:
 
     def _drawn_rows(self, console: Console, line: list[Token], start: int) -> list[Line]:
         """The rows of one code line drawn by Syntax, remembered when it wraps."""
-        rows = self._syntax_rows(console, line)
+        rows = syntax_rows(console, line, self.width)
         breaks = self._breaks(line)[1]
         wraps = bool(breaks) and len(rows) == len(breaks) + 1
         self.wrapped = _Wrapped(start, line, breaks, rows) if wraps else None
         return rows
 
-    def _syntax_rows(self, console: Console, line: list[Token]) -> list[Line]:
-        """The rows Syntax draws for one code line (the padding under them left out), its looks
-        learnt."""
-        drawn = self._draw(console, line)
-        _learn(line, drawn, self.width)
-        return drawn[:-1]
-
     def _breaks(self, line: list[Token]) -> tuple[str, list[int]]:
         """A code line's text and where Rich breaks it into rows (``Text.wrap``'s breaks)."""
-        text = "".join(value for _kind, value in _visible(line))
+        text = "".join(value for _kind, value in visible(line))
         return text, rich_divide_line(text, self.width - 2, fold=True)
 
     def _grown_rows(self, console: Console, line: list[Token], start: int) -> list[Line] | None:
@@ -273,74 +236,9 @@ class GrowingFence:
         if _slice(line, 0, cut) != _slice(old.tokens, 0, cut):
             return None  # the rows above the cut look different now
         rest = _slice(line, cut, sum(len(value) for _kind, value in line))
-        row = self._row(rest)
-        rows = [*old.rows[:kept], *([row] if row is not None else self._syntax_rows(console, rest))]
+        row = fitting_row(rest, self.width)
+        rows = [*old.rows[:kept], *([row] if row is not None else syntax_rows(console, rest, self.width))]
         if len(rows) != len(breaks) + 1:
             return None  # (a safeguard, not reached in fuzzing: the rest wrapped otherwise)
         self.wrapped = _Wrapped(start, line, breaks, rows)
         return rows
-
-    def _row(self, line: list[Token]) -> Line | None:
-        """One code line's row as Syntax draws a line that fits (the padding, each token in its
-        look, the fill to the width, the padding), or None: a look not learnt yet, or too long."""
-        pad, fill = _LOOKS.get(_PAD), _LOOKS.get(_FILL)
-        if pad is None:
-            return None
-        inner = self.width - 2
-        parts: list[tuple[str, int]] = [(" ", pad)]
-        for kind, value in _visible(line):
-            look = _LOOKS.get(kind)
-            if look is None:
-                return None
-            parts.append((value, look))
-        cells = _fitting_cells([value for value, _look in parts[1:]], inner)
-        if cells is None or (cells < inner and fill is None):
-            return None
-        if cells < inner and fill is not None:
-            parts.append((" " * (inner - cells), fill))
-        parts.append((" ", pad))
-        return tuple(parts)
-
-    def _draw(self, console: Console, tokens: list[Token]) -> list[Line]:
-        """The rows of the whole code lines ``tokens`` make, and the padding under them."""
-        # Code that ends with a newline is drawn with one more line, a blank one: the tokens'
-        # text always does (as the whole code's does once Syntax added its newline).
-        code = "".join(value for _kind, value in tokens)
-        syntax = Syntax(code, _Replay(tokens), theme=CODE_SYNTAX_THEME, word_wrap=True, padding=1)
-        options = console.options.update(width=self.width, max_width=self.width, height=None)
-        rows = console.render_lines(syntax, options, pad=False, new_lines=False)
-        # (the padding above is not these lines', nor the blank line before the padding under)
-        return [as_line(row, self.width) for row in (*rows[1:-2], rows[-1])]
-
-
-# Each token type's look in the code theme, as Syntax draws it (a style number), and the padding's and
-# the fill's: learnt from the lines Syntax draws, so that a line that fits in one row is made here.
-_LOOKS: dict[Any, int] = {}
-_PAD, _FILL = object(), object()
-
-
-def _learn(line: list[Token], drawn: list[Line], width: int) -> None:
-    """Learn the looks of ``line``'s tokens from its rows as Syntax drew them: only from a line
-    that fits in one row, in cells and in characters (else Rich may have cropped its last spaces,
-    and the fill would be taken for them)."""
-    if len(drawn) != 2 or len(drawn[0]) < 2:
-        return
-    row = drawn[0]
-    (left, pad), (right, right_pad) = row[0], row[-1]
-    parts = _visible(line)
-    if _fitting_cells([value for _kind, value in parts], width - 2) is None:
-        return
-    middle = row[1:-1]
-    if left != " " or right != " " or pad != right_pad or len(middle) not in (len(parts), len(parts) + 1):
-        return
-    if any(text != value for (text, _look), (_kind, value) in zip(middle, parts, strict=False)):
-        return
-    if len(middle) > len(parts):
-        fill, look = middle[-1]
-        if fill.strip(" "):
-            return
-        _LOOKS[_FILL] = look
-    _LOOKS[_PAD] = pad
-    for (_text, look), (kind, _value) in zip(middle, parts, strict=False):
-        if CODE_SYNTAX_THEME.get_style_for_token(kind):  # (a token with no style joins its neighbours)
-            _LOOKS[kind] = look

@@ -15,10 +15,12 @@ from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, ListElement, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
 from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
 from widgets._textual_compat import PreparsedMarkdown
+from widgets.transcript.code_rows import Replay, block_rows, code_tokens
 from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME, CODE_THEME, MAX_NESTING, parse
 from widgets.transcript.markdown_seal import NUMBERED_FROM, SENTINEL, Piece, markdown_lexer
 from widgets.transcript.markdown_table import (
@@ -27,18 +29,29 @@ from widgets.transcript.markdown_table import (
     streamed_table_lines,
     streamed_table_tokens,
 )
-from widgets.transcript.rendered_line import Line, as_line, line_text, plain_line
+from widgets.transcript.rendered_line import Line, as_line, line_segments, line_text, plain_line
 
 
 class _CodeBlock(CodeBlock):
     """Rich's code block with a lexer looked up once per language (Rich looks it up per block),
     and only its trailing newlines dropped (Rich drops all trailing blanks): a block cut in two
-    pieces ends the first piece on a line whose spaces the whole block keeps."""
+    pieces ends the first piece on a line whose spaces the whole block keeps. Its rows are made
+    from its tokens where Syntax would draw them alike (``code_rows``: a third of the cost)."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip("\n")
         lexer = markdown_lexer(self.lexer_name) or markdown_lexer("text")
-        yield Syntax(code, lexer or self.lexer_name, theme=CODE_SYNTAX_THEME, word_wrap=True, padding=1)
+        tokens = None if lexer is None else code_tokens(lexer, code)
+        rows = None if tokens is None else block_rows(console, tokens, options.max_width)
+        if rows is None:
+            drawn_by = lexer if tokens is None else Replay(tokens)  # (tokenized once)
+            yield Syntax(code, drawn_by or self.lexer_name, theme=CODE_SYNTAX_THEME, word_wrap=True,
+                         padding=1)
+            return
+        new_line = Segment.line()
+        for row in rows:
+            yield from line_segments(row)
+            yield new_line
 
 
 class NumberedList(ListElement):
