@@ -8,10 +8,9 @@ Rich draws each line of a code block on its own (its tokens, wrapped to the widt
 the rows of a line stay as they were as long as its tokens do. Here the fence is tokenized as
 Rich tokenizes it (the same lexer, the same code), and when the tokens up to the start of the
 last line drawn are the ones of the frame before, only the lines from there on are drawn; the
-rows above are kept. A line that fits in one row is made of its tokens, each in its look (the
-style Syntax gave that token type, learnt from the lines Syntax drew), between the padding; any
-other line is drawn by Rich's own ``Syntax`` fed its tokens (``code_rows.Replay``). A line longer than a
-row that grows (minified JSON, a long command) keeps its rows too (``_Wrapped``): Rich lays out
+rows above are kept. A line is drawn as ``code_rows`` draws a code block's lines: made of its
+tokens' looks when it fits in one row, else by Rich's own ``Syntax`` fed its tokens. A line longer
+than a row that grows (minified JSON, a long command) keeps its rows too (``_Wrapped``): Rich lays out
 each row of a wrapped line from its own characters and styles, so the rows up to a break that
 the line had and still has (``rich_divide_line``, as ``Text.wrap`` breaks it), over the same
 tokens, stay as they were; and it wraps greedily, so the rest is drawn as a line of its own from
