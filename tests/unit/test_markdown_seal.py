@@ -671,3 +671,13 @@ def test_a_table_longer_than_a_piece_goes_on_as_a_table_with_its_header_again() 
 
 def line_text(line: object) -> str:
     return "".join(text for text, _style in line)  # type: ignore[attr-defined]
+
+
+def test_a_fence_is_not_cut_inside_a_state_that_shows_only_where_it_closes() -> None:
+    """A lexer state that changes nothing until it closes (bash's ``$( … )``: every line inside
+    tokenizes alone as in context) shows only at its closing line. An answer that has come
+    whole (a reload, a burst) is not cut inside it when that line is in the window the sealer
+    reads, 120 lines on here (a bound of 24 lines after the cut, tried for speed, cut it)."""
+    text = "```bash\nx=$(\n" + "".join(f"echo {i:02}\n" for i in range(122)) + ")\n```\n"
+    pieces = assert_renders_like_whole(text, len(text))
+    assert len(pieces) == 1

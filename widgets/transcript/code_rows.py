@@ -99,7 +99,8 @@ def fitting_row(line: list[Token], width: int) -> Line | None:
 
 
 def draw(console: Console, tokens: list[Token], width: int) -> list[Line]:
-    """The rows Syntax draws for the whole code lines ``tokens`` make, and the padding under them."""
+    """The rows Syntax draws for the whole code lines ``tokens`` make, and the padding under them;
+    the look of the blank rows above and under a block is learnt from them."""
     # Code that ends with a newline is drawn with one more line, a blank one: the tokens'
     # text always does (as the whole code's does once Syntax added its newline).
     code = "".join(value for _kind, value in tokens)
@@ -195,5 +196,6 @@ def _learn(line: list[Token], drawn: list[Line], width: int) -> None:
         _LOOKS[_FILL] = look
     _LOOKS[_PAD] = pad
     for (_text, look), (kind, _value) in zip(middle, parts, strict=False):
-        if CODE_SYNTAX_THEME.get_style_for_token(kind):  # (a token with no style joins its neighbours)
+        if CODE_SYNTAX_THEME.get_style_for_token(kind):  # (a token with no style may join a neighbour
+            # with none either, in one segment: never learnt, its lines are left to Syntax)
             _LOOKS[kind] = look

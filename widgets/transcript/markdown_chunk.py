@@ -44,7 +44,8 @@ class _CodeBlock(CodeBlock):
         tokens = None if lexer is None else code_tokens(lexer, code)
         rows = None if tokens is None else block_rows(console, tokens, options.max_width)
         if rows is None:
-            drawn_by = lexer if tokens is None else Replay(tokens)  # (tokenized once)
+            # Fed the tokens made above, not tokenized again (unless the lexer changed the text)
+            drawn_by = lexer if tokens is None else Replay(tokens)
             yield Syntax(code, drawn_by or self.lexer_name, theme=CODE_SYNTAX_THEME, word_wrap=True,
                          padding=1)
             return

@@ -71,11 +71,6 @@ from widgets.transcript.markdown_parse import PARSER
 MIN_PIECE = 100
 FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut costs a tokenization
 FENCE_RETRY = 150  # after a tokenization found no cut (a long string), the next one waits this long
-# Lines after a fence cut that must tokenize alone as in context: what the cut would change (a
-# string or a comment left open, a nesting the lexer keeps) shows on the lines right after it, as
-# far as what has come of the answer shows at all. A burst hands the sealer several pieces' worth
-# at once; tokenizing all of it for each cut was most of the cost of sealing a long code answer.
-LEX_AHEAD = 24
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
 MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
 NUMBERED_FROM = 10  # a numbered list is cut once its numbers reach this (see ``NumberedList``)
@@ -518,17 +513,18 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> 
     """The last candidate line (cut after it) that leaves the highlighter as at the fence start.
 
     The newline ending the line must be plain text (not inside a string or a comment), and the
-    lines after it, up to ``LEX_AHEAD`` of them, must tokenize alone exactly as they do in
-    context. Few candidates are tried: inside a long docstring none passes, and each try costs
-    a tokenization.
+    lines after it must tokenize alone exactly as they do in context: all of them, to the end of
+    the window the sealer reads (a state such as bash's ``$( … )`` changes nothing until its
+    closing line, however far; past the window, as past what has come, it is not known). Few
+    candidates are tried: inside a long docstring none passes, and each try costs a tokenization.
     """
     info = fence.opener.lstrip(" ")[fence.length:].strip()
     lexer = markdown_lexer(info.partition(" ")[0])
     if lexer is None:
         return candidates[-1]  # no highlighting: every line is independent
     first = fence.first
-    last = min(len(lines), candidates[-1] + 1 + LEX_AHEAD)
-    for index in range(first, last):
+    last = len(lines)
+    for index in range(first, len(lines)):
         if fence.closes(lines[index]):
             last = index
             break
