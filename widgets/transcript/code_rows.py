@@ -141,12 +141,13 @@ def block_rows(console: Console, tokens: list[Token], width: int) -> list[Line] 
     if width < MIN_WIDTH:
         return None
     lines = token_lines(tokens)
+    rows = [fitting_row(line, width) for line in lines]  # (None also for a look not learnt yet)
+    # Measured again only where no row was made: most lines fit, and their looks are known.
     inner = width - 2
-    longer = sum(1 for line in lines
-                 if fitting_cells([value for _kind, value in visible(line)], inner) is None)
+    longer = sum(1 for line, row in zip(lines, rows, strict=True)
+                 if row is None and fitting_cells([value for _kind, value in visible(line)], inner) is None)
     if 2 * longer > len(lines):
         return None
-    rows = [fitting_row(line, width) for line in lines]  # (None also for a look not learnt yet)
     body: list[Line] = []
     run: list[list[Token]] = []  # lines in a row that Syntax draws: in one go (each call costs)
     for line, row in zip(lines, rows, strict=True):
