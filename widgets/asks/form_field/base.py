@@ -99,8 +99,8 @@ class FieldEditor(Vertical):
 
     def _long_default_line(self) -> Content:
         default = self._long_default or ""
-        lead = (f"replaced by the box, the default ({len(default):,} characters): " if self._box_edited
-                else f"sent while the box is untouched, the default ({len(default):,} characters): ")
+        state = "replaced by the box" if self._box_edited else "sent while the box is untouched"
+        lead = f"{state}, the default ({len(default):,} characters): "
         return Content.assemble((lead, "$text-muted"), plain_line(default, 40))
 
     def box_edited(self) -> None:
