@@ -9,6 +9,7 @@ new method and port the change before updating the hash.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -618,7 +619,8 @@ def _defined_by_external(name: str, cls: type, sources: dict[type, str]) -> type
     return None
 
 
-def _external_privates() -> set[str]:
+@functools.cache  # (parsing all of Textual and Rich takes seconds; the lint runs a dozen times)
+def _external_privates() -> frozenset[str]:
     """Every single-underscore name Textual or Rich defines (a def, a class attribute, ``self._x =``)."""
     names: set[str] = set()
     for package in (textual, rich):
@@ -630,7 +632,7 @@ def _external_privates() -> set[str]:
                     names.add(node.attr)
                 elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     names.add(node.id)
-    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+    return frozenset(n for n in names if n.startswith("_") and not n.startswith("__"))
 
 
 def _own_names(files: list[Path]) -> set[str]:
