@@ -15,6 +15,9 @@ send-keys``. Figures per client:
   ``capture-pane`` (polled every 20 ms); ``checkpoint_lag_max_s``: the worst of that and of the
   checkpoint words spread through the answer (one per ~1 KB; a burst scrolls most of them past
   between two polls: ``checkpoints_seen`` says how many counted), and their median;
+  ``catch_up_lag_max_s``: the same over every word, each counted until the screen showed it or a
+  later one (``catch_up_lags``): a client that paints only the end of a burst is as late on each
+  word as that end, where the checkpoint lag counts only the words it showed;
 * ``…_behind_server``: the same lags from when the server sent the word on the event route the
   client reads (a reader of its own on ``/api/event`` for octui, on the legacy ``/event`` for
   OpenCode's TUI, which prompts on the v1 routes): the client's own share. The 1.18 server
@@ -315,6 +318,8 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
             out[f"end_marker_lag{name}_s"] = lags.get(END_MARKER)
             out[f"checkpoint_lag{name}_max_s"] = max(lags.values()) if lags else None
             out[f"checkpoint_lag{name}_median_s"] = statistics.median(lags.values()) if lags else None
+            caught = catch_up_lags(labels, shown, sent)
+            out[f"catch_up_lag{name}_max_s"] = max(caught.values()) if caught else None
         # Each word's lag behind the server, in the answer's order: which words a client was late on
         out["lags_behind_server_s"] = {label: round(shown[label] - clock.sent[label], 3)
                                        for label in labels if label in shown and label in clock.sent}
@@ -342,6 +347,21 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
     return out
 
 
+def catch_up_lags(labels: list[str], shown: dict[str, float], sent: dict[str, float]) -> dict[str, float]:
+    """Each sent word's lag until the screen caught up with it: the first poll that showed it or
+    any word after it (``labels`` in the answer's order). A word a client never showed (scrolled
+    past between two polls, or skipped: a client that paints only the end of a burst) counts
+    until the screen showed something newer, where ``checkpoint_lag…`` leaves it out."""
+    lags: dict[str, float] = {}
+    caught: float | None = None
+    for label in reversed(labels):
+        if label in shown:
+            caught = shown[label] if caught is None else min(caught, shown[label])
+        if caught is not None and label in sent:
+            lags[label] = caught - sent[label]
+    return lags
+
+
 def median(runs: list[dict[str, Any]], key: str) -> float | None:
     values = [r[key] for r in runs if isinstance(r.get(key), (int, float))]
     return statistics.median(values) if values else None
@@ -349,7 +369,7 @@ def median(runs: list[dict[str, Any]], key: str) -> float | None:
 
 KEYS = ("cpu_s", "bytes", "sync_frames", "write_bursts", "checkpoint_lag_max_s", "end_marker_lag_s",
         "checkpoint_lag_behind_server_max_s", "checkpoint_lag_behind_server_median_s",
-        "end_marker_lag_behind_server_s",
+        "end_marker_lag_behind_server_s", "catch_up_lag_max_s", "catch_up_lag_behind_server_max_s",
         "rss_before_turn_mb", "peak_rss_mb", "first_frame_s", "idle_cpu_pct", "idle_bytes", "idle_rss_mb")
 
 
