@@ -100,7 +100,10 @@ def _pieces_length(pieces: list[tuple[str, bool]]) -> int:
 
 
 def _line_pieces(text: str, strict: bool) -> list[tuple[str, bool]]:
-    """``text``'s visible runs on one line: blanks collapsed, none at either end."""
+    """``text``'s visible runs on one line: blanks collapsed, none at either end. Outside ``strict``
+    a CRLF is a line break, as ``clean_text`` (and so ``one_line``) reads it."""
+    if not strict and "\r\n" in text:
+        text = text.replace("\r\n", "\n")
     runs = visible_runs(text, strict=strict)
     pieces: list[tuple[str, bool]] = []
     for index, (piece, token) in enumerate(runs):

@@ -96,10 +96,21 @@ def test_one_line_of_a_huge_string_costs_what_it_shows() -> None:
 
 
 def test_a_cr_cut_from_its_lf_by_the_window_is_read_again() -> None:
-    """The one way ``one_line``'s start shows something the whole does not: a CR whose LF is past
-    the window is a 2-character token there, a blank in the whole. The margin past the cut covers
-    it. (``plain_line`` shows every CR as a token: its start has no such edge.)"""
+    """The one way a start shows something the whole does not: a CR whose LF is past the window
+    is a 2-character token there, a blank in the whole. The margin past the cut covers it.
+    (``strict`` shows every CR as a token: its start has no such edge.)"""
     text = "a" * 10 + " " * 93 + "\r\n" + "b"  # the window (4 * 10 + 64) ends on the CR
     assert one_line(text, 10) == one_line_whole(text, 10) == "aaaaaaaaa…"
+    assert plain_line(text, 10).markup == whole(text, 10, False) == "aaaaaaaaa…"
     text = "a" * 10 + " " * 93 + "\r\n"
     assert one_line(text, 10) == one_line_whole(text, 10) == "aaaaaaaaaa"
+    assert plain_line(text, 10).markup == whole(text, 10, False) == "aaaaaaaaaa"
+
+
+@pytest.mark.parametrize("text", ["a\r\nb", "a \r\n b", "\r\nx", "x\r\n", "a\rb", "x\r",
+                                  "a\r\r\nb", "a\n\rb", "[b]x[/b]\r\n\x1b[31my"])
+def test_plain_line_reads_a_line_as_one_line_does(text: str) -> None:
+    """A CRLF is a line break (a blank on one line) in both; a CR on its own is a token in both.
+    Under ``strict`` (a command to approve) every CR stays a token."""
+    assert plain_line(text).plain == one_line(text)
+    assert plain_line(text, strict=True).plain.count("\\r") == text.count("\r")
