@@ -193,3 +193,40 @@ def test_a_number_no_json_number_holds_is_not_a_number() -> None:
         assert validate_form(form, {"n": text}) == {"n": "Enter a number"}, text
         assert form_answer_body(form, {"n": text}) == {}
     assert form_answer_body(form, {"n": "1e300"}) == {"n": 1e300}
+
+
+async def test_a_long_default_that_breaks_a_rule_is_named_in_the_message(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The box of a long default is empty: its error said "At most 10 characters" under an empty
+    box. It names the default, the answer until the box is edited, and then it is the box's again."""
+    from textual.widgets import Input, Static
+
+    from tests.snapshots.dialog_app import DialogApp
+    from tui.protocol.models import FormField, FormInfo
+    from tui.screens.form import FormScreen
+    from widgets.asks.form_field.base import LONG_DEFAULT
+
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    fields = [FormField(key="name", title="name", default="n" * (LONG_DEFAULT + 1), maxLength=10),
+              FormField(key="other", title="other", default="o" * 20, maxLength=10)]
+    app = DialogApp(lambda: FormScreen(FormInfo(id="frm_1", sessionID="ses_1", title="t", fields=fields)))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FormScreen)
+
+        def error(key: str) -> str:
+            return str(screen.query_one(f"#{field_id(key)} .field-error", Static).render())
+
+        screen.action_submit()
+        await pilot.pause()
+        assert error("name") == ("At most 10 characters: the default below, sent while the box is untouched "
+                                 "(type to replace it)")
+        assert error("other") == "At most 10 characters"  # a default in the box is the box's
+        screen.query_one(f"#{field_id('name')} Input", Input).value = "x" * 11
+        await pilot.pause()
+        assert error("name") == "At most 10 characters"  # the box is the answer now
+        screen.query_one(f"#{field_id('name')} Input", Input).value = "fine"
+        await pilot.pause()
+        assert error("name") == ""
+    assert not app.answered  # never sent: "other" still breaks its rule

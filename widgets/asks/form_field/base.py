@@ -135,6 +135,9 @@ class FieldEditor(Vertical):
                 return
 
     def set_error(self, message: str | None) -> None:
+        if message and self.long_default is not None:
+            # The box is empty: what broke the rule is the default in the note under it.
+            message = f"{message}: the default below, sent while the box is untouched (type to replace it)"
         self.set_class(bool(message), "-invalid")
         self.query_one(".field-error", Static).update(plain(message))
 
