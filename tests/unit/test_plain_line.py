@@ -114,3 +114,14 @@ def test_plain_line_reads_a_line_as_one_line_does(text: str) -> None:
     Under ``strict`` (a command to approve) every CR stays a token."""
     assert plain_line(text).plain == one_line(text)
     assert plain_line(text, strict=True).plain.count("\\r") == text.count("\r")
+
+
+def test_a_cut_never_leaves_half_a_token() -> None:
+    """A lone CR is the 2-character token ``\\r``: a cut between its two characters left a bare
+    backslash before the ``…``, as a cut inside ``<U+202E>`` would leave ``<U+2``."""
+    assert one_line("xxxxx\ra", 7) == "xxxxx…"
+    assert one_line("xxxxx\u202eabc", 8) == "xxxxx…"
+    assert one_line("xxxxx\\yy", 7) == "xxxxx\\…"  # a backslash of the text is kept
+    for limit in range(1, 12):
+        text = "ab\rcd\u202eef\x1bgh"
+        assert plain_line(text, limit).plain == one_line(text, limit)

@@ -289,4 +289,6 @@ def one_line(text: str, limit: int = 120) -> str:
     partial = re.search(r"<(?:U(?:\+[0-9A-F]{0,5})?)?$", cut)  # never half a <U+XXXX> token
     if partial is not None:
         cut = cut[: partial.start()]
+    elif cut.endswith("\\") and flat[len(cut)] in _BACKSLASH_CHARS:
+        cut = cut[:-1]  # nor half a \r token (a backslash typed before an "r" goes with it)
     return cut + "…"
