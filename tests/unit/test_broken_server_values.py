@@ -220,8 +220,7 @@ async def test_a_long_default_that_breaks_a_rule_is_named_in_the_message(
 
         screen.action_submit()
         await pilot.pause()
-        assert error("name") == ("At most 10 characters: the default below, sent while the box is untouched "
-                                 "(type to replace it)")
+        assert error("name") == "At most 10 characters (the default above; type in the box to replace it)"
         assert error("other") == "At most 10 characters"  # a default in the box is the box's
         screen.query_one(f"#{field_id('name')} Input", Input).value = "x" * 11
         await pilot.pause()

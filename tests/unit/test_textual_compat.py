@@ -619,7 +619,7 @@ def _defined_by_external(name: str, cls: type, sources: dict[type, str]) -> type
     return None
 
 
-@functools.cache  # (parsing all of Textual and Rich takes seconds; the lint runs a dozen times)
+@functools.cache  # (parsing all of Textual and Rich takes seconds; the lint runs ten times)
 def _external_privates() -> frozenset[str]:
     """Every single-underscore name Textual or Rich defines (a def, a class attribute, ``self._x =``)."""
     names: set[str] = set()

@@ -136,8 +136,8 @@ class FieldEditor(Vertical):
 
     def set_error(self, message: str | None) -> None:
         if message and self.long_default is not None:
-            # The box is empty: what broke the rule is the default in the note under it.
-            message = f"{message}: the default below, sent while the box is untouched (type to replace it)"
+            # The box is empty: what broke the rule is the default in the note above this line.
+            message = f"{message} (the default above; type in the box to replace it)"
         self.set_class(bool(message), "-invalid")
         self.query_one(".field-error", Static).update(plain(message))
 
