@@ -190,3 +190,16 @@ def test_visible_runs_decode_back_exactly(text: str, strict: bool) -> None:
     assert "".join(p for p, _ in runs) == reveal(text, strict=strict)
     for piece, _ in runs:  # nothing hidden is left in what is shown
         assert not hidden_characters(piece, strict=strict), repr(piece)
+
+
+def test_the_format_characters_known_by_version_are_the_ones_unicode_has() -> None:
+    """``_FORMAT_RANGES`` stands in for reading every code point at import: each version's ranges
+    are what ``_format_chars`` reads, and the running version's are the ones in use."""
+    import unicodedata
+
+    import tui.text.sanitize as sanitize
+
+    assert sanitize._FORMAT == sanitize._format_chars()
+    ranges = sanitize._FORMAT_RANGES.get(unicodedata.unidata_version)
+    if ranges is not None:  # the table's other versions need their own Python to be read
+        assert [c for first, last in ranges for c in range(first, last + 1)] == sanitize._format_chars()

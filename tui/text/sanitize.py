@@ -66,7 +66,26 @@ def _format_chars() -> list[int]:
     return [c for c in planes if unicodedata.category(chr(c)) == "Cf"]
 
 
-_FORMAT = _format_chars()
+# ``_format_chars`` as ranges, for the Unicode versions of the Pythons octui runs on: reading all
+# 135k code points took a few dozen milliseconds of every start. Another version is read at import
+# (``tests/unit/test_sanitize.py`` checks these against ``_format_chars``).
+_FORMAT_RANGES = {
+    "14.0.0": ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+               (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+               (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+               (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+               (0xE0001, 0xE0001), (0xE0020, 0xE007F)),
+}
+
+
+def _format_chars_known() -> list[int]:
+    ranges = _FORMAT_RANGES.get(unicodedata.unidata_version)
+    if ranges is None:
+        return _format_chars()
+    return [code for first, last in ranges for code in range(first, last + 1)]
+
+
+_FORMAT = _format_chars_known()
 _ALWAYS = [
     *range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0),  # C0 (not \t \n), DEL, C1
     0x2028, 0x2029, *range(0xD800, 0xE000),  # line/paragraph separators, lone surrogates
