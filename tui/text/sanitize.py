@@ -66,16 +66,18 @@ def _format_chars() -> list[int]:
     return [c for c in planes if unicodedata.category(chr(c)) == "Cf"]
 
 
-# ``_format_chars`` as ranges, for the Unicode versions of the Pythons octui runs on: reading all
-# 135k code points took a few dozen milliseconds of every start. Another version is read at import
-# (``tests/unit/test_sanitize.py`` checks these against ``_format_chars``).
-_FORMAT_RANGES = {
-    "14.0.0": ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
-               (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
-               (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
-               (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
-               (0xE0001, 0xE0001), (0xE0020, 0xE007F)),
-}
+# ``_format_chars`` as ranges, for the Unicode versions of the Pythons octui runs on (3.11: 14.0;
+# 3.12 and 3.13: 15.0 and 15.1, read with those Pythons): reading all 135k code points took a few
+# dozen milliseconds of every start. Another version is read at import (``tests/unit/test_sanitize.py``
+# checks the running version's ranges against ``_format_chars``).
+_FORMAT_14 = ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+              (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+              (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+              (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+              (0xE0001, 0xE0001), (0xE0020, 0xE007F))
+# Unicode 15 added seven Egyptian hieroglyph format controls.
+_FORMAT_15 = tuple((0x13430, 0x1343F) if pair == (0x13430, 0x13438) else pair for pair in _FORMAT_14)
+_FORMAT_RANGES = {"14.0.0": _FORMAT_14, "15.0.0": _FORMAT_15, "15.1.0": _FORMAT_15}
 
 
 def _format_chars_known() -> list[int]:
