@@ -8,6 +8,7 @@
 #   * .venv (python3 >= 3.11; override with PYTHON=/path/to/python3)
 #   * `pip install -e .` (what running needs) when pyproject.toml changed since that install
 #   * octui's own modules compiled to bytecode when a source changed since the last compile
+#     (scripts/compile.sh)
 #   * with --test: the `test` extras of pyproject.toml (pytest, ruff, mypy, ...) when pyproject.toml
 #     changed since they were installed; a separate stamp, so neither install repeats the other
 #   * opencode-ai@1.18.33 under .opencode/ (ignored by git) when its binary is missing or another version
@@ -115,22 +116,8 @@ print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-
   fi
 fi
 
-# --- octui's bytecode ----------------------------------------------------------------------------
-# pip compiles what it installs; an editable install leaves octui's own modules as source. Where
-# PYTHONDONTWRITEBYTECODE is set, every launch then compiled all of them again (half a second of
-# a 2-core machine's start-up, and lazily loaded screens in the middle of a session). Compiled here
-# when a source is newer than the last compile (a checkout, an edit).
-compiled_stamp=.venv/.octui-compiled
-if [ ! -f "$compiled_stamp" ] || [ ! -d tui/__pycache__ ] \
-    || [ -n "$(find tui widgets styles -name '*.py' -newer "$compiled_stamp" -print -quit)" ]; then
-  step "compiling octui's modules"
-  touch "$compiled_stamp.next"  # (a file changed while compiling is compiled again next time)
-  # -q: errors only (a module that does not compile fails again, and says why, when octui loads it)
-  .venv/bin/python -m compileall -q tui widgets styles || warn "some of octui's modules did not compile"
-  mv "$compiled_stamp.next" "$compiled_stamp"
-else
-  say "octui's modules are compiled"
-fi
+# --- octui's bytecode (scripts/compile.sh) --------------------------------------------------------
+if [ "$quiet" = 1 ]; then scripts/compile.sh --quiet; else scripts/compile.sh; fi
 
 # --- OpenCode server (npm) ---------------------------------------------------------------------
 case "$(uname -s)-$(uname -m)" in
