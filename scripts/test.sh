@@ -22,10 +22,12 @@ echo "== ruff check ${lint_dirs[*]}" >&2
 echo "== mypy" >&2
 .venv/bin/mypy || failed=1
 
-# Compiled test modules (and their assertion rewrites) are cached between runs, in .venv, even
-# where the environment turns bytecode writing off: every worker imports the whole suite.
-unset PYTHONDONTWRITEBYTECODE
-export PYTHONPYCACHEPREFIX="$PWD/.venv/pycache"
+# Compiled test modules (and their assertion rewrites) are cached between runs, beside them, even
+# where the environment turns bytecode writing off: every worker imports the whole suite. No
+# PYTHONPYCACHEPREFIX: under one, Python ignores the bytecode pip wrote beside the packages (and
+# scripts/compile.sh beside octui's modules), so each worker of a fresh clone compiled Textual,
+# Rich, pydantic, Pygments and the rest again from source, ~8 CPU-s a process before any test ran.
+unset PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX
 
 cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 default_workers=$((cores * 2 < 4 ? 4 : (cores * 2 > 8 ? 8 : cores * 2)))
