@@ -28,3 +28,16 @@ def test_other_arguments_reach_the_full_cli(capsys: object) -> None:
         assert exc.code == 0
     else:
         raise AssertionError("--help should exit")
+
+
+def test_the_full_cli_looks_the_version_up_only_when_asked() -> None:
+    """The package metadata (~35 ms to import and read) is not on the path of every start; a
+    ``--version`` among other arguments (which the fast path above does not see) still answers."""
+    code = ("import sys\nimport tui.app.cli as cli\n"
+            "print('LOADED', 'importlib.metadata' in sys.modules)\n"
+            "cli.build_parser().parse_args(['--demo', '--version'])\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "LOADED False"
+    assert lines[1].startswith("octui ") and len(lines[1]) > len("octui ")

@@ -15,7 +15,6 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,10 +32,25 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0,
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # ~35 ms: only for --version
+
     try:
         return version("octui")
     except PackageNotFoundError:
         return "0+unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked for (argparse's own takes the text up front)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show the version and exit") -> None:  # noqa: A002
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"octui {_version()}")  # on stdout, as argparse's own does
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                "127.0.0.1 and stops it on exit (--standalone: always the private one). "
                "Password for --url: OPENCODE_SERVER_PASSWORD (user: OPENCODE_SERVER_USERNAME, "
                "default opencode).")
-    parser.add_argument("--version", action="version", version=f"octui {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--url", help="attach to a running server, e.g. http://127.0.0.1:4096")
     parser.add_argument("--password-file", metavar="PATH",
                         help="read the server password from this file (instead of OPENCODE_SERVER_PASSWORD)")
