@@ -41,3 +41,44 @@ def test_the_full_cli_looks_the_version_up_only_when_asked() -> None:
     lines = done.stdout.splitlines()
     assert lines[0] == "LOADED False"
     assert lines[1].startswith("octui ") and len(lines[1]) > len("octui ")
+
+
+COLLECTOR = """
+import asyncio, gc, sys
+import tui.app.cli as cli
+from tui.app import entry
+seen = {}
+
+def run_ui(args, connection, directory, config):
+    seen["ui"] = gc.isenabled()
+    return 0
+
+def export(args, connection, directory):
+    seen["export"] = gc.isenabled()
+    return 0
+
+cli._run_ui, cli._export = run_ui, export
+entry.main(["--demo"])
+entry.main(["export", "--url", "http://127.0.0.1:9", "ses_1"])
+
+async def mounted():
+    from tui.app.app import ConnectSpec, OctuiApp
+    from tui.demo import DemoServer
+    demo = DemoServer(directory=".")
+    app = OctuiApp(ConnectSpec(url=demo.base_url, transport=demo.transport, directory="."), demo=demo)
+    gc.disable()  # as the console script leaves it
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        seen["mounted"] = gc.isenabled()
+
+asyncio.run(mounted())
+print("SEEN", sorted(seen.items()))
+"""
+
+
+def test_start_up_runs_without_the_collector_until_the_app_has_frozen_what_it_built() -> None:
+    done = subprocess.run([sys.executable, "-c", COLLECTOR], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    # Off while the UI starts; on for an export (it never mounts an app), and once the app mounted.
+    assert "SEEN [('export', True), ('mounted', True), ('ui', False)]" in done.stdout, done.stdout

@@ -164,6 +164,7 @@ class OctuiApp(DiffedOutput[int]):
         # (Rarer full passes do not help: Textual's strips are cyclic garbage, so each pass would
         # free more at once and take longer.)
         gc.freeze()
+        gc.enable()  # off since the start (tui/app/entry.py); on already when started otherwise
         from widgets.transcript.markdown_chunk import warm_lexers  # loaded with the screen anyway
 
         self.set_timer(0.3, lambda: warm_lexers(self.set_timer))  # while idle, not mid-answer

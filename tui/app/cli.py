@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import logging
 import os
@@ -196,6 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _warn_if_cleartext(connection.url)
     directory = os.path.abspath(args.directory or os.getcwd())
     if args.command == "export":
+        gc.enable()  # off for the start-up (tui/app/entry.py); only the app turns it on otherwise
         return _export(args, connection, directory)
     return _run_ui(args, connection, directory, config)
 
