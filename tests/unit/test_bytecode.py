@@ -19,7 +19,7 @@ CHECKED_HASH = 0b11  # PEP 552 flags: hash-based, checked against the source at 
 
 def _cached(source: Path) -> Path:
     """Where the import system looks for ``source``'s bytecode, without a cache prefix (the script
-    compiles beside the sources; the test run has a prefix of its own)."""
+    compiles beside the sources; one set in the environment would send the import system elsewhere)."""
     saved = sys.pycache_prefix
     sys.pycache_prefix = None
     try:

@@ -31,7 +31,7 @@ def test_other_arguments_reach_the_full_cli(capsys: object) -> None:
 
 
 def test_the_full_cli_looks_the_version_up_only_when_asked() -> None:
-    """The package metadata (~35 ms to import and read) is not on the path of every start; a
+    """The package metadata (~30 ms to import) is not loaded on the way to the first frame; a
     ``--version`` among other arguments (which the fast path above does not see) still answers."""
     code = ("import sys\nimport tui.app.cli as cli\n"
             "print('LOADED', 'importlib.metadata' in sys.modules)\n"
@@ -82,3 +82,34 @@ def test_start_up_runs_without_the_collector_until_the_app_has_frozen_what_it_bu
     assert done.returncode == 0, done.stderr[-2000:]
     # Off while the UI starts; on for an export (it never mounts an app), and once the app mounted.
     assert "SEEN [('export', True), ('mounted', True), ('ui', False)]" in done.stdout, done.stdout
+
+
+NO_PASSES = """
+import gc, sys
+passes = []
+gc.callbacks.append(lambda phase, info: passes.append(phase))
+exit_ = sys.exit
+def counted_exit(code=0):  # argparse ends --help and usage errors here, inside the CLI
+    print("PASSES", len(passes) - before, "ENABLED", gc.isenabled(), file=sys.stderr)
+    exit_(code)
+sys.exit = counted_exit
+from tui.app import entry
+for argv in (["--help"], ["--no-such-option"]):
+    before = len(passes)
+    try:
+        entry.main(argv)
+    except SystemExit:
+        pass
+    print("AFTER", gc.isenabled(), file=sys.stderr)
+"""
+
+
+def test_the_collector_makes_no_pass_while_the_cli_loads_and_is_on_once_it_returns() -> None:
+    """From a fresh interpreter: importing the CLI (protocol models, httpx, pydantic) with the
+    collector on makes dozens of passes; none now. Whatever way the CLI ends (help, a usage
+    error), the collector is on again after it."""
+    done = subprocess.run([sys.executable, "-c", NO_PASSES], cwd=REPO, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [line for line in done.stderr.splitlines() if line.startswith(("PASSES", "AFTER"))] == [
+        "PASSES 0 ENABLED False", "AFTER True"] * 2, done.stderr[-2000:]

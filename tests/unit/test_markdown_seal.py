@@ -45,8 +45,9 @@ def stream(text: str, chunk: int, sealer: Sealer | None = None) -> tuple[list[Pi
     return pieces, sealer
 
 
-# Both renders are pure functions of their text: the streaming tests draw the same prefix for
-# several chunk sizes and limits, and the same sealed pieces at every frame after them.
+# Both renders give the same lines for the same text (the table caches they read change only how
+# fast): the streaming tests draw the same prefix for several chunk sizes and limits, and the same
+# sealed pieces at every frame after them, so each is drawn once.
 @functools.lru_cache(maxsize=4096)
 def piece_lines(piece: Piece) -> tuple[object, ...]:
     return tuple(render_piece(CONSOLE, piece, WIDTH))
