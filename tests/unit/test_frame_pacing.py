@@ -12,6 +12,7 @@ import pytest
 
 from tests.snapshots.main_app import NOW, SIZE, MainApp, frozen, main_screen, settle, wait_connected
 from tui.app.app import (
+    FLOOD_FLUSH_S,
     FLOOD_FRAME_S,
     FLUSH_GAP,
     FLUSH_WAIT_MAX_S,
@@ -490,3 +491,56 @@ async def test_a_timer_that_fired_and_was_replaced_paints_nothing(monkeypatch: p
         assert clock.flushes() == flushes + 1 and not app._pending
         app._flush_queued_now()  # (a second call of a queued flush that already ran: nothing)
         assert clock.flushes() == flushes + 1
+
+
+async def test_while_a_flood_is_held_its_parts_reach_the_widgets_at_the_flood_pace(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No one sees a held flood's frames in between: its parts wait FLOOD_FLUSH_S, not a slot
+    (each update of a growing block costs its work: a fence is lexed again whole)."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        clock = FlushClock(app, monkeypatch)
+        clock.frame(cost=0.002, after=1.0)
+        assert clock.change(after=0.001) == pytest.approx(STREAM_PATIENCE_S)  # streaming: a slot
+        clock.fire()
+        clock.done(cost=0.002)
+        app._held, app._hold_flood = contextlib.nullcontext(), True  # a flood's painting held
+        assert clock.change(after=0.001) == pytest.approx(FLOOD_FLUSH_S - 0.003)
+        clock.fire()
+        clock.done(cost=0.002)
+        app._hold_flood = False  # held only for placeholders to render: the streaming pace
+        assert clock.change(after=0.001) == pytest.approx(STREAM_FRAME_S - 0.003, abs=STREAM_SLACK_S)
+        app._held = None
+
+
+async def test_a_held_flood_is_painted_with_the_parts_still_pending() -> None:
+    """A burst held at the flood pace: few updates of the answer's widget, and when it is over
+    the parts that waited are applied before the paint is released (the end shows at once)."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        base = await started_answer(app, pilot)
+        counter = FrameCounter(app)
+        app._flooding = True  # as after a quarter of a second of a burst
+        for n in range(60):  # a delta every ~10 ms for 0.6 s
+            app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": f"w{n} "})
+            await asyncio.sleep(0.01)
+            app._flooding = True  # (measured again at each paint: kept a flood)
+        view = main_screen(app).query_one(TextBlockView)
+        released: list[bool] = []  # at each paint released after the end came: the end applied?
+        release = app.release_paint
+
+        def release_paint() -> None:
+            if app._held is not None:
+                released.append(view.source.endswith("THE-END"))
+            release()
+
+        app.release_paint = release_paint  # type: ignore[method-assign]
+        app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": "THE-END"})
+        await settle(pilot)
+        assert released and released[0], released  # not painted without it, then again later
+        assert view.source.endswith("w59 THE-END")
+        assert app._held is None  # painted
+        # At the streaming pace that is ~13 updates; at the flood pace 2-4, plus the end's.
+        assert counter.flushes <= 6, counter.flushes
+        assert "THE-END" in "".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -78,6 +78,10 @@ FLOOD_LUMP_SCREENS = 0.25  # ... or as soon as they grew by this much: so much i
 # FLOOD_DECIDE_S), a flood at once; spread over more time, it is judged by the rate as any growth
 # is (a reading pace adds a line or two at a time)
 FLOOD_FRAME_S = 1.0
+# While a flood's painting is held, its parts reach the widgets at most this often (not at the
+# streaming pace): each update of a growing block costs its work (a fence is lexed again whole)
+# and no one sees the ones in between. What is still pending when the hold ends is applied first.
+FLOOD_FLUSH_S = 0.25
 QUIET_S = 0.05
 RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
 
@@ -144,6 +148,7 @@ class OctuiApp(DiffedOutput[int]):
         self._held: contextlib.AbstractContextManager[None] | None = None  # painting held (a flood)
         self._hold_until = 0.0
         self._hold_flood = False
+        self._release_with: list[Change] | None = None  # a held flood ends with this frame's changes
         self._last_change = 0.0  # when the latest change arrived
         self._flooding = False  # the last frame found the transcript grown by over a screen a second
         self._growth: deque[tuple[float, int]] = deque()  # (when, transcript rows) after recent frames
@@ -285,6 +290,8 @@ class OctuiApp(DiffedOutput[int]):
         # t, the loop is left free for FLUSH_GAP·t, so keys and the stream always get part of it.
         parts = self._pending_parts
         pace = STREAM_FRAME_S - self._slack if parts else FRAME_S
+        if parts and self._held is not None and self._hold_flood:
+            pace = FLOOD_FLUSH_S
         # A frame still in flight (flushed, not painted yet) ends about one frame cost after it
         # started: the gap is counted from then, not from the end of the frame before.
         end = max(self._last_frame_end, self._last_flush + self._flush_cost)
@@ -344,6 +351,12 @@ class OctuiApp(DiffedOutput[int]):
         # A flood is painted once it is over (quiet) and its lines are rendered (not placeholders
         # to be painted again a slice later), or after a second of it.
         if now >= self._hold_until or (not behind and (quiet or not self._hold_flood)):
+            if self._pending and self._flush_scheduled and main is not None:
+                # Parts held back at the flood's pace: applied first, painted with them (by that
+                # frame, not one still in flight before it).
+                self._release_with = self._pending
+                self._flush_changes()
+                return
             self.release_paint()  # a second of a flood, its end, or the lines are rendered now
         else:
             self.set_timer(QUIET_S / 2, self._held_tick)
@@ -384,7 +397,13 @@ class OctuiApp(DiffedOutput[int]):
         batch.__exit__(None, None, None)
         self.call_after_refresh(self._frame_done, started)
         self.notifier.observe(changes)
-        if self._flooding and _only_parts(changes):
+        if changes is self._release_with:
+            self._release_with = None
+            if main.rendering_behind():
+                self.set_timer(QUIET_S / 2, self._held_tick)  # placeholders: released once rendered
+            else:
+                self.release_paint()
+        elif self._flooding and _only_parts(changes):
             self._hold_paint(FLOOD_FRAME_S)  # (anything but an answer's parts is painted at once)
         elif main.rendering_behind():
             self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
