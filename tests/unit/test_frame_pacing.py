@@ -511,21 +511,33 @@ async def test_while_a_flood_is_held_its_parts_reach_the_widgets_at_the_flood_pa
         clock.done(cost=0.002)
         app._hold_flood = False  # held only for placeholders to render: the streaming pace
         assert clock.change(after=0.001) == pytest.approx(STREAM_FRAME_S - 0.003, abs=STREAM_SLACK_S)
-        app._held = None
+        clock.fire()
+        clock.done(cost=0.002)
+        app._hold_flood = True
+        assert clock.change(after=0.001) == pytest.approx(FLOOD_FLUSH_S - 0.003)
+        app.release_paint()  # a key: painted now, and the parts waiting come at the streaming pace
+        assert clock.live().due == pytest.approx(app._last_flush + STREAM_FRAME_S)
 
 
-async def test_a_held_flood_is_painted_with_the_parts_still_pending() -> None:
+async def test_a_held_flood_is_painted_with_the_parts_still_pending(monkeypatch: pytest.MonkeyPatch) -> None:
     """A burst held at the flood pace: few updates of the answer's widget, and when it is over
     the parts that waited are applied before the paint is released (the end shows at once)."""
+    import tui.app.app as app_module
+
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:
         base = await started_answer(app, pilot)
         counter = FrameCounter(app)
-        app._flooding = True  # as after a quarter of a second of a burst
-        for n in range(60):  # a delta every ~10 ms for 0.6 s
+        # A flood all along (as after a quarter of a second of a burst), held until it is over.
+        monkeypatch.setattr(app_module, "FLOOD_FRAME_S", 30.0)
+        monkeypatch.setattr(app, "_measure_growth", lambda: None)
+        app._flooding = True
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        for n in range(60):  # a delta every ~10 ms
             app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": f"w{n} "})
             await asyncio.sleep(0.01)
-            app._flooding = True  # (measured again at each paint: kept a flood)
+        elapsed = loop.time() - started
         view = main_screen(app).query_one(TextBlockView)
         released: list[bool] = []  # at each paint released after the end came: the end applied?
         release = app.release_paint
@@ -538,9 +550,34 @@ async def test_a_held_flood_is_painted_with_the_parts_still_pending() -> None:
         app.release_paint = release_paint  # type: ignore[method-assign]
         app.server.emit("session.text.delta", base | {"ordinal": 0, "delta": "THE-END"})
         await settle(pilot)
-        assert released and released[0], released  # not painted without it, then again later
         assert view.source.endswith("w59 THE-END")
-        assert app._held is None  # painted
-        # At the streaming pace that is ~13 updates; at the flood pace 2-4, plus the end's.
-        assert counter.flushes <= 6, counter.flushes
+        assert released and released[0], released  # not painted without it, then again later
+        assert app._held is None
+        # At the streaming pace that is one update a slot (~13 in 0.6 s); at the flood pace one
+        # every FLOOD_FLUSH_S, and the first before the hold and the end's.
+        assert counter.flushes <= elapsed / FLOOD_FLUSH_S + 3, (counter.flushes, elapsed)
         assert "THE-END" in "".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_a_flood_still_rendering_with_parts_pending_is_painted_after_a_second(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts pending at the end of a hold are applied first; if its lines are still placeholders
+    then, a second of a flood is painted all the same (it is not held for as long as it streams)."""
+    import tui.app.app as app_module
+
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        main = main_screen(app)
+        now = [1000.0]
+        monkeypatch.setattr(app_module, "perf_counter", lambda: now[0])
+        monkeypatch.setattr(main, "rendering_behind", lambda: True)
+        app._flooding = True
+        app._hold_paint(FLOOD_FRAME_S)
+        app._pending, app._flush_queued = [PartChanged("ses", "msg", "text:0")], True  # waiting
+        now[0] += FLOOD_FRAME_S + 0.01
+        app._last_change = now[0]  # still streaming
+        app._held_tick()
+        assert app._held is not None and not app._pending  # the rest flushed first ...
+        await pilot.pause()
+        assert app._held is None  # ... and painted once applied, placeholders or not

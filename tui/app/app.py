@@ -304,11 +304,14 @@ class OctuiApp(DiffedOutput[int]):
         due = max(start, self._first_pending + STREAM_PATIENCE_S) if parts else start
         due = min(due, now + FLUSH_WAIT_MAX_S)
         if self._flush_timer is None or due < self._flush_due - 0.001:
-            self._cancel_flush_timer()
-            self._flush_due = due
-            self._flush_timers += 1
-            number = self._flush_timers
-            self._flush_timer = self.set_timer(due - now, lambda: self._flush_on_time(number))
+            self._set_flush_timer(due, now)
+
+    def _set_flush_timer(self, due: float, now: float) -> None:
+        self._cancel_flush_timer()
+        self._flush_due = due
+        self._flush_timers += 1
+        number = self._flush_timers
+        self._flush_timer = self.set_timer(due - now, lambda: self._flush_on_time(number))
 
     @property
     def _flush_scheduled(self) -> bool:
@@ -351,9 +354,10 @@ class OctuiApp(DiffedOutput[int]):
         # A flood is painted once it is over (quiet) and its lines are rendered (not placeholders
         # to be painted again a slice later), or after a second of it.
         if now >= self._hold_until or (not behind and (quiet or not self._hold_flood)):
-            if self._pending and self._flush_scheduled and main is not None:
+            if self._hold_flood and self._pending and self._flush_scheduled and main is not None:
                 # Parts held back at the flood's pace: applied first, painted with them (by that
-                # frame, not one still in flight before it).
+                # frame, not one still in flight before it). This frame does not wait FLUSH_GAP
+                # after the one before: once a hold, at most once a second.
                 self._release_with = self._pending
                 self._flush_changes()
                 return
@@ -367,6 +371,12 @@ class OctuiApp(DiffedOutput[int]):
         if held is not None:
             held.__exit__(None, None, None)
             self.call_after_refresh(self._measure_growth)  # laid out again: is it still a flood?
+            if self._pending and self._flush_timer is not None:
+                # Parts waiting at the flood's pace (a key ended the hold): the streaming pace now.
+                now = perf_counter()
+                due = max(now, self._last_flush + STREAM_FRAME_S)
+                if due < self._flush_due - 0.001:
+                    self._set_flush_timer(due, now)
 
     async def on_event(self, event: events.Event) -> None:
         if self._held is not None and isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown,
@@ -399,7 +409,7 @@ class OctuiApp(DiffedOutput[int]):
         self.notifier.observe(changes)
         if changes is self._release_with:
             self._release_with = None
-            if main.rendering_behind():
+            if main.rendering_behind() and perf_counter() < self._hold_until:
                 self.set_timer(QUIET_S / 2, self._held_tick)  # placeholders: released once rendered
             else:
                 self.release_paint()
