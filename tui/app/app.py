@@ -371,12 +371,6 @@ class OctuiApp(DiffedOutput[int]):
         if held is not None:
             held.__exit__(None, None, None)
             self.call_after_refresh(self._measure_growth)  # laid out again: is it still a flood?
-            if self._pending and self._flush_timer is not None:
-                # Parts waiting at the flood's pace (a key ended the hold): the streaming pace now.
-                now = perf_counter()
-                due = max(now, self._last_flush + STREAM_FRAME_S)
-                if due < self._flush_due - 0.001:
-                    self._set_flush_timer(due, now)
 
     async def on_event(self, event: events.Event) -> None:
         if self._held is not None and isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown,
