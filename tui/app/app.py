@@ -357,7 +357,7 @@ class OctuiApp(DiffedOutput[int]):
             if self._hold_flood and self._pending and self._flush_scheduled and main is not None:
                 # Parts held back at the flood's pace: applied first, painted with them (by that
                 # frame, not one still in flight before it). This frame does not wait FLUSH_GAP
-                # after the one before: once a hold, at most once a second.
+                # after the one before: it ends a hold (or, while its lines render, a few times).
                 self._release_with = self._pending
                 self._flush_changes()
                 return
