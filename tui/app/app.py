@@ -304,14 +304,11 @@ class OctuiApp(DiffedOutput[int]):
         due = max(start, self._first_pending + STREAM_PATIENCE_S) if parts else start
         due = min(due, now + FLUSH_WAIT_MAX_S)
         if self._flush_timer is None or due < self._flush_due - 0.001:
-            self._set_flush_timer(due, now)
-
-    def _set_flush_timer(self, due: float, now: float) -> None:
-        self._cancel_flush_timer()
-        self._flush_due = due
-        self._flush_timers += 1
-        number = self._flush_timers
-        self._flush_timer = self.set_timer(due - now, lambda: self._flush_on_time(number))
+            self._cancel_flush_timer()
+            self._flush_due = due
+            self._flush_timers += 1
+            number = self._flush_timers
+            self._flush_timer = self.set_timer(due - now, lambda: self._flush_on_time(number))
 
     @property
     def _flush_scheduled(self) -> bool:
