@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui.app import exit_guard
+from tui.app.version import version_line
 from tui.demo.generation import GENERATIONS, DemoGeneration
 from tui.session.connect import BinaryNotFound, Discovery, LocalServer, OpenCodeClient, discover, find_binary
 from tui.session.errors import NotFound, OctuiError, Unauthorized
@@ -32,17 +33,6 @@ log = logging.getLogger("octui")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOT_FOUND = 0, 1, 2, 3, 4, 5
 
 
-def _version() -> str:
-    # Not at import: importlib.metadata (~30 ms) is loaded later anyway, by pydantic's plugin
-    # lookup at the first validation, which --demo and a local server reach after the first frame.
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("octui")
-    except PackageNotFoundError:
-        return "0+unknown"
-
-
 class _VersionAction(argparse.Action):
     """``--version``, looked up only when asked for (argparse's own takes the text up front)."""
 
@@ -52,7 +42,7 @@ class _VersionAction(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
-        print(f"octui {_version()}")  # on stdout, as argparse's own does
+        print(version_line())  # on stdout, as argparse's own does
         parser.exit()
 
 

@@ -10,12 +10,9 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--version"]:
-        from importlib.metadata import PackageNotFoundError, version
+        from tui.app.version import version_line
 
-        try:
-            print(f"octui {version('octui')}")
-        except PackageNotFoundError:
-            print("octui 0+unknown")
+        print(version_line())
         return 0
     # Start-up builds ~65,000 objects that live as long as the process (modules, classes, styles)
     # and little garbage (a few thousand unreachable objects): the collector's passes over them
