@@ -17,6 +17,7 @@ from tui.app.app import (
     FLUSH_GAP,
     FLUSH_WAIT_MAX_S,
     FRAME_S,
+    INPUT_PAINT_S,
     QUIET_S,
     STREAM_FRAME_S,
     STREAM_PATIENCE_S,
@@ -300,6 +301,35 @@ async def test_in_a_flood_a_frame_of_other_changes_is_painted_at_once() -> None:
         app._frame_applied(main, contextlib.nullcontext(), 0.0, [PartChanged("ses", "msg", "text:0"),
                                                                  SessionChanged("ses")])
         assert app._held is None  # a turn ended, a status changed: painted at once, not held again
+        await pilot.pause()
+
+
+async def test_a_key_in_a_flood_is_painted_with_the_frames_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key releases a held flood, and the flood's next frames do not hold painting again while
+    the user types: the key's own change (a letter in the composer) is handled after the release,
+    and a frame held in between would show it up to a second late."""
+    import tui.app.app as app_module
+
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        main = main_screen(app)
+        now = [1000.0]
+        monkeypatch.setattr(app_module, "perf_counter", lambda: now[0])
+        monkeypatch.setattr(app, "_measure_growth", lambda: None)  # a flood all along
+        app._flooding = True
+        parts: list[Change] = [PartChanged("ses", "msg", "text:0")]
+        app._frame_applied(main, contextlib.nullcontext(), 0.0, parts)
+        assert app._held is not None  # a flood's frame: painting held back
+        await pilot.press("x")
+        assert app._held is None  # the key paints at once ...
+        now[0] += INPUT_PAINT_S - 0.01
+        app._frame_applied(main, contextlib.nullcontext(), 0.0, parts)
+        assert app._held is None  # ... and the flood's frames after it are painted too
+        now[0] += 0.02
+        app._frame_applied(main, contextlib.nullcontext(), 0.0, parts)
+        assert app._held is not None  # once the user stops, the flood is held again
+        app.release_paint()
         await pilot.pause()
 
 

@@ -16,7 +16,9 @@ from tui.state.store import Store
 from tui.state.transcript import ToolCall
 
 
-async def wait_for(predicate: object, timeout: float = 5.0) -> None:
+async def wait_for(predicate: object, timeout: float = 15.0) -> None:
+    # (15 s, not 5: the full suite runs 4 workers and real servers on 2 cores, and this wait once
+    # timed out there while passing alone every time; it ends as soon as the condition holds)
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():  # type: ignore[operator]
         if asyncio.get_running_loop().time() > deadline:

@@ -83,7 +83,13 @@ FLOOD_FRAME_S = 1.0
 # and no one sees the ones in between. What is still pending when the hold ends is applied first.
 FLOOD_FLUSH_S = 0.25
 QUIET_S = 0.05
+# After a key or the mouse, a flood's frames are painted as they come for this long: what was
+# typed or scrolled is painted with the next frame, not held with the flood for up to a second.
+INPUT_PAINT_S = 0.5
 RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
+
+
+_USER_INPUT = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp, events.Paste)
 
 
 def _only_parts(changes: list[Change]) -> bool:
@@ -149,6 +155,7 @@ class OctuiApp(DiffedOutput[int]):
         self._hold_until = 0.0
         self._hold_flood = False
         self._release_with: list[Change] | None = None  # a held flood ends with this frame's changes
+        self._input_at = -INPUT_PAINT_S  # the last key or mouse use (perf_counter)
         self._last_change = 0.0  # when the latest change arrived
         self._flooding = False  # the last frame found the transcript grown by over a screen a second
         self._growth: deque[tuple[float, int]] = deque()  # (when, transcript rows) after recent frames
@@ -370,8 +377,10 @@ class OctuiApp(DiffedOutput[int]):
             self.call_after_refresh(self._measure_growth)  # laid out again: is it still a flood?
 
     async def on_event(self, event: events.Event) -> None:
-        if self._held is not None and isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown,
-                                                         events.MouseScrollUp, events.Paste, events.Resize)):
+        used = isinstance(event, _USER_INPUT)
+        if used:
+            self._input_at = perf_counter()
+        if self._held is not None and (used or isinstance(event, events.Resize)):
             self.release_paint()
         await super().on_event(event)
 
@@ -404,7 +413,7 @@ class OctuiApp(DiffedOutput[int]):
                 self.set_timer(QUIET_S / 2, self._held_tick)  # placeholders: released once rendered
             else:
                 self.release_paint()
-        elif self._flooding and _only_parts(changes):
+        elif self._flooding and _only_parts(changes) and perf_counter() - self._input_at >= INPUT_PAINT_S:
             self._hold_paint(FLOOD_FRAME_S)  # (anything but an answer's parts is painted at once)
         elif main.rendering_behind():
             self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
