@@ -19,6 +19,7 @@ from widgets.transcript.markdown_chunk import (
     render_piece,
 )
 from widgets.transcript.markdown_seal import (
+    FENCE_LOOKAHEAD,
     FENCE_PIECE,
     FENCE_RETRY,
     LIMIT_PIECE,
@@ -134,6 +135,29 @@ def test_a_fence_cut_is_tokenized_only_where_it_may_be_chosen(monkeypatch: pytes
     pieces = assert_renders_like_whole(text, 40)
     assert len(pieces[0].source) < len(string) + 100  # the string, and a line or two after it
     assert max(len(piece.source) for piece in pieces[1:]) < LIMIT_PIECE
+
+
+def test_a_long_fence_that_came_at_once_is_tokenized_a_few_times_over_not_per_window(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst (or a reload) brings a long fence at once; each cut in it is checked over the lines
+    up to FENCE_LOOKAHEAD past it, in context and alone, not over the sealer's whole window (that
+    tokenized a code answer 7 times over)."""
+    tokenized: list[int] = []
+    line_tokens = markdown_seal._line_tokens
+
+    def counting(lexer: Any, code: str) -> list[list[tuple[Any, str]]]:
+        tokenized.append(len(code))
+        return line_tokens(lexer, code)
+
+    monkeypatch.setattr(markdown_seal, "_line_tokens", counting)
+    code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(500))
+    text = f"```python\n{code}```\n"
+    pieces = Sealer().feed(text, final=True)
+    assert len(pieces) > len(text) // LIMIT_PIECE  # cut all along
+    # Each cut: its piece and the lookahead in context, the lookahead alone.
+    per_cut = (LIMIT_PIECE + 2 * FENCE_LOOKAHEAD) / (LIMIT_PIECE - 50)
+    assert sum(tokenized) <= per_cut * len(text), (sum(tokenized), len(text))
+    assert sum(tokenized) < 5 * len(text)
 
 
 def test_tilde_fences_and_unknown_languages_are_cut_too() -> None:
@@ -694,8 +718,9 @@ def line_text(line: object) -> str:
 def test_a_fence_is_not_cut_inside_a_state_that_shows_only_where_it_closes() -> None:
     """A lexer state that changes nothing until it closes (bash's ``$( … )``: every line inside
     tokenizes alone as in context) shows only at its closing line. An answer that has come
-    whole (a reload, a burst) is not cut inside it when that line is in the window the sealer
-    reads, 120 lines on here (a bound of 24 lines after the cut, tried for speed, cut it)."""
+    whole (a reload, a burst) is not cut inside it when that line is within FENCE_LOOKAHEAD of
+    the cut: 120 lines on here (a bound of 24 lines after the cut, tried for speed, cut it)."""
+    assert FENCE_LOOKAHEAD > 1000  # (the closing line is ~1,000 characters after the opener)
     text = "```bash\nx=$(\n" + "".join(f"echo {i:02}\n" for i in range(122)) + ")\n```\n"
     pieces = assert_renders_like_whole(text, len(text))
     assert len(pieces) == 1

@@ -70,6 +70,10 @@ from widgets.transcript.markdown_parse import PARSER
 # but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
 MIN_PIECE = 100
 FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut costs a tokenization
+# The lines after a fence cut are checked to this far past it (see ``_plain_state_cut``): each
+# check tokenizes the fence up to there twice. To the end of the window (4 × LIMIT_PIECE), a
+# flood's backlog was tokenized 7 times over for its cuts (60 % of the CPU of a code burst).
+FENCE_LOOKAHEAD = 1_200
 FENCE_RETRY = 150  # after a tokenization found no cut (a long string), the next one waits this long
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
 MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
@@ -513,10 +517,11 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> 
     """The last candidate line (cut after it) that leaves the highlighter as at the fence start.
 
     The newline ending the line must be plain text (not inside a string or a comment), and the
-    lines after it must tokenize alone exactly as they do in context: all of them, to the end of
-    the window the sealer reads (a state such as bash's ``$( … )`` changes nothing until its
-    closing line, however far; past the window, as past what has come, it is not known). Few
-    candidates are tried: inside a long docstring none passes, and each try costs a tokenization.
+    lines after it must tokenize alone exactly as they do in context: all of them, to
+    ``FENCE_LOOKAHEAD`` characters past the latest candidate (a state such as bash's ``$( … )``
+    changes nothing until its closing line, however far; past that, as past what has come, it is
+    not known). Few candidates are tried: inside a long docstring none passes, and each try
+    costs a tokenization.
     """
     info = fence.opener.lstrip(" ")[fence.length:].strip()
     lexer = markdown_lexer(info.partition(" ")[0])
@@ -527,6 +532,12 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> 
     for index in range(first, len(lines)):
         if fence.closes(lines[index]):
             last = index
+            break
+    ahead = 0
+    for index in range(candidates[-1] + 1, last):
+        ahead += len(lines[index]) + 1
+        if ahead >= FENCE_LOOKAHEAD:
+            last = index + 1
             break
     body = lines[first:last]
     in_context = _line_tokens(lexer, "\n".join(body) + "\n")
