@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from widgets.transcript.markdown_seal import (
     FENCE_LOOKAHEAD,
     FENCE_PIECE,
     FENCE_RETRY,
+    FENCE_SPAN,
     LIMIT_PIECE,
     MAX_PIECE,
     SENTINEL,
@@ -139,25 +141,27 @@ def test_a_fence_cut_is_tokenized_only_where_it_may_be_chosen(monkeypatch: pytes
 
 def test_a_long_fence_that_came_at_once_is_tokenized_a_few_times_over_not_per_window(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A burst (or a reload) brings a long fence at once; each cut in it is checked over the lines
-    up to FENCE_LOOKAHEAD past it, in context and alone, not over the sealer's whole window (that
-    tokenized a code answer 7 times over)."""
+    """A burst (or a reload) brings a long fence at once. Each cut in it is checked over the lines
+    up to FENCE_LOOKAHEAD past it, not over the sealer's whole window (that tokenized a code
+    answer 7 times over), and the lines after a cut, tokenized alone to check it, are not
+    tokenized again in context to check the next cut (the same text)."""
     tokenized: list[int] = []
-    line_tokens = markdown_seal._line_tokens
+    line_tokens = markdown_seal.token_lines
 
-    def counting(lexer: Any, code: str) -> list[list[tuple[Any, str]]]:
-        tokenized.append(len(code))
-        return line_tokens(lexer, code)
+    def counting(tokens: Iterable[tuple[Any, str]]) -> list[list[tuple[Any, str]]]:
+        listed = list(tokens)
+        tokenized.append(sum(len(value) for _kind, value in listed))
+        return line_tokens(listed)
 
-    monkeypatch.setattr(markdown_seal, "_line_tokens", counting)
+    monkeypatch.setattr(markdown_seal, "token_lines", counting)
+    markdown_seal._line_tokens.cache_clear()
     code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(500))
     text = f"```python\n{code}```\n"
     pieces = Sealer().feed(text, final=True)
     assert len(pieces) > len(text) // LIMIT_PIECE  # cut all along
-    # Each cut: its piece and the lookahead in context, the lookahead alone.
-    per_cut = (LIMIT_PIECE + 2 * FENCE_LOOKAHEAD) / (LIMIT_PIECE - 50)
-    assert sum(tokenized) <= per_cut * len(text), (sum(tokenized), len(text))
-    assert sum(tokenized) < 5 * len(text)
+    # The first span in context, then for each cut the span after it, alone.
+    assert sum(tokenized) <= FENCE_SPAN + FENCE_SPAN * len(pieces), (sum(tokenized), len(text))
+    assert sum(tokenized) < 3 * len(text), (sum(tokenized), len(text))
 
 
 def test_tilde_fences_and_unknown_languages_are_cut_too() -> None:

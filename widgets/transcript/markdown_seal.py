@@ -70,12 +70,14 @@ from widgets.transcript.markdown_parse import PARSER
 # but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
 MIN_PIECE = 100
 FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut costs a tokenization
-# The lines after a fence cut are checked to this far past it (see ``_plain_state_cut``): each
-# check tokenizes the fence up to there twice. To the end of the window (4 × LIMIT_PIECE), a
-# flood's backlog was tokenized 7 times over for its cuts (60 % of the CPU of a code burst).
-FENCE_LOOKAHEAD = 1_200
 FENCE_RETRY = 150  # after a tokenization found no cut (a long string), the next one waits this long
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
+# The lines after a fence cut are checked to this far past it (see ``_plain_state_cut``), the
+# fence being tokenized to FENCE_SPAN past its start (its cuts come before LIMIT_PIECE) in
+# context, and from the cut on alone. To the end of the window (4 × LIMIT_PIECE), a flood's
+# backlog was tokenized 7 times over for its cuts (60 % of the CPU of a code burst).
+FENCE_LOOKAHEAD = 1_200
+FENCE_SPAN = LIMIT_PIECE + FENCE_LOOKAHEAD
 MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
 NUMBERED_FROM = 10  # a numbered list is cut once its numbers reach this (see ``NumberedList``)
 
@@ -273,8 +275,11 @@ def markdown_lexer(name: str) -> Lexer | None:
     return syntax.lexer
 
 
+@lru_cache(maxsize=8)
 def _line_tokens(lexer: Lexer, code: str) -> list[list[tuple[Any, str]]]:
-    """Tokens of ``code`` line by line; each line ends with its newline token."""
+    """Tokens of ``code`` line by line; each line ends with its newline token. Kept for a few
+    texts (callers only read them): the lines after an accepted fence cut, tokenized alone to
+    check it, are the next piece's, tokenized in context to check its own cut."""
     return token_lines(lexer.get_tokens(code))
 
 
@@ -533,24 +538,36 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> 
         if fence.closes(lines[index]):
             last = index
             break
-    ahead = 0
-    for index in range(candidates[-1] + 1, last):
-        ahead += len(lines[index]) + 1
-        if ahead >= FENCE_LOOKAHEAD:
-            last = index + 1
-            break
-    body = lines[first:last]
-    in_context = _line_tokens(lexer, "\n".join(body) + "\n")
+    latest = sum(len(line) + 1 for line in lines[first:candidates[-1] + 1])
+    end = _span_end(lines, first, last, max(FENCE_SPAN, latest + FENCE_LOOKAHEAD))
+    in_context = _line_tokens(lexer, "\n".join(lines[first:end]) + "\n")
     for index in candidates[::-1][:4]:  # the latest cut is the one wanted: try it first
         row = index - first
-        if row + 1 >= len(in_context) or not in_context[row]:
+        if index + 1 >= end or not in_context[row]:
             continue
         kind, value = in_context[row][-1]
         if not value.endswith("\n") or kind not in Token.Text:
             continue
-        if _line_tokens(lexer, "\n".join(body[row + 1:]) + "\n") == in_context[row + 1:]:
+        # Alone, the lines after the cut are tokenized over the span the next piece's own check
+        # reads in context (the same text: ``_line_tokens`` keeps it), and compared where both
+        # were read, but for the last line read in context if they read on past it.
+        after = _span_end(lines, index + 1, last, FENCE_SPAN)
+        alone = _line_tokens(lexer, "\n".join(lines[index + 1:after]) + "\n")
+        shared = min(end, after) - index - 1 - (1 if after > end else 0)
+        if alone[:shared] == in_context[row + 1:row + 1 + shared]:
             return index
     return None
+
+
+def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
+    """Where the lines from ``start`` reach ``chars`` characters (their newlines counted): the
+    index after that line, at most ``stop``."""
+    total = 0
+    for index in range(start, stop):
+        total += len(lines[index]) + 1
+        if total >= chars:
+            return index + 1
+    return stop
 
 
 class Sealer:
