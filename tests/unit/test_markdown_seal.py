@@ -164,6 +164,30 @@ def test_a_long_fence_that_came_at_once_is_tokenized_a_few_times_over_not_per_wi
     assert sum(tokenized) < 3 * len(text), (sum(tokenized), len(text))
 
 
+def test_a_piece_cut_from_a_fence_is_drawn_from_the_tokens_its_cut_was_checked_with(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A piece cut from a fence is rendered right after it was cut: its code block is drawn from
+    the tokens the cut's check read (in context, where the highlighter is plain), not tokenized
+    again, and it looks as it does in the unsplit fence."""
+    lexer = markdown_seal.markdown_lexer("python")
+    assert lexer is not None
+    tokenized: list[int] = []
+    get_tokens = lexer.get_tokens
+
+    def counting(text: str, *args: Any, **kwargs: Any) -> Any:
+        tokenized.append(len(text))
+        return get_tokens(text, *args, **kwargs)
+
+    monkeypatch.setattr(lexer, "get_tokens", counting)
+    text = f"```python\n{PYTHON}```\n"
+    pieces = Sealer().feed(text, final=True)
+    assert len(pieces) > 5
+    tokenized.clear()
+    lines = [line for piece in pieces for line in render_piece(CONSOLE, piece, WIDTH)]
+    assert sum(tokenized) <= len(pieces[-1].markdown), tokenized  # the last piece's only (no cut after it)
+    assert lines == render_markdown(CONSOLE, text, WIDTH)
+
+
 def test_tilde_fences_and_unknown_languages_are_cut_too() -> None:
     body = "".join(f"line {i} of some output that is not code at all\n" for i in range(200))
     for opener in ("~~~", "```no-such-language", "````text"):

@@ -555,8 +555,29 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> 
         alone = _line_tokens(lexer, "\n".join(lines[index + 1:after]) + "\n")
         shared = min(end, after) - index - 1 - (1 if after > end else 0)
         if alone[:shared] == in_context[row + 1:row + 1 + shared]:
+            _remember(lexer, "\n".join(lines[first:index + 1]) + "\n",
+                      [token for line in in_context[:row + 1] for token in line])
             return index
     return None
+
+
+# The tokens of the code of pieces just cut from a fence, as their cut's check read them in
+# context: the piece is rendered next, and its code block is not tokenized again (``known_tokens``).
+_KNOWN_MAX = 16
+_known: dict[tuple[Lexer, str], list[tuple[Any, str]]] = {}
+
+
+def _remember(lexer: Lexer, code: str, tokens: list[tuple[Any, str]]) -> None:
+    _known[(lexer, code)] = tokens
+    if len(_known) > _KNOWN_MAX:
+        del _known[next(iter(_known))]  # the oldest
+
+
+def known_tokens(lexer: Lexer, code: str) -> list[tuple[Any, str]] | None:
+    """The tokens of a piece's fence code (``code`` as Syntax hands it to the lexer), as the check
+    of the cut after it read them, if they are still kept: where a cut is made the highlighter is
+    in its plain state, so they are the whole fence's there too."""
+    return _known.get((lexer, code))
 
 
 def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
