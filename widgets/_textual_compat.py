@@ -23,6 +23,7 @@ from rich.table import Table
 from textual import events
 from textual._ansi_sequences import SYNC_END, SYNC_START
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.binding import BindingsMap
 from textual.dom import DOMNode
@@ -314,6 +315,22 @@ class OwnVerticalScrollBar(_MixinBase):
             super()._scroll_update(virtual_size)
 
 
+def _trim_line_cache(cache: StylesCache, crop: Region, screen_rows: int) -> None:
+    """Drop the lines a widget drew that are more than a screen away from ``crop``.
+
+    Textual keeps every line a widget has drawn (``StylesCache._cache``: ``y`` → ``Strip``, ~1 KB
+    each with its own caches and segments) until the widget is resized or restyled: a long
+    answer followed to its end kept all of its lines. A line dropped is drawn again if the
+    reader scrolls back to it. (Only when the cache holds more than four screens: the check
+    walks it.)"""
+    lines = cache._cache
+    rows = max(1, screen_rows)
+    if len(lines) > 4 * rows:
+        low, high = crop.y - rows, crop.bottom + rows
+        for y in [y for y in lines if not low <= y < high]:
+            del lines[y]
+
+
 class LightRepaintBase(OneLayoutPass, Widget):
     """A full repaint of a tall widget that costs O(1), not O(height) (put before the Textual base).
 
@@ -338,6 +355,11 @@ class LightRepaintBase(OneLayoutPass, Widget):
             return super()._size_updated(size, virtual_size, container_size, layout)
         finally:
             self._height_only = False
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        _trim_line_cache(self._styles_cache, crop, self.app.size.height)
+        return lines
 
     def _set_dirty(self, *regions: Region) -> None:
         if regions:

@@ -382,6 +382,35 @@ async def test_light_repaint_marks_the_whole_widget_dirty() -> None:
         assert tall._repaint_regions == {tall.outer_size.region}, _recheck("LightRepaintBase._set_dirty")
 
 
+async def test_light_repaint_keeps_only_the_lines_near_the_view() -> None:
+    """Textual keeps every line a widget drew (``StylesCache._cache``, y → Strip) until it is
+    resized or restyled; a tall widget scrolled through keeps the lines within a screen of the
+    view only, and draws the others again when they come back."""
+
+    class Tall(compat.LightRepaintBase, Static):
+        DEFAULT_CSS = "Tall { height: auto; }"
+
+    class TallApp(App[None]):
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield Tall("\n".join(f"line {i}" for i in range(400)))
+
+    app = TallApp()
+    async with app.run_test(size=(20, 10)) as pilot:
+        scroll, tall = app.query_one(VerticalScroll), app.query_one(Tall)
+        for y in range(0, 400, 5):
+            scroll.scroll_to(y=y, animate=False)
+            await pilot.pause()
+        cache = tall._styles_cache._cache
+        assert isinstance(cache, dict) and all(isinstance(y, int) for y in cache), _recheck(
+            "_trim_line_cache (StylesCache._cache: y -> Strip)")
+        assert 10 <= len(cache) <= 5 * 10, len(cache)  # not the 400 lines it drew
+        assert min(cache) >= 390 - 5 * 10
+        scroll.scroll_to(y=0, animate=False)
+        await pilot.pause()
+        assert app.screen._compositor.render_strips()[0].text.startswith("line 0")
+
+
 class _GrowingScroll(compat.OneLayoutPass, VerticalScroll):
     pass
 

@@ -275,11 +275,11 @@ def markdown_lexer(name: str) -> Lexer | None:
     return syntax.lexer
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=2)
 def _line_tokens(lexer: Lexer, code: str) -> list[list[tuple[Any, str]]]:
-    """Tokens of ``code`` line by line; each line ends with its newline token. Kept for a few
-    texts (callers only read them): the lines after an accepted fence cut, tokenized alone to
-    check it, are the next piece's, tokenized in context to check its own cut."""
+    """Tokens of ``code`` line by line; each line ends with its newline token. The last two are
+    kept (callers only read them): the lines after an accepted fence cut, tokenized alone to check
+    it (the last tokenization), are the next piece's, tokenized in context to check its own cut."""
     return token_lines(lexer.get_tokens(code))
 
 
@@ -563,7 +563,7 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> 
 
 # The tokens of the code of pieces just cut from a fence, as their cut's check read them in
 # context: the piece is rendered next, and its code block is not tokenized again (``known_tokens``).
-_KNOWN_MAX = 16
+_KNOWN_MAX = 4
 _known: dict[tuple[Lexer, str], list[tuple[Any, str]]] = {}
 
 
