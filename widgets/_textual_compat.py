@@ -37,7 +37,8 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 
 __all__ = [
-    "RICH_VERSION", "SYNC_END", "SYNC_START", "TEXTUAL_VERSION", "ChopsUpdate", "DisplayHookApp",
+    "RICH_VERSION", "SYNC_END", "SYNC_START", "TEXTUAL_VERSION", "BoundedLineCache", "ChopsUpdate",
+    "DisplayHookApp",
     "LayoutUpdate", "LightRepaintBase", "OneLayoutPass", "OwnVerticalScrollBar", "PreparsedMarkdown",
     "SteadyScrollView", "TextAreaInputHooks",
     "anchor_released", "console_color_system", "driver_write", "install_cropped_renders", "node_bindings",
@@ -331,7 +332,17 @@ def _trim_line_cache(cache: StylesCache, crop: Region, screen_rows: int) -> None
             del lines[y]
 
 
-class LightRepaintBase(OneLayoutPass, Widget):
+class BoundedLineCache(Widget):
+    """A widget that keeps only the lines it drew within a screen of the view (``_trim_line_cache``;
+    put it before the Textual base)."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        _trim_line_cache(self._styles_cache, crop, self.app.size.height)
+        return lines
+
+
+class LightRepaintBase(BoundedLineCache, OneLayoutPass, Widget):
     """A full repaint of a tall widget that costs O(1), not O(height) (put before the Textual base).
 
     Textual's ``Widget._set_dirty()`` (a full repaint, done on every resize) empties the widget's
@@ -355,11 +366,6 @@ class LightRepaintBase(OneLayoutPass, Widget):
             return super()._size_updated(size, virtual_size, container_size, layout)
         finally:
             self._height_only = False
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        lines = super().render_lines(crop)
-        _trim_line_cache(self._styles_cache, crop, self.app.size.height)
-        return lines
 
     def _set_dirty(self, *regions: Region) -> None:
         if regions:

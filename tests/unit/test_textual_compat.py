@@ -411,6 +411,28 @@ async def test_light_repaint_keeps_only_the_lines_near_the_view() -> None:
         assert app.screen._compositor.render_strips()[0].text.startswith("line 0")
 
 
+async def test_a_long_diff_keeps_only_the_lines_near_the_view() -> None:
+    from tui.text.tool_diffs import DiffFile, parse_patch
+    from widgets.tools.diff_view import DiffView
+
+    patch = "@@ -1,600 +1,600 @@\n" + "".join(f"-old {i}\n+new {i}\n" for i in range(300))
+    diff = DiffFile(path="a.py", hunks=parse_patch(patch))
+
+    class DiffApp(App[None]):
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield DiffView(diff, split=False)
+
+    app = DiffApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        scroll, view = app.query_one(VerticalScroll), app.query_one(DiffView)
+        for y in range(0, view.size.height, 5):
+            scroll.scroll_to(y=y, animate=False)
+            await pilot.pause()
+        assert view.size.height > 500
+        assert len(view._styles_cache._cache) <= 5 * 10
+
+
 class _GrowingScroll(compat.OneLayoutPass, VerticalScroll):
     pass
 
