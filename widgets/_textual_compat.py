@@ -332,9 +332,9 @@ def _trim_line_cache(cache: StylesCache, crop: Region, screen_rows: int) -> None
             del lines[y]
 
 
-class BoundedLineCache(Widget):
+class BoundedLineCache(_MixinBase):
     """A widget that keeps only the lines it drew within a screen of the view (``_trim_line_cache``;
-    put it before the Textual base)."""
+    put it before the Textual base class)."""
 
     def render_lines(self, crop: Region) -> list[Strip]:
         lines = super().render_lines(crop)

@@ -59,3 +59,29 @@ def test_output_of_control_characters_only_is_shown_not_taken_for_none() -> None
     assert TerminalOutput("\x0b\x0c")._render_output().plain == "␋␌"  # str.strip() takes them for whitespace
     assert TerminalOutput(" \n\t ")._render_output().plain == "(no output)"
     assert TerminalOutput("\r")._render_output().plain == "\\r"  # a lone \r is drawn as its token too
+
+
+async def test_all_of_a_long_output_read_through_keeps_only_the_lines_near_the_view() -> None:
+    """With "show all" an output can be thousands of lines: read to its end (600 here), only the lines
+    within a screen of the view stay drawn (Textual kept every line it drew)."""
+    from textual.containers import VerticalScroll
+
+    from widgets.tools.output_text import OutputText
+
+    output = TerminalOutput("".join(f"line {i}\n" for i in range(600)), show_all=True)
+
+    class ScrollApp(App[None]):
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield output
+
+    app = ScrollApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        scroll, text = app.query_one(VerticalScroll), output.query_one(OutputText)
+        assert text.size.height >= 600
+        for y in range(0, text.size.height, 10):
+            scroll.scroll_to(y=y, animate=False)
+            await pilot.pause()
+        assert len(text._styles_cache._cache) <= 5 * 10
+        assert "line 599" in "".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -10,6 +10,7 @@ from textual.geometry import Size
 from textual.highlight import highlight
 from textual.reactive import var
 from textual.style import Style
+from textual.widget import Widget
 
 from tui.text.tools import DiffFile, DiffLine, Hunk, split_pairs
 from widgets._textual_compat import BoundedLineCache
@@ -42,7 +43,7 @@ def language_for_path(path: str | None) -> str:
         return "default"
     return lexer.aliases[0] if lexer.aliases else lexer.name
 
-class DiffView(BoundedLineCache):
+class DiffView(BoundedLineCache, Widget):
     """A diff of one file from parsed hunks, with old/new line numbers and syntax colours (up to
     MAX_ROWS rows: only those within a screen of the view are kept drawn).
 

@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from tui.text.sanitize import shows_nothing
 from widgets.plain import plain, plain_ansi
+from widgets.tools.output_text import OutputText
 
 __all__ = ["TerminalOutput", "ansi_to_content"]
 
@@ -119,7 +120,7 @@ class TerminalOutput(VerticalGroup):
 
     def compose(self) -> ComposeResult:
         yield Static(self._marker(), classes="-more")
-        yield Static(self._render_output(), classes="-output")
+        yield OutputText(self._render_output(), classes="-output")
 
     def _render_output(self) -> Content:
         visible = self._visible_text()
@@ -142,7 +143,7 @@ class TerminalOutput(VerticalGroup):
         if text.rstrip("\n") == self._text and show_all is None:
             return
         self._set_text(text)
-        self.query_one(".-output", Static).update(self._render_output())
+        self.query_one(".-output", OutputText).update(self._render_output())
         self._sync_marker()
 
     def on_click(self, event: Click) -> None:

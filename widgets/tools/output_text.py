@@ -1,0 +1,12 @@
+"""Provides OutputText: the text of a terminal output block."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from widgets._textual_compat import BoundedLineCache
+
+
+class OutputText(BoundedLineCache, Static):
+    """A command's output as a ``Static`` that keeps drawn only its lines within a screen of the
+    view: with "show all" it can be thousands of lines, and Textual keeps every line it drew."""
