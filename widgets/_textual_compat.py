@@ -323,7 +323,8 @@ def _trim_line_cache(cache: StylesCache, crop: Region, screen_rows: int) -> None
     each with its own caches and segments) until the widget is resized or restyled: a long
     answer followed to its end kept all of its lines. A line dropped is drawn again if the
     reader scrolls back to it. (Only when the cache holds more than four screens: the check
-    walks it.)"""
+    walks it.) A widget drawn through ``render()`` (a ``Static``) also keeps its content's own
+    rendering whole (``Widget._render_cache``): there this drops only the styled copy."""
     lines = cache._cache
     rows = max(1, screen_rows)
     if len(lines) > 4 * rows:

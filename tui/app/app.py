@@ -84,7 +84,9 @@ FLOOD_FRAME_S = 1.0
 FLOOD_FLUSH_S = 0.25
 QUIET_S = 0.05
 # After a key or the mouse, a flood's frames are painted as they come for this long: what was
-# typed or scrolled is painted with the next frame, not held with the flood for up to a second.
+# typed or scrolled is painted with the next frame, not held with the flood for up to a second
+# (and its parts come at the streaming pace, not FLOOD_FLUSH_S: while one types or scrolls, a
+# flood is streamed as any answer is).
 INPUT_PAINT_S = 0.5
 RENDER_HOLD_S = 0.1  # placeholders at the end of an answer: painted once rendered, or after this
 

@@ -45,7 +45,7 @@ def language_for_path(path: str | None) -> str:
 
 class DiffView(BoundedLineCache, Widget):
     """A diff of one file from parsed hunks, with old/new line numbers and syntax colours (up to
-    MAX_ROWS rows: only those within a screen of the view are kept drawn).
+    MAX_ROWS rows; the styled copy Textual keeps of each row drawn is kept only near the view).
 
     Split (side by side) when ``split`` is ``True``, or when it is ``None`` and the widget is
     at least ``SPLIT_WIDTH`` columns wide; unified otherwise.

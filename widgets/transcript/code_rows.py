@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 
 from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME
-from widgets.transcript.markdown_seal import known_tokens, token_lines
+from widgets.transcript.markdown_seal import token_lines
 from widgets.transcript.rendered_line import Line, as_line
 
 Token = tuple[Any, str]
@@ -52,9 +52,7 @@ def code_tokens(lexer: Lexer, code: str) -> list[Token] | None:
     """``code`` tokenized as ``Syntax`` tokenizes it; None if the tokens are not the code's own
     characters (a lexer that changes them: Syntax is left to draw that code)."""
     text = processed(code)
-    tokens = known_tokens(lexer, text)  # (a piece just cut from a fence: read by that cut's check)
-    if tokens is None:
-        tokens = list(lexer.get_tokens(text))
+    tokens = list(lexer.get_tokens(text))
     if "".join(value for _kind, value in tokens) != text:
         return None
     return tokens

@@ -72,12 +72,14 @@ MIN_PIECE = 100
 FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut costs a tokenization
 FENCE_RETRY = 150  # after a tokenization found no cut (a long string), the next one waits this long
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
-# The lines after a fence cut are checked to this far past it (see ``_plain_state_cut``), the
-# fence being tokenized to FENCE_SPAN past its start (its cuts come before LIMIT_PIECE) in
-# context, and from the cut on alone. To the end of the window (4 × LIMIT_PIECE), a flood's
-# backlog was tokenized 7 times over for its cuts (60 % of the CPU of a code burst).
-FENCE_LOOKAHEAD = 1_200
+# The lines after a fence cut are checked this far past it (see ``_plain_state_cut``): the fence
+# is tokenized in context to FENCE_SPAN past its start (most cuts come before LIMIT_PIECE), and
+# from the cut on alone to FENCE_SPAN past the cut, which is the next cut's span in context
+# (tokenized once for both). A flood's backlog was tokenized 7.2 times over for its cuts (60 %
+# of a code burst's CPU), each check reading to the end of the sealer's window twice.
+FENCE_LOOKAHEAD = 2_400
 FENCE_SPAN = LIMIT_PIECE + FENCE_LOOKAHEAD
+WINDOW_PIECES = 6  # the sealer reads this many LIMIT_PIECEs at a time: one cut's span after it fits
 MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
 NUMBERED_FROM = 10  # a numbered list is cut once its numbers reach this (see ``NumberedList``)
 
@@ -550,44 +552,25 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> 
             continue
         # Alone, the lines after the cut are tokenized over the span the next piece's own check
         # reads in context (the same text: ``_line_tokens`` keeps it), and compared where both
-        # were read, but for the last line read in context if they read on past it.
+        # were read, but for the margin line at the end of the shorter one (it may read
+        # otherwise where the text ends) when they end apart.
         after = _span_end(lines, index + 1, last, FENCE_SPAN)
         alone = _line_tokens(lexer, "\n".join(lines[index + 1:after]) + "\n")
-        shared = min(end, after) - index - 1 - (1 if after > end else 0)
-        if alone[:shared] == in_context[row + 1:row + 1 + shared]:
-            _remember(lexer, "\n".join(lines[first:index + 1]) + "\n",
-                      [token for line in in_context[:row + 1] for token in line])
+        shared = min(end, after) - index - 1 - (1 if after != end else 0)
+        if shared > 0 and alone[:shared] == in_context[row + 1:row + 1 + shared]:
             return index
     return None
 
 
-# The tokens of the code of pieces just cut from a fence, as their cut's check read them in
-# context: the piece is rendered next, and its code block is not tokenized again (``known_tokens``).
-_KNOWN_MAX = 4
-_known: dict[tuple[Lexer, str], list[tuple[Any, str]]] = {}
-
-
-def _remember(lexer: Lexer, code: str, tokens: list[tuple[Any, str]]) -> None:
-    _known[(lexer, code)] = tokens
-    if len(_known) > _KNOWN_MAX:
-        del _known[next(iter(_known))]  # the oldest
-
-
-def known_tokens(lexer: Lexer, code: str) -> list[tuple[Any, str]] | None:
-    """The tokens of a piece's fence code (``code`` as Syntax hands it to the lexer), as the check
-    of the cut after it read them, if they are still kept: where a cut is made the highlighter is
-    in its plain state, so they are the whole fence's there too."""
-    return _known.get((lexer, code))
-
-
 def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
-    """Where the lines from ``start`` reach ``chars`` characters (their newlines counted): the
-    index after that line, at most ``stop``."""
+    """Where the lines from ``start`` reach ``chars`` characters (their newlines counted), and
+    one line more (a margin: the last line tokenized may read otherwise where the text ends, and
+    is not compared): the index after them, at most ``stop``."""
     total = 0
     for index in range(start, stop):
         total += len(lines[index]) + 1
         if total >= chars:
-            return index + 1
+            return min(index + 2, stop)
     return stop
 
 
@@ -644,7 +627,7 @@ class Sealer:
         ``end`` spares the caller a copy of a long text's head.
         """
         pieces: list[Piece] = []
-        window = 4 * self.limit
+        window = WINDOW_PIECES * self.limit
         retry = self._fence_retry  # (a try that fails below holds for the next feeds, not this one's
         # larger windows: they reach past what the first one could not cut)
         length = len(text) if end is None else min(end, len(text))
