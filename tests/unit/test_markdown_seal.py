@@ -164,6 +164,17 @@ def test_a_long_fence_that_came_at_once_is_tokenized_a_few_times_over_not_per_wi
     assert sum(tokenized) < 5 * len(text), (sum(tokenized), len(text))  # (7.2 times before)
 
 
+def test_a_late_fence_cut_is_checked_as_far_as_an_early_one() -> None:
+    """When no cut passes near LIMIT_PIECE (a string over the first candidates), later ones are
+    tried: one the window's end leaves less than FENCE_LOOKAHEAD after is not taken there (the
+    sealer reads a larger window), so it is not cut inside a ``$( … )`` that closes past it."""
+    text = ("```bash\necho 'start\n" + "in string line\n" * 80 + "end'\n" + "echo a\n" * 296
+            + "x=$(\n" + "echo b\n" * 214 + ")\n" + "echo d\n" * 150 + "```\n")
+    pieces = Sealer().feed(text, final=True)
+    assert "".join(piece.source for piece in pieces) == text
+    assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+
+
 def test_tilde_fences_and_unknown_languages_are_cut_too() -> None:
     body = "".join(f"line {i} of some output that is not code at all\n" for i in range(200))
     for opener in ("~~~", "```no-such-language", "````text"):

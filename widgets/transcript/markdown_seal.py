@@ -79,7 +79,8 @@ LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in �
 # of a code burst's CPU), each check reading to the end of the sealer's window twice.
 FENCE_LOOKAHEAD = 2_400
 FENCE_SPAN = LIMIT_PIECE + FENCE_LOOKAHEAD
-WINDOW_PIECES = 6  # the sealer reads this many LIMIT_PIECEs at a time: one cut's span after it fits
+WINDOW_PIECES = 6  # the sealer reads this many LIMIT_PIECEs at a time: the span after a cut at
+# LIMIT_PIECE fits (a later one, with less than FENCE_LOOKAHEAD after it, waits for a larger window)
 MAX_PIECE = 16_384  # no piece (nor the tail) grows past this: forced cut (see the docstring)
 NUMBERED_FROM = 10  # a numbered list is cut once its numbers reach this (see ``NumberedList``)
 
@@ -301,7 +302,7 @@ def token_lines(tokens: Iterable[tuple[Any, str]]) -> list[list[tuple[Any, str]]
 
 def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
              fence_minimum: int | None = FENCE_PIECE, number: int | None = None,
-             lexed: list[int] | None = None) -> Cut | None:
+             lexed: list[int] | None = None, whole: bool = True) -> Cut | None:
     """Where to cut ``text`` (a tail still growing at its end), or None.
 
     A cut is made after a complete line, and what the line after it is decides whether the cut
@@ -313,7 +314,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     like a table: see ``_table_starts``), or else the first one after ``limit``. Code fences
     are cut only past ``fence_minimum`` (None: never). ``number``: ``text`` goes on a numbered
     list, its first item being that number of it. ``lexed`` gets a 1 for each tokenization run
-    to check a fence cut (the costly part).
+    to check a fence cut (the costly part). ``whole``: ``text`` is all that has come (False: a
+    window of it, more past its end: a fence cut is checked only as far as the window reaches).
     """
     if len(text) < minimum:
         return None
@@ -349,7 +351,7 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     def settle(cut_fence: _Fence, candidates: list[int]) -> Cut | None:
         if lexed is not None:
             lexed.append(1)
-        ok = _plain_state_cut(cut_fence, lines, candidates)
+        ok = _plain_state_cut(cut_fence, lines, candidates, whole)
         if ok is None:
             return None
         closing = cut_fence.char * cut_fence.length + "\n"
@@ -520,15 +522,18 @@ def _continues_list(lines: list[str], index: int, marker: str,
 _PLAIN_START = re.compile(r"^[^\s#>|`~<=*+\-\d]")  # a line that can only be paragraph text
 
 
-def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> int | None:
+def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int],
+                     whole: bool = True) -> int | None:
     """The last candidate line (cut after it) that leaves the highlighter as at the fence start.
 
     The newline ending the line must be plain text (not inside a string or a comment), and the
     lines after it must tokenize alone exactly as they do in context: all of them, to
-    ``FENCE_LOOKAHEAD`` characters past the latest candidate (a state such as bash's ``$( … )``
+    ``FENCE_LOOKAHEAD`` characters past the candidate (a state such as bash's ``$( … )``
     changes nothing until its closing line, however far; past that, as past what has come, it is
-    not known). Few candidates are tried: inside a long docstring none passes, and each try
-    costs a tokenization.
+    not known), or to the fence's end or the end of what has come if nearer. ``lines`` not
+    ``whole`` (a window of more): a candidate whose lookahead the window cuts is not taken (the
+    sealer reads a larger window). Few candidates are tried: inside a long docstring none passes,
+    and each try costs a tokenization.
     """
     info = fence.opener.lstrip(" ")[fence.length:].strip()
     lexer = markdown_lexer(info.partition(" ")[0])
@@ -543,9 +548,12 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int]) -> 
     latest = sum(len(line) + 1 for line in lines[first:candidates[-1] + 1])
     end = _span_end(lines, first, last, max(FENCE_SPAN, latest + FENCE_LOOKAHEAD))
     in_context = _line_tokens(lexer, "\n".join(lines[first:end]) + "\n")
+    cut_short = last == len(lines) and not whole  # the window ends before the fence and the text
     for index in candidates[::-1][:4]:  # the latest cut is the one wanted: try it first
         row = index - first
         if index + 1 >= end or not in_context[row]:
+            continue
+        if cut_short and sum(len(line) + 1 for line in lines[index + 1:last]) < FENCE_LOOKAHEAD:
             continue
         kind, value = in_context[row][-1]
         if not value.endswith("\n") or kind not in Token.Text:
@@ -640,7 +648,7 @@ class Sealer:
             padded = markdown + ("\n\n" if final and at_end else "")  # makes the last line complete
             lexed: list[int] = []
             cut = find_cut(padded, self.minimum, self.limit, self.fence_minimum if split_fences else None,
-                           self.number, lexed)
+                           self.number, lexed, whole=at_end)
             if cut is not None and cut.end >= len(markdown):
                 cut = None  # nothing would be left after it
             if cut is not None and cut.end - len(self.reopen) > self.max_piece:
