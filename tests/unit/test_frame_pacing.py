@@ -67,6 +67,18 @@ async def started_answer(app: MainApp, pilot: Any) -> dict[str, Any]:
     return base
 
 
+async def flooding_on_a_fake_clock(app: MainApp, pilot: Any,
+                                   monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[float]]:
+    """The app connected and flooding, its clock (``perf_counter``) the list's one value."""
+    import tui.app.app as app_module
+
+    await wait_connected(pilot)
+    now = [1000.0]
+    monkeypatch.setattr(app_module, "perf_counter", lambda: now[0])
+    app._flooding = True
+    return main_screen(app), now
+
+
 async def test_thousands_of_deltas_at_once_cost_a_few_frames() -> None:
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:
@@ -308,16 +320,10 @@ async def test_a_key_in_a_flood_is_painted_with_the_frames_after_it(monkeypatch:
     """A key releases a held flood, and the flood's next frames do not hold painting again while
     the user types: the key's own change (a letter in the composer) is handled after the release,
     and a frame held in between would show it up to a second late."""
-    import tui.app.app as app_module
-
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_connected(pilot)
-        main = main_screen(app)
-        now = [1000.0]
-        monkeypatch.setattr(app_module, "perf_counter", lambda: now[0])
+        main, now = await flooding_on_a_fake_clock(app, pilot, monkeypatch)
         monkeypatch.setattr(app, "_measure_growth", lambda: None)  # a flood all along
-        app._flooding = True
         parts: list[Change] = [PartChanged("ses", "msg", "text:0")]
         app._frame_applied(main, contextlib.nullcontext(), 0.0, parts)
         assert app._held is not None  # a flood's frame: painting held back
@@ -591,18 +597,12 @@ async def test_a_flood_still_rendering_with_parts_pending_is_painted_after_a_sec
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Parts pending at the end of a hold are applied first; if its lines are still placeholders
     then, a second of a flood is painted all the same (it is not held for as long as it streams)."""
-    import tui.app.app as app_module
-
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_connected(pilot)
-        main = main_screen(app)
-        now = [1000.0]
-        monkeypatch.setattr(app_module, "perf_counter", lambda: now[0])
+        main, now = await flooding_on_a_fake_clock(app, pilot, monkeypatch)
         monkeypatch.setattr(main, "rendering_behind", lambda: True)
         ticks: list[object] = []  # ticks asked for are not run: the frame itself must paint
         monkeypatch.setattr(app, "set_timer", lambda wait, callback: ticks.append(callback))
-        app._flooding = True
         app._hold_paint(FLOOD_FRAME_S)
         app._pending, app._flush_queued = [PartChanged("ses", "msg", "text:0")], True  # waiting
         now[0] += FLOOD_FRAME_S + 0.01
