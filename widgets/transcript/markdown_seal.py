@@ -69,8 +69,7 @@ from widgets.transcript.markdown_parse import PARSER
 # Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
 # but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
 MIN_PIECE = 100
-FENCE_PIECE = 150  # a code fence is cut only into parts this long: each cut costs a tokenization (a cut
-# comes early in a paced stream: the growing fence's tail, tokenized whole each frame, stays short)
+FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut costs a tokenization
 FENCE_RETRY = 150  # after a tokenization found no cut (a long string), the next one waits this long
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
 # The lines after a fence cut are checked this far past it (see ``_plain_state_cut``): the fence
