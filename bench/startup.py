@@ -54,17 +54,22 @@ class Tmux:
     def __init__(self, name: str) -> None:
         self.socket = name
 
-    def run(self, *args: str) -> str:
+    def run(self, *args: str, env: dict[str, str] | None = None) -> str:
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
-                              timeout=TIMEOUT_S)
+                              timeout=TIMEOUT_S, env=None if env is None else {**os.environ, **env})
         return done.stdout
 
     def start(self, command: list[str], cwd: str, env: dict[str, str] | None = None) -> None:
-        extra: list[str] = []
-        for key, value in (env or {}).items():
-            extra += ["-e", f"{key}={value}"]
+        """Start the server with one window running ``command``. ``env`` reaches the pane through
+        the environment of the tmux server this starts (its own socket: a new server, which
+        hands its environment to its panes), not through ``-e`` in its argv: the server keeps its
+        client's argv, and any user's ``ps`` would read the server password there. Only ``TERM``
+        goes as ``-e``, as tmux sets its own in a pane otherwise."""
+        variables = dict(env or {})
+        term = variables.pop("TERM", None)
+        extra = ["-e", f"TERM={term}"] if term else []
         self.run("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-c", cwd, *extra,
-                 " ".join(_quote(part) for part in command))
+                 " ".join(_quote(part) for part in command), env=variables)
 
     def capture(self) -> str:
         return self.run("capture-pane", "-p")

@@ -38,7 +38,8 @@ class Tmux:
         self.config = config
         self.binary = shutil.which("tmux") or "tmux"
 
-    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, check: bool = True,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [self.binary, "-L", self.socket_name, "-f", str(self.config), *args],
             check=check,
@@ -46,6 +47,7 @@ class Tmux:
             text=True,
             timeout=10,
             stdin=subprocess.DEVNULL,
+            env=None if env is None else {**os.environ, **env},
         )
 
     def capture(self, target: str) -> str:
@@ -58,6 +60,20 @@ class Tmux:
 def _octui_script() -> Path:
     """The console script installed next to the running interpreter (the project's venv)."""
     return Path(sys.executable).parent / "octui"
+
+
+def _argv_with(secret: str) -> list[str]:
+    """The processes (pid and name, not their argv: it would print the secret) whose command
+    line holds ``secret``: what ``ps`` shows any user."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if secret.encode() in (entry / "cmdline").read_bytes():
+                    found.append(f"{entry.name} ({(entry / 'comm').read_text().strip()})")
+            except OSError:  # gone meanwhile
+                continue
+    return found
 
 
 def _wait(predicate: Callable[[], bool], what: str, timeout: float, screen: Callable[[], str]) -> None:
@@ -96,8 +112,11 @@ def test_real_octui_in_tmux_answers_and_quits(
     answer = f"Scripted tmux answer {name}"
     tag = fake_llm.add_scenario(name, [{"text": answer}])
 
+    # The password reaches the pane through the environment of the tmux server the first
+    # command starts (a private socket: a new server, whose panes get its environment), never
+    # through ``-e``: the server keeps that command's argv, which every user's ``ps`` reads.
+    secret = {"OPENCODE_SERVER_PASSWORD": live_server.password}
     env_args = [
-        "-e", f"OPENCODE_SERVER_PASSWORD={live_server.password}",
         "-e", f"OCTUI_CONFIG={tmp_path / 'no-config.toml'}",
         "-e", f"OCTUI_STATE_DIR={tmp_path / 'state'}",
         "-e", "TERM=xterm-256color",
@@ -106,7 +125,7 @@ def test_real_octui_in_tmux_answers_and_quits(
     # (a pid poll would see the zombie tmux has not reaped yet as alive).
     command = f"{shlex.quote(str(script))} --url {shlex.quote(live_server.url)}; echo {EXIT_MARK}$?"
     tmux.run("new-session", "-d", "-s", "octui", "-x", str(WIDTH), "-y", str(HEIGHT),
-             "-c", str(live_server.project_dir), *env_args, command)
+             "-c", str(live_server.project_dir), *env_args, command, env=secret)
     target = "octui:0.0"
 
     def screen() -> str:
@@ -114,6 +133,8 @@ def test_real_octui_in_tmux_answers_and_quits(
 
     _wait(lambda: "connected" in screen() and "No session open." in screen(), "octui to connect",
           SCREEN_TIMEOUT, screen)
+    shown = _argv_with(live_server.password)
+    assert not shown, f"the server password is in the argv of {shown}"
     prompt = f"Answer me in tmux. {tag}"
     tmux.run("send-keys", "-t", target, "-l", prompt)
     _wait(lambda: prompt in screen(), "the typed prompt in the composer", SCREEN_TIMEOUT, screen)
