@@ -138,12 +138,8 @@ def test_a_fence_cut_is_tokenized_only_where_it_may_be_chosen(monkeypatch: pytes
     assert max(len(piece.source) for piece in pieces[1:]) < LIMIT_PIECE
 
 
-def test_a_long_fence_that_came_at_once_is_tokenized_a_few_times_over_not_per_window(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A burst (or a reload) brings a long fence at once. Each cut in it is checked over the lines
-    up to FENCE_LOOKAHEAD past it, not over the sealer's whole window (that tokenized a code
-    answer 7 times over), and the lines after a cut, tokenized alone to check it, are not
-    tokenized again in context to check the next cut (the same text)."""
+def _tokenized_while_sealing(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[list[Piece], int]:
+    """The pieces of ``text`` sealed at once, and how many characters were tokenized for it."""
     tokenized: list[int] = []
     line_tokens = markdown_seal.token_lines
 
@@ -153,15 +149,114 @@ def test_a_long_fence_that_came_at_once_is_tokenized_a_few_times_over_not_per_wi
         return line_tokens(listed)
 
     monkeypatch.setattr(markdown_seal, "token_lines", counting)
+    monkeypatch.setattr(markdown_seal, "_LEXED", None)
     markdown_seal._line_tokens.cache_clear()
-    code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(500))
-    text = f"```python\n{code}```\n"
     pieces = Sealer().feed(text, final=True)
+    return pieces, sum(tokenized)
+
+
+def test_a_long_fence_that_came_at_once_is_tokenized_a_few_times_over_not_per_window(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst (or a reload) brings a long fence at once. With a lexer whose state is not read
+    (C's), each cut in it is checked over the lines up to FENCE_LOOKAHEAD past it, not over the
+    sealer's whole window (that tokenized a code answer 7 times over), and the lines after a cut,
+    tokenized alone to check it, are not tokenized again in context to check the next cut (the
+    same text)."""
+    code = "".join(f"    value_{i} = compute({i}, name_{i});  /* a comment */\n" for i in range(500))
+    text = f"```c\n{code}```\n"
+    assert markdown_seal._resumable(markdown_seal.markdown_lexer("c")) is None  # (the comparison)
+    pieces, tokenized = _tokenized_while_sealing(monkeypatch, text)
     assert len(pieces) > len(text) // LIMIT_PIECE  # cut all along
     # The first span in context, then for each cut the span after it, alone (a margin line more
     # each time): not the span in context again, nor to the end of the window.
-    assert sum(tokenized) <= (FENCE_SPAN + 100) * (len(pieces) + 1), (sum(tokenized), len(text))
-    assert sum(tokenized) < 5 * len(text), (sum(tokenized), len(text))  # (7.2 times before)
+    assert tokenized <= (FENCE_SPAN + 100) * (len(pieces) + 1), (tokenized, len(text))
+    assert tokenized < 5 * len(text), (tokenized, len(text))  # (7.2 times before)
+    assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+
+
+def test_a_long_fence_cut_where_the_lexer_is_in_its_root_state_is_tokenized_about_twice(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python's lexer (like most) is a ``RegexLexer`` whose state is read at each line start: a
+    cut needs no second tokenization, and one tokenization of the sealer's window checks the
+    cuts of several pieces. The same cuts as the comparison makes, for half the tokenizing."""
+    code = "".join(f"    value_{i} = compute({i}, name='x{i}')  # a comment\n" for i in range(500))
+    text = f"```python\n{code}```\n"
+    pieces, tokenized = _tokenized_while_sealing(monkeypatch, text)
+    assert len(pieces) > len(text) // LIMIT_PIECE
+    assert tokenized < 2.5 * len(text), (tokenized, len(text))  # (3.96 times with the comparison)
+    assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+
+    monkeypatch.setattr(markdown_seal, "_resumable", lambda lexer: None)  # the comparison instead
+    compared, tokenized_before = _tokenized_while_sealing(monkeypatch, text)
+    assert [piece.source for piece in compared] == [piece.source for piece in pieces]
+    assert tokenized_before > 1.5 * tokenized
+
+
+def test_the_lexer_state_is_read_at_each_line_start() -> None:
+    """Root at lines of plain statements; not inside a docstring, nor inside bash's ``$( … )``
+    (whose lines are tokenized alike alone until its closing line: the comparison needed
+    FENCE_LOOKAHEAD for it); not where a token runs over the line start."""
+    python = markdown_seal.markdown_lexer("python")
+    assert python is not None
+    lexed = markdown_seal._lexed(python, 'a = 1\ns = """doc\nstill doc\n"""\nb = 2\n')
+    assert lexed is not None
+    assert lexed.roots == [True, True, False, False, True]
+    bash = markdown_seal.markdown_lexer("bash")
+    assert bash is not None
+    lexed = markdown_seal._lexed(bash, "echo a\nx=$(\necho b\n)\necho c\n")
+    assert lexed is not None
+    assert lexed.roots == [True, True, False, False, True]
+    assert [line[-1][1] for line in lexed.lines] == ["\n"] * 5  # (each line's newline its own)
+
+
+def test_which_lexers_are_read_by_their_state() -> None:
+    """A ``RegexLexer`` whose rules read nothing before a line, with no callback of its own: yes
+    (Python's one-character lookbehinds, ``(?<!\\.)``, see the newline either way). A lexer that
+    overrides the loop (C, JSON), reads two characters back, or calls its own code: no. The
+    Pygments names this relies on are checked here (a canary: if they change, every fence is
+    checked by the comparison, slower, still right)."""
+    from pygments.lexer import RegexLexer, bygroups
+    from pygments.token import Name, Text
+
+    assert {"pos", "statestack"} <= set(RegexLexer.get_tokens_unprocessed.__code__.co_varnames)
+    assert re._parser.parse(r"[\w$]", 0).getwidth() == (1, 1)  # type: ignore[attr-defined]
+    for language in ("python", "bash", "javascript", "go", "rust", "java"):
+        assert markdown_seal._resumable(markdown_seal.markdown_lexer(language)) is not None, language
+    for language in ("c", "json", "html"):
+        assert markdown_seal._resumable(markdown_seal.markdown_lexer(language)) is None, language
+    shebang = markdown_seal._resumable(markdown_seal.markdown_lexer("python"))
+    assert shebang and all(pattern.match("#!/usr/bin/env python\n") for pattern in shebang)
+
+    class WideLookbehind(RegexLexer):
+        tokens = {"root": [(r"(?<=ab)c", Name), (r"\s+|\w", Text)]}
+
+    def own(lexer: object, match: re.Match[str]) -> Iterable[tuple[int, Any, str]]:
+        yield match.start(), Name, match.group()
+
+    class OwnCallback(RegexLexer):
+        tokens = {"root": [(r"\w+", own), (r"\s+", Text)]}
+
+    class Groups(RegexLexer):
+        tokens = {"root": [(r"(\w+)(\s*)", bygroups(Name, Text)), (r"\s+", Text)]}
+
+    assert markdown_seal._resumable_rules(WideLookbehind(stripnl=False)) is None
+    assert markdown_seal._resumable_rules(OwnCallback(stripnl=False)) is None
+    assert markdown_seal._resumable_rules(Groups(stripnl=False)) == ()
+
+
+def test_a_shebang_line_is_not_cut_before() -> None:
+    """Alone, a line starting ``#!`` is read as the script's first line (Python's and bash's
+    ``\\A#!`` rules); in context it is a comment: a cut right before it would colour it otherwise."""
+    python = markdown_seal.markdown_lexer("python")
+    assert python is not None
+    lexed = markdown_seal._lexed(python, "a = 1\n#!/usr/bin/env python\nb = 2\n")
+    assert lexed is not None and lexed.roots[1]
+    shebang = markdown_seal._resumable(python)
+    assert shebang is not None
+    assert markdown_seal._root_cut_in(lexed, 0, shebang, 0, [0], len(lexed.text), True, True) is None
+    assert markdown_seal._root_cut_in(lexed, 0, (), 0, [0], len(lexed.text), True, True) == 0
+    code = "".join(f"x_{i} = {i}\n" + ("#!/usr/bin/env python\n" if i % 9 == 0 else "") for i in range(400))
+    assert_renders_like_whole(f"```python\n{code}```\n", 97)
 
 
 def test_a_late_fence_cut_is_checked_as_far_as_an_early_one() -> None:
