@@ -271,7 +271,6 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
     else:
         command = [str(opencode), "attach", server.url, "--session", sid, "--dir", str(project)]
     client_env = {k: v for k, v in env.items() if k.startswith(("HOME", "XDG_", "OPENCODE_"))}
-    client_env["TERM"] = "xterm-256color"
     tmux = Tmux(f"octui-rs-{client}-{int(time.time() * 1000) % 10**8}")
     recording = scratch / f"{tmux.socket}.out"
     out: dict[str, Any] = {"client": client}

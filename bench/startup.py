@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -54,22 +55,28 @@ class Tmux:
     def __init__(self, name: str) -> None:
         self.socket = name
 
-    def run(self, *args: str, env: dict[str, str] | None = None) -> str:
+    def run(self, *args: str, env: dict[str, str] | None = None, check: bool = False) -> str:
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
                               timeout=TIMEOUT_S, env=None if env is None else {**os.environ, **env})
+        if check and done.returncode:
+            raise RuntimeError(f"tmux {args[0] if args else ''} failed: {done.stderr.strip()}")
         return done.stdout
 
     def start(self, command: list[str], cwd: str, env: dict[str, str] | None = None) -> None:
-        """Start the server with one window running ``command``. ``env`` reaches the pane through
-        the environment of the tmux server this starts (its own socket: a new server, which
-        hands its environment to its panes), not through ``-e`` in its argv: the server keeps its
-        client's argv, and any user's ``ps`` would read the server password there. Only ``TERM``
-        goes as ``-e``, as tmux sets its own in a pane otherwise."""
-        variables = dict(env or {})
-        term = variables.pop("TERM", None)
-        extra = ["-e", f"TERM={term}"] if term else []
-        self.run("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-c", cwd, *extra,
-                 " ".join(_quote(part) for part in command), env=variables)
+        """Start the server, with one window running ``command``.
+
+        ``env`` reaches the pane through the environment of the tmux server this starts, which
+        a new server hands to its panes; not through ``-e`` in its argv: the server keeps the
+        argv of the command that started it, and any user's ``ps`` would read the server
+        password there. So the socket must be new (a server already on it would keep its own
+        environment and drop ``env`` without a word): checked. The pane's ``TERM`` is tmux's
+        ``default-terminal`` (``tmux-256color`` where its terminfo is installed), as in every run
+        of these benches: ``new-session -e TERM=…`` never reached the pane."""
+        if subprocess.run(["tmux", "-L", self.socket, "has-session"], capture_output=True,
+                          timeout=TIMEOUT_S).returncode == 0:
+            raise RuntimeError(f"a tmux server already runs on socket {self.socket}")
+        self.run("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-c", cwd,
+                 " ".join(_quote(part) for part in command), env=env, check=True)
 
     def capture(self) -> str:
         return self.run("capture-pane", "-p")
@@ -91,10 +98,10 @@ def _quote(text: str) -> str:
 
 def demo_first_frame() -> float:
     with tempfile.TemporaryDirectory(prefix="octui-bench-") as cwd:
-        tmux = Tmux(f"octui-bench-{os.getpid()}")
+        tmux = Tmux(f"octui-bench-{os.getpid()}-{uuid.uuid4().hex[:8]}")  # a new server each run
         try:
             start = time.perf_counter()
-            tmux.start([*octui_command(), "--demo"], cwd, {"TERM": "xterm-256color"})
+            tmux.start([*octui_command(), "--demo"], cwd)
             while time.perf_counter() - start < TIMEOUT_S:  # bounded
                 screen = tmux.capture()
                 if len(screen.strip()) > 0 and any(hint in screen for hint in FIRST_FRAME_HINTS):
