@@ -704,7 +704,7 @@ def _own_names(files: list[Path]) -> set[str]:
 
 
 # Private names of the standard library that octui uses and Textual or Rich happen to define too.
-STDLIB = {("os", "_exit"), ("connection", "_replace")}
+STDLIB = {("os", "_exit"), ("connection", "_replace"), ("re", "_parser")}
 
 
 def _message_handler_names() -> set[str]:
