@@ -164,7 +164,7 @@ def test_a_long_fence_that_came_at_once_is_tokenized_a_few_times_over_not_per_wi
     same text)."""
     code = "".join(f"    value_{i} = compute({i}, name_{i});  /* a comment */\n" for i in range(500))
     text = f"```c\n{code}```\n"
-    assert markdown_seal._resumable(markdown_seal.markdown_lexer("c")) is None  # (the comparison)
+    assert markdown_seal._text_start_rules(markdown_seal.markdown_lexer("c")) is None  # (the comparison)
     pieces, tokenized = _tokenized_while_sealing(monkeypatch, text)
     assert len(pieces) > len(text) // LIMIT_PIECE  # cut all along
     # The first span in context, then for each cut the span after it, alone (a margin line more
@@ -186,45 +186,72 @@ def test_a_long_fence_cut_where_the_lexer_is_in_its_root_state_is_tokenized_abou
     assert tokenized < 2.5 * len(text), (tokenized, len(text))  # (3.96 times with the comparison)
     assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
 
-    monkeypatch.setattr(markdown_seal, "_resumable", lambda lexer: None)  # the comparison instead
+    monkeypatch.setattr(markdown_seal, "_text_start_rules", lambda lexer: None)  # the comparison instead
     compared, tokenized_before = _tokenized_while_sealing(monkeypatch, text)
     assert [piece.source for piece in compared] == [piece.source for piece in pieces]
     assert tokenized_before > 1.5 * tokenized
 
 
+def _goes_on_alone(language: str, code: str) -> list[bool]:
+    lexer = markdown_seal.markdown_lexer(language)
+    at_start = markdown_seal._text_start_rules(lexer)
+    assert lexer is not None and at_start is not None, language
+    lexed = markdown_seal._lexed(lexer, code)
+    assert lexed is not None
+    return [markdown_seal._resyncs(lexed, row, at_start) for row in range(len(lexed.starts))]
+
+
 def test_the_lexer_state_is_read_at_each_line_start() -> None:
-    """Root at lines of plain statements; not inside a docstring, nor inside bash's ``$( … )``
-    (whose lines are tokenized alike alone until its closing line: the comparison needed
-    FENCE_LOOKAHEAD for it); not where a token runs over the line start."""
-    python = markdown_seal.markdown_lexer("python")
-    assert python is not None
-    lexed = markdown_seal._lexed(python, 'a = 1\ns = """doc\nstill doc\n"""\nb = 2\n')
-    assert lexed is not None
-    assert lexed.roots == [True, True, False, False, True]
-    bash = markdown_seal.markdown_lexer("bash")
-    assert bash is not None
-    lexed = markdown_seal._lexed(bash, "echo a\nx=$(\necho b\n)\necho c\n")
-    assert lexed is not None
-    assert lexed.roots == [True, True, False, False, True]
-    assert [line[-1][1] for line in lexed.lines] == ["\n"] * 5  # (each line's newline its own)
+    """A line goes on alone as in context at plain statements, indented or not (most lexers'
+    blanks token takes the newline before the indent in: the state is read past it), and in Rust,
+    whose root state moves on at once; not inside a docstring, nor inside bash's ``$( … )`` (whose
+    lines are tokenized alike alone until its closing line: the comparison needed
+    FENCE_LOOKAHEAD for it)."""
+    assert _goes_on_alone("python", 'a = 1\ns = """doc\nstill doc\n"""\nb = 2\n') == [
+        True, True, False, False, True]
+    assert _goes_on_alone("bash", "echo a\nx=$(\necho b\n)\necho c\n") == [True, True, False, False, True]
+    assert _goes_on_alone("javascript", "class A {\n  m() {\n    return 1;\n  }\n}\n") == [True] * 5
+    assert _goes_on_alone("rust", "fn a() {}\nfn b() {\n    let x = 1;\n}\n") == [True] * 4
+    raw = 'let s = r#"raw\nstill raw\n"#;\nlet t = 1;\n'
+    assert _goes_on_alone("rust", raw) == [True, False, False, True]
+
+
+@pytest.mark.parametrize("language, line", [
+    ("javascript", "    this.value_{i} = compute({i}, {{ name: 'x{i}' }});\n"),
+    ("rust", "        let value_{i} = compute({i}, \"x{i}\");\n"),
+    ("kotlin", "        val value{i} = compute({i}, \"x{i}\")\n"),
+    ("bash", "  echo \"value {i}\" | tr a-z A-Z\n"),
+])
+def test_indented_code_is_cut_all_along_as_it_streams(language: str, line: str) -> None:
+    """Indented lines of most languages, and every line of Rust, start in a state other than
+    the root one; they are cut where the line alone reaches the same state (an early version
+    read only the root one: a 17 KB Rust fence was sealed in 2 pieces, forced at ~8 KB)."""
+    # (a "//" comment takes its line's newline into its token: no cut after such a line)
+    note = "  # a note\n" if language == "bash" else "    // a note\n"
+    body = "".join(line.format(i=i) + (note if i % 4 == 0 else "") for i in range(300))
+    text = f"```{language}\n{body}```\n"
+    pieces = assert_renders_like_whole(text, 41)
+    assert len(pieces) > len(text) // LIMIT_PIECE
+    assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
 
 
 def test_which_lexers_are_read_by_their_state() -> None:
     """A ``RegexLexer`` whose rules read nothing before a line, with no callback of its own: yes
-    (Python's one-character lookbehinds, ``(?<!\\.)``, see the newline either way). A lexer that
-    overrides the loop (C, JSON), reads two characters back, or calls its own code: no. The
-    Pygments names this relies on are checked here (a canary: if they change, every fence is
-    checked by the comparison, slower, still right)."""
-    from pygments.lexer import RegexLexer, bygroups
+    (Python's one-character lookbehinds, ``(?<!\\.)``, see the newline either way; ``bygroups``
+    and ``using`` read their match). A lexer that overrides the loop (C, JSON), reads two
+    characters back, or calls its own code: no. The Pygments names this relies on are checked
+    here (a canary: if they change, every fence is checked by the comparison, slower, still right;
+    or, for the frame's locals, ``test_the_lexer_state_is_read_at_each_line_start`` fails)."""
+    from pygments.lexer import RegexLexer, bygroups, this, using
     from pygments.token import Name, Text
 
     assert {"pos", "statestack"} <= set(RegexLexer.get_tokens_unprocessed.__code__.co_varnames)
     assert re._parser.parse(r"[\w$]", 0).getwidth() == (1, 1)  # type: ignore[attr-defined]
-    for language in ("python", "bash", "javascript", "go", "rust", "java"):
-        assert markdown_seal._resumable(markdown_seal.markdown_lexer(language)) is not None, language
+    for language in ("python", "bash", "javascript", "go", "rust", "java", "kotlin"):
+        assert markdown_seal._text_start_rules(markdown_seal.markdown_lexer(language)) is not None, language
     for language in ("c", "json", "html"):
-        assert markdown_seal._resumable(markdown_seal.markdown_lexer(language)) is None, language
-    shebang = markdown_seal._resumable(markdown_seal.markdown_lexer("python"))
+        assert markdown_seal._text_start_rules(markdown_seal.markdown_lexer(language)) is None, language
+    shebang = markdown_seal._text_start_rules(markdown_seal.markdown_lexer("python"))
     assert shebang and all(pattern.match("#!/usr/bin/env python\n") for pattern in shebang)
 
     class WideLookbehind(RegexLexer):
@@ -237,37 +264,28 @@ def test_which_lexers_are_read_by_their_state() -> None:
         tokens = {"root": [(r"\w+", own), (r"\s+", Text)]}
 
     class Groups(RegexLexer):
-        tokens = {"root": [(r"(\w+)(\s*)", bygroups(Name, Text)), (r"\s+", Text)]}
+        tokens = {"root": [(r"(\w+)(\s*)", bygroups(Name, Text)), (r"\((.*?)\)", using(this)),
+                           (r"\s+", Text)]}
 
-    assert markdown_seal._resumable_rules(WideLookbehind(stripnl=False)) is None
-    assert markdown_seal._resumable_rules(OwnCallback(stripnl=False)) is None
-    assert markdown_seal._resumable_rules(Groups(stripnl=False)) == ()
+    assert markdown_seal._read_start_rules(WideLookbehind(stripnl=False)) is None
+    assert markdown_seal._read_start_rules(OwnCallback(stripnl=False)) is None
+    assert markdown_seal._read_start_rules(Groups(stripnl=False)) == ()
 
 
 def test_a_shebang_line_is_not_cut_before() -> None:
     """Alone, a line starting ``#!`` is read as the script's first line (Python's and bash's
     ``\\A#!`` rules); in context it is a comment: a cut right before it would colour it otherwise."""
     python = markdown_seal.markdown_lexer("python")
-    assert python is not None
+    shebang = markdown_seal._text_start_rules(python)
+    assert python is not None and shebang is not None
     lexed = markdown_seal._lexed(python, "a = 1\n#!/usr/bin/env python\nb = 2\n")
-    assert lexed is not None and lexed.roots[1]
-    shebang = markdown_seal._resumable(python)
-    assert shebang is not None
-    assert markdown_seal._root_cut_in(lexed, 0, shebang, 0, [0], len(lexed.text), True, True) is None
-    assert markdown_seal._root_cut_in(lexed, 0, (), 0, [0], len(lexed.text), True, True) == 0
+    assert lexed is not None
+    assert markdown_seal._resyncs(lexed, 1, ()) and not markdown_seal._resyncs(lexed, 1, shebang)
+    end = len(lexed.text)
+    assert markdown_seal._cut_in(lexed, 0, shebang, 0, [0], end, to_close=True, to_end=True) is None
+    assert markdown_seal._cut_in(lexed, 0, (), 0, [0], end, to_close=True, to_end=True) == 0
     code = "".join(f"x_{i} = {i}\n" + ("#!/usr/bin/env python\n" if i % 9 == 0 else "") for i in range(400))
     assert_renders_like_whole(f"```python\n{code}```\n", 97)
-
-
-def test_a_late_fence_cut_is_checked_as_far_as_an_early_one() -> None:
-    """When no cut passes near LIMIT_PIECE (a string over the first candidates), later ones are
-    tried: one the window's end leaves less than FENCE_LOOKAHEAD after is not taken there (the
-    sealer reads a larger window), so it is not cut inside a ``$( … )`` that closes past it."""
-    text = ("```bash\necho 'start\n" + "in string line\n" * 80 + "end'\n" + "echo a\n" * 296
-            + "x=$(\n" + "echo b\n" * 214 + ")\n" + "echo d\n" * 150 + "```\n")
-    pieces = Sealer().feed(text, final=True)
-    assert "".join(piece.source for piece in pieces) == text
-    assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
 
 
 def test_tilde_fences_and_unknown_languages_are_cut_too() -> None:

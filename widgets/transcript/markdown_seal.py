@@ -61,7 +61,7 @@ from functools import lru_cache
 from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer
-from pygments.token import Token, _TokenType
+from pygments.token import Token
 from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
@@ -74,8 +74,8 @@ FENCE_PIECE = 300  # a code fence is cut only into parts this long: each cut cos
 FENCE_RETRY = 150  # after a tokenization found no cut (a long string), the next one waits this long
 LIMIT_PIECE = 800  # cut at the last boundary before this: a piece renders in ≤ ~15 ms
 # The lines after a fence cut are tokenized in context this far past it (see ``_plain_state_cut``).
-# Where the lexer's state is read (``_root_state_cut``: Python, bash, JavaScript, Go, Rust, …),
-# one tokenization of the window checks several cuts. Elsewhere (C, JSON, …) the fence is
+# Where the lexer's state is read (``_state_cut``: Python, bash, JavaScript, Go, Rust, …), one
+# tokenization of the window checks several cuts. Elsewhere (C, JSON, …) the fence is
 # tokenized in context to FENCE_SPAN past its start (most cuts come before LIMIT_PIECE), and
 # from the cut on alone to FENCE_SPAN past the cut, which is the next cut's span in context
 # (tokenized once for both). A flood's backlog was tokenized 7.2 times over for its cuts (60 %
@@ -537,9 +537,9 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int],
     not known), or to the fence's end or the end of what has come if nearer. ``lines`` not
     ``whole`` (a window of more): a candidate whose lookahead the window cuts is not taken (the
     sealer reads a larger window). Few candidates are tried: inside a long docstring none passes,
-    and each try costs a tokenization. For most languages the lexer's own state says as much,
-    with no second tokenization and for any distance (``_root_state_cut``); the comparison below
-    is for the lexers whose state cannot be read so.
+    and each try costs a tokenization. For most languages the lexer's own state says whether the
+    lines after the cut go on alone as in context, with no second tokenization (``_state_cut``);
+    the comparison below is for the lexers whose state cannot be read so.
     """
     info = fence.opener.lstrip(" ")[fence.length:].strip()
     lexer = markdown_lexer(info.partition(" ")[0])
@@ -552,10 +552,11 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int],
             last = index
             break
     cut_short = last == len(lines) and not whole  # the window ends before the fence and the text
-    at_start = _resumable(lexer)
-    code = "\n".join(lines[first:last]) + "\n"
-    if at_start is not None and "\r" not in code and not code.startswith("\ufeff"):
-        return _root_state_cut(lexer, at_start, code, first, candidates, last < len(lines), cut_short)
+    at_start = _text_start_rules(lexer)
+    if at_start is not None:
+        code = "\n".join(lines[first:last]) + "\n"  # (``lines`` are cleaned: no "\r", no BOM)
+        return _state_cut(lexer, at_start, code, first, candidates, closed=last < len(lines),
+                          cut_short=cut_short)
     latest = sum(len(line) + 1 for line in lines[first:candidates[-1] + 1])
     end = _span_end(lines, first, last, max(FENCE_SPAN, latest + FENCE_LOOKAHEAD))
     in_context = _line_tokens(lexer, "\n".join(lines[first:end]) + "\n")
@@ -594,38 +595,43 @@ def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
 
 # -- fence cuts checked by the lexer's own state -------------------------------------------------
 # Most languages' Pygments lexers are a ``RegexLexer``: at each position it tries its current
-# state's rules in turn, the first that matches makes the tokens, and the state stack moves. So
-# where a line starts with a match made in the root state, the lexer goes on from there exactly
-# as it starts on that line alone: the same rules at the same text, with nothing read before the
-# line (no lookbehind, no ``\A``, ``^`` only at line starts) and no callback of its own (only
-# ``bygroups`` and ``using``, which read the match). A cut there needs no second tokenization to
-# compare, for any distance. And the tokens after it are those of the next piece in context, so
-# one tokenization of a window checks the cuts of several pieces (``_LEXED``): a code burst's
-# backlog is tokenized about twice over for its cuts, not 4.6 times. The lines after a cut are
-# still read ``FENCE_LOOKAHEAD`` past it in context (a string or comment matched by one rule to
-# its closer, further on, covers the cut). Lexers that do otherwise keep ``_plain_state_cut``'s
+# state's rules in turn, the first that matches makes the tokens, and the state stack moves. Its
+# rules read nothing before a line (no lookbehind but one character that is not a newline, no
+# ``^`` but at line starts) and call no code of their own (only ``bygroups`` and ``using``, which
+# read their match). So when the lexer, on a line alone, reaches the line's first match start in
+# context (the line's start for a line that starts one, else past the blanks a token from the
+# line before took in) in the same state, with the same tokens before it, it goes on exactly as
+# in context from there (``_resyncs``). A cut before such a line needs no second tokenization of
+# what follows, and the tokens after it are those of the next piece in context, so one
+# tokenization of a window checks the cuts of several pieces (``_LEXED``): a code burst's backlog
+# is tokenized about twice over for its cuts, not four times. The lines after a cut are still
+# read ``FENCE_LOOKAHEAD`` past it in context (a string or comment matched by one rule to its
+# closer, further on, covers the cut). Lexers that do otherwise keep ``_plain_state_cut``'s
 # comparison (C, JSON, YAML, Ruby, PHP, HTML, SQL, …).
 
-_RESUMABLE: dict[type[Lexer], tuple[re.Pattern[str], ...] | None] = {}
+_START_RULES: dict[int, tuple[re.Pattern[str], ...] | None] = {}  # by ``id`` of a (cached) lexer
 
 
-def _resumable(lexer: Lexer) -> tuple[re.Pattern[str], ...] | None:
-    """The lexer's rules that match only at the start of the text (``\\A``: a shebang), if a
-    line it starts in its root state is tokenized as that line alone (see above); else None."""
-    kind = type(lexer)
-    if kind not in _RESUMABLE:
-        _RESUMABLE[kind] = _resumable_rules(lexer)
-    return _RESUMABLE[kind]
+def _text_start_rules(lexer: Lexer) -> tuple[re.Pattern[str], ...] | None:
+    """None if ``lexer``'s state cannot be read for cuts (see above); else its rules that match
+    only at the start of the text (``\\A``: a shebang), which a line alone may match."""
+    key = id(lexer)
+    if key not in _START_RULES:
+        try:
+            _START_RULES[key] = _read_start_rules(lexer)
+        except (AttributeError, TypeError, ValueError):  # (Pygments' rule tables changed shape)
+            _START_RULES[key] = None
+    return _START_RULES[key]
 
 
-def _resumable_rules(lexer: Lexer) -> tuple[re.Pattern[str], ...] | None:
+def _read_start_rules(lexer: Lexer) -> tuple[re.Pattern[str], ...] | None:
     kind = type(lexer)
     if (not isinstance(lexer, RegexLexer) or lexer.filters or lexer.stripall or lexer.stripnl
             or kind.get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed
             or kind.get_tokens is not Lexer.get_tokens
             or not {"pos", "statestack"} <= set(RegexLexer.get_tokens_unprocessed.__code__.co_varnames)):
         return None
-    at_start: list[re.Pattern[str]] = []
+    at_start: dict[str, re.Pattern[str]] = {}
     for rules in lexer._tokens.values():
         for match, action, _state in rules:
             pattern = getattr(match, "__self__", None)
@@ -635,8 +641,8 @@ def _resumable_rules(lexer: Lexer) -> tuple[re.Pattern[str], ...] | None:
             if not _lookbehinds_see_the_line(pattern) or ("^" in source and not pattern.flags & re.MULTILINE):
                 return None
             if "\\A" in source:
-                at_start.append(pattern)
-    return tuple(at_start)
+                at_start[source] = pattern
+    return tuple(at_start.values())
 
 
 _LOOKBEHIND = re.compile(r"\(\?<[=!]")
@@ -646,7 +652,7 @@ def _lookbehinds_see_the_line(pattern: re.Pattern[str]) -> bool:
     """Whether each lookbehind of ``pattern`` decides alike on a line alone and in context: one
     character wide, and not a newline (Python's ``(?<!\\.)``). In context, the character before
     a line is its newline; alone, there is none: such a lookbehind fails (or, negative, passes)
-    either way."""
+    either way. (A bracket in a class may end the scan early: the lexer is then turned down.)"""
     source = pattern.pattern
     for found in _LOOKBEHIND.finditer(source):
         depth, index, in_class = 1, found.end(), False
@@ -678,7 +684,7 @@ def _lookbehinds_see_the_line(pattern: re.Pattern[str]) -> bool:
 
 def _pure_action(action: Any) -> bool:
     """Whether a rule's action makes its tokens from its match alone."""
-    if action is None or isinstance(action, _TokenType):
+    if action is None or isinstance(action, type(Token)):
         return True
     name = getattr(action, "__qualname__", "")
     if name == "using.<locals>.callback":  # another lexer (or this one) over the match's text
@@ -691,53 +697,98 @@ def _pure_action(action: Any) -> bool:
 
 @dataclass
 class _Lexed:
-    """Code tokenized in context (from a cut, or a fence's start), line by line, and which lines
-    start with a match made in the lexer's root state."""
+    """Code tokenized in context (from a cut, or a fence's start), line by line, with where each
+    line's first match starts (at the line's start or past the blanks of a token from the line
+    before) and the lexer's state stack there."""
 
     lexer: Lexer
     text: str  # whole lines, as the lexer read them (tabs expanded)
     starts: list[int]  # where each line starts in ``text``
     lines: list[list[tuple[Any, str]]]
-    roots: list[bool]
+    syncs: list[tuple[int, list[str]] | None]  # each line's first match start, and the stack there
 
 
 _LEXED: _Lexed | None = None  # the last tokenization: the next cuts are checked from it
 
 
 def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
-    """``text`` (whole lines, tabs expanded) tokenized as ``Lexer.get_tokens`` does, with the
-    state at each line start read from the lexer's frame (None: the tokens are not its text)."""
+    """``text`` (whole lines, tabs expanded) tokenized as ``Lexer.get_tokens`` does, with each
+    line's first match start and the state there, read from the lexer's frame (None: the tokens
+    are not its text)."""
     starts = [0]
     at = text.find("\n")
     while 0 <= at < len(text) - 1:
         starts.append(at + 1)
         at = text.find("\n", at + 1)
-    wanted = set(starts)
-    roots = {0: True}
+    syncs: list[tuple[int, list[str]] | None] = [None] * len(starts)
+    line = 0
     tokens: list[tuple[Any, str]] = []
     run = lexer.get_tokens_unprocessed(text)
     for position, kind, value in run:
-        if position in wanted and position not in roots:
-            # The first token at a line start: made by a match there (the frame is at it, not
-            # inside a ``bygroups`` match that began earlier) in the state the frame holds.
-            state = run.gi_frame.f_locals if run.gi_frame is not None else {}
-            roots[position] = state.get("pos") == position and state.get("statestack") == ["root"]
+        while line + 1 < len(starts) and position >= starts[line + 1]:
+            line += 1
+        if syncs[line] is None and position >= starts[line]:
+            # A token of a match that starts here (the frame is at it: not a later group of a
+            # ``bygroups`` match, whose frame is still at its start), in the state the frame holds.
+            frame = run.gi_frame.f_locals if run.gi_frame is not None else {}
+            stack = frame.get("statestack")
+            if frame.get("pos") == position and isinstance(stack, list):
+                syncs[line] = (position, list(stack))
         tokens.append((kind, value))
     if "".join(value for _kind, value in tokens) != text:
         return None
-    lines = token_lines(tokens)
-    return _Lexed(lexer, text, starts, lines, [roots.get(start, False) for start in starts])
+    return _Lexed(lexer, text, starts, token_lines(tokens), syncs)
 
 
-def _root_state_cut(lexer: Lexer, at_start: tuple[re.Pattern[str], ...], code: str, first: int,
-                    candidates: list[int], closed: bool, cut_short: bool) -> int | None:
-    """``_plain_state_cut`` for a lexer ``_resumable`` says yes for, ``code`` being the fence's
-    lines from ``first`` (its closing line excluded: ``closed``).
+def _resyncs(lexed: _Lexed, row: int, at_start: tuple[re.Pattern[str], ...]) -> bool:
+    """Whether line ``row`` alone is tokenized as in context: alone, the lexer reaches the line's
+    first match start in context in the same state, with the same tokens before it (from there on
+    both runs are the same), and no ``\\A`` rule reads the line as the start of a text."""
+    sync = lexed.syncs[row]
+    if sync is None:
+        return False
+    at, stack = sync
+    start = lexed.starts[row]
+    rest = lexed.text[start:]
+    if any(pattern.match(rest) for pattern in at_start):
+        return False  # alone, the line would be read as the start of the text (a shebang)
+    alone: list[tuple[Any, str]] = []
+    run = lexed.lexer.get_tokens_unprocessed(rest)
+    try:
+        for position, kind, value in run:
+            if start + position > at:
+                return False
+            if start + position == at:
+                frame = run.gi_frame.f_locals if run.gi_frame is not None else {}
+                if frame.get("pos") == position:
+                    if frame.get("statestack") != stack:
+                        return False
+                    break
+            if value:
+                alone.append((kind, value))
+        else:
+            return False
+    finally:
+        run.close()
+    before: list[tuple[Any, str]] = []
+    length = 0
+    for kind, value in lexed.lines[row]:
+        if length >= at - start:
+            break
+        before.append((kind, value))
+        length += len(value)
+    return length == at - start and before == alone
 
-    The kept tokenization is read when ``code`` starts on one of its root lines and goes on with
-    its text to the start of its last line (that line may have been cut by the window's end, or
-    still growing): only the cuts it reads far enough past count then, and ``code`` is tokenized
-    anew when none does (a window's lines checked from one tokenization: ~4 cuts of a flood's)."""
+
+def _state_cut(lexer: Lexer, at_start: tuple[re.Pattern[str], ...], code: str, first: int,
+               candidates: list[int], *, closed: bool, cut_short: bool) -> int | None:
+    """``_plain_state_cut`` for a lexer whose state is read, ``code`` being the fence's lines from
+    ``first`` (its closing line excluded: ``closed``).
+
+    The kept tokenization is read when ``code`` starts on one of its lines that goes on alone as
+    in context, and holds its text to the start of its last line (that line may have been cut by
+    the window's end, or was still growing): only the cuts it reads far enough past count then,
+    and ``code`` is tokenized anew when none does (a window's lines check ~4 cuts of a flood's)."""
     global _LEXED
     text = code.expandtabs(lexer.tabsize) if lexer.tabsize > 0 else code
     kept = _LEXED
@@ -745,13 +796,12 @@ def _root_state_cut(lexer: Lexer, at_start: tuple[re.Pattern[str], ...], code: s
         head = text[:text.find("\n") + 1]
         known = kept.starts[-1]  # the text up to its last line, which may read otherwise in ``code``
         for row, start in enumerate(kept.starts[:-1]):
-            if (kept.roots[row] and kept.text.startswith(head, start)
-                    and text.startswith(kept.text[start:known])
-                    and not (start and any(pattern.match(kept.text[start:]) for pattern in at_start))):
+            if (kept.text.startswith(head, start) and text.startswith(kept.text[start:known])
+                    and (start == 0 or _resyncs(kept, row, at_start))):
                 if kept.text[start:] == text:  # the same lines: as a new tokenization would read them
-                    return _root_cut_in(kept, row, at_start, first, candidates, len(kept.text),
-                                        closed, not cut_short)
-                index = _root_cut_in(kept, row, at_start, first, candidates, known, False, False)
+                    return _cut_in(kept, row, at_start, first, candidates, len(kept.text),
+                                   to_close=closed, to_end=not cut_short)
+                index = _cut_in(kept, row, at_start, first, candidates, known, to_close=False, to_end=False)
                 if index is not None:
                     return index
                 break
@@ -759,31 +809,29 @@ def _root_state_cut(lexer: Lexer, at_start: tuple[re.Pattern[str], ...], code: s
     if fresh is None:
         return None
     _LEXED = fresh
-    return _root_cut_in(fresh, 0, at_start, first, candidates, len(text), closed, not cut_short)
+    return _cut_in(fresh, 0, at_start, first, candidates, len(text), to_close=closed, to_end=not cut_short)
 
 
-def _root_cut_in(lexed: _Lexed, row0: int, at_start: tuple[re.Pattern[str], ...], first: int,
-                 candidates: list[int], known: int, to_close: bool, to_end: bool) -> int | None:
+def _cut_in(lexed: _Lexed, row0: int, at_start: tuple[re.Pattern[str], ...], first: int,
+            candidates: list[int], known: int, *, to_close: bool, to_end: bool) -> int | None:
     """The last of the (latest four) candidates whose newline is plain text and whose next line
-    starts in the root state (and not with what a ``\\A`` rule matches), tokenized in context
-    ``FENCE_LOOKAHEAD`` past it (in ``lexed.text[:known]``, the text known to be the fence's), or
-    to the fence's end (``to_close``: ``lexed`` ends there), or to the end of what has come
-    (``to_end``) with a line more (it may read otherwise once more comes). ``first``'s line is
-    at ``row0`` in ``lexed``."""
+    goes on alone as in context (``_resyncs``), tokenized in context ``FENCE_LOOKAHEAD`` past it
+    (in ``lexed.text[:known]``, the text known to be the fence's), or to the fence's end
+    (``to_close``: ``lexed`` ends there), or to the end of what has come (``to_end``) with a
+    line more (it may read otherwise once more comes). ``first``'s line is at ``row0``."""
     rows = sum(1 for start in lexed.starts if start < known)
     for index in candidates[::-1][:4]:  # the latest cut is the one wanted: try it first
         row = index - first + row0
         if row + 1 >= rows or not lexed.lines[row]:
             continue
         kind, value = lexed.lines[row][-1]
-        if not value.endswith("\n") or kind not in Token.Text or not lexed.roots[row + 1]:
+        if not value.endswith("\n") or kind not in Token.Text:
             continue
         start = lexed.starts[row + 1]
         if known - start < FENCE_LOOKAHEAD and not to_close and not (to_end and row + 2 < rows):
             continue  # not read far enough past it: a larger window, or more text, will
-        if any(pattern.match(lexed.text[start:]) for pattern in at_start):
-            continue  # alone, the line would be read as the start of the text (a shebang)
-        return index
+        if _resyncs(lexed, row + 1, at_start):
+            return index
     return None
 
 
