@@ -174,7 +174,7 @@ def test_a_long_fence_that_came_at_once_is_tokenized_a_few_times_over_not_per_wi
     assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
 
 
-def test_a_long_fence_cut_where_the_lexer_is_in_its_root_state_is_tokenized_about_twice(
+def test_a_long_fence_cut_where_the_lexer_state_is_read_is_tokenized_about_twice(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Python's lexer (like most) is a ``RegexLexer`` whose state is read at each line start: a
     cut needs no second tokenization, and one tokenization of the sealer's window checks the
