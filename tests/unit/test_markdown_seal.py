@@ -288,6 +288,56 @@ def test_a_shebang_line_is_not_cut_before() -> None:
     assert_renders_like_whole(f"```python\n{code}```\n", 97)
 
 
+def test_a_late_fence_cut_is_checked_as_far_as_an_early_one() -> None:
+    """When no cut passes near LIMIT_PIECE (a string over the first candidates), later ones are
+    tried: one the window's end leaves less than FENCE_LOOKAHEAD after is not taken there (the
+    sealer reads a larger window), so it is not cut inside a ``$( … )`` that closes past it."""
+    text = ("```bash\necho 'start\n" + "in string line\n" * 80 + "end'\n" + "echo a\n" * 296
+            + "x=$(\n" + "echo b\n" * 214 + ")\n" + "echo d\n" * 150 + "```\n")
+    pieces = Sealer().feed(text, final=True)
+    assert "".join(piece.source for piece in pieces) == text
+    assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+
+
+def test_a_line_after_a_newline_no_rule_matched_is_not_read_as_a_root_line() -> None:
+    """When no rule matches at a newline, Pygments resets the state to the root one and then
+    yields the newline: the frame says "root" there though no match was made (Pawn, after a string
+    ending in a backslash). The line alone starts with a real match: not the same run."""
+    assert _goes_on_alone("pawn", 'x = "a\\\n\nfoo(1);\n')[1] is False
+
+
+def test_the_line_before_a_cut_must_end_alike_alone() -> None:
+    """Nix reads a name as an attribute when a ``=`` follows, on the next line too: the piece that
+    ends before that line would draw the name otherwise."""
+    text = ("```nix\n" + "".join(f"a{i} = {i};\n" for i in range(80)) + "config\n= { x = 1; };\n"
+            + "".join(f"b{i} = {i};\n" for i in range(300)) + "```\n")
+    pieces = Sealer().feed(text, final=True)
+    assert len(pieces) > 3
+    assert rendered(pieces) == render_markdown(CONSOLE, text, WIDTH)
+
+
+def test_start_rules_are_kept_per_lexer_not_per_id() -> None:
+    """``markdown_lexer`` keeps 64 lexers: one it dropped is freed, and its ``id`` may be given to
+    another. The rules are kept with the lexer itself: checked over every lexer Pygments has, each
+    against its own rules read afresh (keyed by ``id``, 48 of 400 got another lexer's)."""
+    from pygments.lexers import get_all_lexers
+
+    names = [aliases[0] for _name, aliases, *_rest in get_all_lexers() if aliases][:400]
+    wrong = []
+    for name in names:
+        lexer = markdown_seal.markdown_lexer(name)
+        if lexer is None:
+            continue
+        kept = markdown_seal._text_start_rules(lexer)
+        try:
+            fresh = markdown_seal._read_start_rules(lexer)
+        except (AttributeError, TypeError, ValueError):
+            fresh = None
+        if (kept is None) != (fresh is None):
+            wrong.append(name)
+    assert not wrong
+
+
 def test_tilde_fences_and_unknown_languages_are_cut_too() -> None:
     body = "".join(f"line {i} of some output that is not code at all\n" for i in range(200))
     for opener in ("~~~", "```no-such-language", "````text"):

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -599,29 +600,33 @@ def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
 # rules read nothing before a line (no lookbehind but one character that is not a newline, no
 # ``^`` but at line starts) and call no code of their own (only ``bygroups`` and ``using``, which
 # read their match). So when the lexer, on a line alone, reaches the line's first match start in
-# context (the line's start for a line that starts one, else past the blanks a token from the
-# line before took in) in the same state, with the same tokens before it, it goes on exactly as
-# in context from there (``_resyncs``). A cut before such a line needs no second tokenization of
-# what follows, and the tokens after it are those of the next piece in context, so one
+# context (the line's start for a line that starts one, else past what a token from the line
+# before took in: blanks before an indent, most often) in the same state, by a match both times
+# (not the reset to the root state at a newline no rule matched), with the same tokens before it,
+# it goes on exactly as in context from there (``_resyncs``). And the line before the cut must
+# tokenize alike with nothing after it (``_ends_alone``: a rule may look past the cut). A cut
+# before such a line needs no second tokenization of what follows, and the tokens after it are
+# those of the next piece in context, so one
 # tokenization of a window checks the cuts of several pieces (``_LEXED``): a code burst's backlog
 # is tokenized about twice over for its cuts, not four times. The lines after a cut are still
 # read ``FENCE_LOOKAHEAD`` past it in context (a string or comment matched by one rule to its
 # closer, further on, covers the cut). Lexers that do otherwise keep ``_plain_state_cut``'s
 # comparison (C, JSON, YAML, Ruby, PHP, HTML, SQL, …).
 
-_START_RULES: dict[int, tuple[re.Pattern[str], ...] | None] = {}  # by ``id`` of a (cached) lexer
+# By lexer (its options count, not only its class), for as long as ``markdown_lexer`` keeps it.
+_START_RULES: weakref.WeakKeyDictionary[Lexer, tuple[re.Pattern[str], ...] | None] = \
+    weakref.WeakKeyDictionary()
 
 
 def _text_start_rules(lexer: Lexer) -> tuple[re.Pattern[str], ...] | None:
     """None if ``lexer``'s state cannot be read for cuts (see above); else its rules that match
     only at the start of the text (``\\A``: a shebang), which a line alone may match."""
-    key = id(lexer)
-    if key not in _START_RULES:
+    if lexer not in _START_RULES:
         try:
-            _START_RULES[key] = _read_start_rules(lexer)
+            _START_RULES[lexer] = _read_start_rules(lexer)
         except (AttributeError, TypeError, ValueError):  # (Pygments' rule tables changed shape)
-            _START_RULES[key] = None
-    return _START_RULES[key]
+            _START_RULES[lexer] = None
+    return _START_RULES[lexer]
 
 
 def _read_start_rules(lexer: Lexer) -> tuple[re.Pattern[str], ...] | None:
@@ -629,7 +634,7 @@ def _read_start_rules(lexer: Lexer) -> tuple[re.Pattern[str], ...] | None:
     if (not isinstance(lexer, RegexLexer) or lexer.filters or lexer.stripall or lexer.stripnl
             or kind.get_tokens_unprocessed is not RegexLexer.get_tokens_unprocessed
             or kind.get_tokens is not Lexer.get_tokens
-            or not {"pos", "statestack"} <= set(RegexLexer.get_tokens_unprocessed.__code__.co_varnames)):
+            or not {"pos", "statestack", "m"} <= set(RegexLexer.get_tokens_unprocessed.__code__.co_varnames)):
         return None
     at_start: dict[str, re.Pattern[str]] = {}
     for rules in lexer._tokens.values():
@@ -695,17 +700,20 @@ def _pure_action(action: Any) -> bool:
     return False
 
 
+_Sync = tuple[int, list[str], bool]
+
+
 @dataclass
 class _Lexed:
     """Code tokenized in context (from a cut, or a fence's start), line by line, with where each
-    line's first match starts (at the line's start or past the blanks of a token from the line
-    before) and the lexer's state stack there."""
+    line's first match starts (at the line's start, or past what a token from the line before
+    took in) and the lexer's state stack there."""
 
     lexer: Lexer
     text: str  # whole lines, as the lexer read them (tabs expanded)
     starts: list[int]  # where each line starts in ``text``
     lines: list[list[tuple[Any, str]]]
-    syncs: list[tuple[int, list[str]] | None]  # each line's first match start, and the stack there
+    syncs: list[_Sync | None]  # each line's first match start, the stack there, and whether a rule matched
 
 
 _LEXED: _Lexed | None = None  # the last tokenization: the next cuts are checked from it
@@ -720,7 +728,7 @@ def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
     while 0 <= at < len(text) - 1:
         starts.append(at + 1)
         at = text.find("\n", at + 1)
-    syncs: list[tuple[int, list[str]] | None] = [None] * len(starts)
+    syncs: list[_Sync | None] = [None] * len(starts)
     line = 0
     tokens: list[tuple[Any, str]] = []
     run = lexer.get_tokens_unprocessed(text)
@@ -733,11 +741,18 @@ def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
             frame = run.gi_frame.f_locals if run.gi_frame is not None else {}
             stack = frame.get("statestack")
             if frame.get("pos") == position and isinstance(stack, list):
-                syncs[line] = (position, list(stack))
+                syncs[line] = (position, list(stack), _matched(frame, position))
         tokens.append((kind, value))
     if "".join(value for _kind, value in tokens) != text:
         return None
     return _Lexed(lexer, text, starts, token_lines(tokens), syncs)
+
+
+def _matched(frame: dict[str, Any], position: int) -> bool:
+    """Whether the frame's token comes from a rule's match there, not from the lexer's reset at a
+    newline no rule matched (it sets the root state, then yields the newline)."""
+    match = frame.get("m")
+    return isinstance(match, re.Match) and match.start() == position
 
 
 def _resyncs(lexed: _Lexed, row: int, at_start: tuple[re.Pattern[str], ...]) -> bool:
@@ -747,7 +762,7 @@ def _resyncs(lexed: _Lexed, row: int, at_start: tuple[re.Pattern[str], ...]) -> 
     sync = lexed.syncs[row]
     if sync is None:
         return False
-    at, stack = sync
+    at, stack, matched = sync
     start = lexed.starts[row]
     rest = lexed.text[start:]
     if any(pattern.match(rest) for pattern in at_start):
@@ -761,7 +776,7 @@ def _resyncs(lexed: _Lexed, row: int, at_start: tuple[re.Pattern[str], ...]) -> 
             if start + position == at:
                 frame = run.gi_frame.f_locals if run.gi_frame is not None else {}
                 if frame.get("pos") == position:
-                    if frame.get("statestack") != stack:
+                    if frame.get("statestack") != stack or _matched(frame, position) != matched:
                         return False
                     break
             if value:
@@ -830,9 +845,20 @@ def _cut_in(lexed: _Lexed, row0: int, at_start: tuple[re.Pattern[str], ...], fir
         start = lexed.starts[row + 1]
         if known - start < FENCE_LOOKAHEAD and not to_close and not (to_end and row + 2 < rows):
             continue  # not read far enough past it: a larger window, or more text, will
-        if _resyncs(lexed, row + 1, at_start):
+        if _resyncs(lexed, row + 1, at_start) and _ends_alone(lexed, row0, row, at_start):
             return index
     return None
+
+
+def _ends_alone(lexed: _Lexed, row0: int, row: int, at_start: tuple[re.Pattern[str], ...]) -> bool:
+    """Whether the line before a cut tokenizes alike with nothing after it: the piece it ends is
+    drawn so (a rule may look past the cut: Nix reads ``name`` before a ``=`` on the next line as
+    an attribute). Tokenized from that line if it goes on alone as in context, else from the
+    piece's start."""
+    top = row if row > row0 and _resyncs(lexed, row, at_start) else row0
+    text = lexed.text[lexed.starts[top]:lexed.starts[row + 1]]
+    alone = token_lines((kind, value) for _position, kind, value in lexed.lexer.get_tokens_unprocessed(text))
+    return alone == lexed.lines[top:row + 1]
 
 
 class Sealer:
