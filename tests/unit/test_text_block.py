@@ -14,7 +14,7 @@ from textual.geometry import Region, Size
 from bench.stream import answer_text
 from tui.state.transcript import TextBlock
 from widgets.transcript.markdown_chunk import render_markdown
-from widgets.transcript.markdown_seal import MAX_PIECE
+from widgets.transcript.markdown_seal import MAX_PIECE, Sealer
 from widgets.transcript.rendered_line import line_segments
 from widgets.transcript.text_block import TextBlockView
 
@@ -101,12 +101,15 @@ async def test_the_end_of_the_answer_is_on_screen_rendered_right_after_the_last_
 
 async def test_a_finished_long_text_mounts_without_rendering_it_all() -> None:
     text = answer_text(80)
+    total = len(Sealer().feed(text, final=True))  # (the view seals it a slice at a time: on a
+    # loaded machine fewer pieces are sealed by the first pause, 96 of 161 in one CI run)
+    assert total > 100
     block = TextBlock(kind="text", ordinal=0, text=text, streaming=False, version=1)
     app = BlockApp(block)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         pieces = app.view._pieces
-        assert len(pieces) > 100 and pieces.rendered_count < len(pieces) // 2
+        assert pieces.rendered_count < total // 2
         await wait_for(lambda: not pieces.unrendered, pilot.pause)
         assert drawn(app.view) == expected(app.view, text)
 
