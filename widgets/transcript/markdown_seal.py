@@ -606,9 +606,9 @@ def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
 # it goes on exactly as in context from there (``_resyncs``). And the line before the cut must
 # tokenize alike with nothing after it (``_ends_alone``: a rule may look past the cut). A cut
 # before such a line needs no second tokenization of what follows, and the tokens after it are
-# those of the next piece in context, so one
-# tokenization of a window checks the cuts of several pieces (``_LEXED``): a code burst's backlog
-# is tokenized about twice over for its cuts, not four times. The lines after a cut are still
+# those of the next piece in context, so one tokenization of a window checks the cuts of several
+# pieces (``_LEXED``): a code burst's backlog is tokenized about twice over for its cuts, not four
+# times. The lines after a cut are still
 # read ``FENCE_LOOKAHEAD`` past it in context (a string or comment matched by one rule to its
 # closer, further on, covers the cut). Lexers that do otherwise keep ``_plain_state_cut``'s
 # comparison (C, JSON, YAML, Ruby, PHP, HTML, SQL, …).
@@ -736,23 +736,26 @@ def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
         while line + 1 < len(starts) and position >= starts[line + 1]:
             line += 1
         if syncs[line] is None and position >= starts[line]:
-            # A token of a match that starts here (the frame is at it: not a later group of a
-            # ``bygroups`` match, whose frame is still at its start), in the state the frame holds.
-            frame = run.gi_frame.f_locals if run.gi_frame is not None else {}
-            stack = frame.get("statestack")
-            if frame.get("pos") == position and isinstance(stack, list):
-                syncs[line] = (position, list(stack), _matched(frame, position))
+            state = _state_at(run, position)
+            if state is not None:
+                syncs[line] = (position, *state)
         tokens.append((kind, value))
     if "".join(value for _kind, value in tokens) != text:
         return None
     return _Lexed(lexer, text, starts, token_lines(tokens), syncs)
 
 
-def _matched(frame: dict[str, Any], position: int) -> bool:
-    """Whether the frame's token comes from a rule's match there, not from the lexer's reset at a
-    newline no rule matched (it sets the root state, then yields the newline)."""
-    match = frame.get("m")
-    return isinstance(match, re.Match) and match.start() == position
+def _state_at(run: Any, position: int) -> tuple[list[str], bool] | None:
+    """The state stack of ``RegexLexer.get_tokens_unprocessed`` (``run``, paused at a token at
+    ``position``) if a match starts there (the frame is at it: not a later group of a
+    ``bygroups`` match, whose frame is still at its start), and whether a rule matched there (not
+    the lexer's reset at a newline no rule matched: it sets the root state, then yields the
+    newline); None for a token inside a match."""
+    frame = run.gi_frame.f_locals if run.gi_frame is not None else {}
+    stack, match = frame.get("statestack"), frame.get("m")
+    if frame.get("pos") != position or not isinstance(stack, list):
+        return None
+    return list(stack), isinstance(match, re.Match) and match.start() == position
 
 
 def _resyncs(lexed: _Lexed, row: int, at_start: tuple[re.Pattern[str], ...]) -> bool:
@@ -774,9 +777,9 @@ def _resyncs(lexed: _Lexed, row: int, at_start: tuple[re.Pattern[str], ...]) -> 
             if start + position > at:
                 return False
             if start + position == at:
-                frame = run.gi_frame.f_locals if run.gi_frame is not None else {}
-                if frame.get("pos") == position:
-                    if frame.get("statestack") != stack or _matched(frame, position) != matched:
+                state = _state_at(run, position)
+                if state is not None:
+                    if state != (stack, matched):
                         return False
                     break
             if value:
