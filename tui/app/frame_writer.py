@@ -55,16 +55,18 @@ _render_style = Strip.render_style
 
 
 class _Row:
-    """One screen line as written: its strip, and each segment's text, cells and rendering (worked
-    out when first asked for: a row found the same as the one on screen by its segments, as most
-    rows a frame repaints are, needs none of them)."""
+    """One screen line as written: its segments, and each one's text, cells and rendering, and
+    the line as a ``Strip`` (worked out when first asked for: a row found the same as the one on
+    screen by its segments, as most rows a frame repaints are, needs none of them; a Strip makes
+    seven caches as it is built)."""
 
-    __slots__ = ("strip", "segments", "_color_system", "_texts", "_cells", "_parts", "_styles", "_rendered",
-                 "_plain")
+    __slots__ = ("segments", "width", "_strip", "_color_system", "_texts", "_cells", "_parts", "_styles",
+                 "_rendered", "_plain")
 
-    def __init__(self, strip: Strip, color_system: ColorSystem) -> None:
-        self.strip = strip
-        self.segments = list(strip)
+    def __init__(self, segments: list[Segment], width: int, color_system: ColorSystem) -> None:
+        self.segments = segments
+        self.width = width
+        self._strip: Strip | None = None
         self._color_system = color_system
         self._texts: list[str] = []
         self._cells: list[int] = []
@@ -72,6 +74,18 @@ class _Row:
         self._styles: list[Any] = []
         self._rendered: str | None = None
         self._plain: str | None = None
+
+    @classmethod
+    def of(cls, strip: Strip, color_system: ColorSystem) -> _Row:
+        row = cls(list(strip), strip.cell_length, color_system)
+        row._strip = strip
+        return row
+
+    @property
+    def strip(self) -> Strip:
+        if self._strip is None:
+            self._strip = Strip(self.segments, self.width)
+        return self._strip
 
     def same(self, other: _Row) -> bool:
         """Whether the two rows look the same on the terminal."""
@@ -481,7 +495,7 @@ class FrameWriter:
                 if 0 <= y < height:
                     strip = Strip.join(line)
                     if region.x == 0 and strip.cell_length == width:
-                        fresh[y] = _Row(strip, color_system)
+                        fresh[y] = _Row.of(strip, color_system)
                     else:
                         self._rows[y] = None
                         early.append((y, region.x, strip))
@@ -495,15 +509,18 @@ class FrameWriter:
             for end, (x, chop) in zip(chop_ends[y], chops[y].items(), strict=False):
                 if chop is None or end <= x1 or x >= x2:
                     continue
-                left = max(x1, x)
-                pieces.append((left, *_cut(chop, left - x, min(x2, end) - x)))
+                left, right = max(x1, x), min(x2, end)
+                if left == x and right == end and chop.cell_length == end - x:
+                    pieces.append((left, list(chop), end - x))  # the whole chop (most are): no cut to make
+                else:
+                    pieces.append((left, *_cut(chop, left - x, right - x)))
                 if left == covered:
                     covered = min(x2, end)
             row = fresh.get(y) or self._rows[y]
             middle = [segment for _, piece, _ in pieces for segment in piece]
             whole = covered == x2 and sum(size for _, _, size in pieces) == x2 - x1
             if whole and x1 == 0 and x2 == width:
-                fresh[y] = _Row(Strip(middle, width), color_system)  # the whole line: known from now on
+                fresh[y] = _Row(middle, width, color_system)  # the whole line: known from now on
                 continue
             if row is None or not whole:
                 self._rows[y] = None  # not a whole picture of the span, or of the row: write as is
@@ -516,7 +533,7 @@ class FrameWriter:
                 continue  # the span shows these very segments already (a scrollbar repainted the same)
             before, _ = _cut(row.segments, 0, x1, row.cells)
             after, _ = _cut(row.segments, x2, width, row.cells)
-            fresh[y] = _Row(Strip([*before, *middle, *after], width), color_system)
+            fresh[y] = _Row([*before, *middle, *after], width, color_system)
         return fresh
 
     # ------------------------------------------------------------------ scrolling
@@ -549,7 +566,7 @@ class FrameWriter:
         band = range(top, bottom + 1)
         # What each line of the band shows once scrolled: the line ``shift`` away, or a blank one
         # (lines scrolled in are erased to the default look: the SGR is reset before the scroll).
-        blank = _Row(Strip([Segment(" " * width)], width), color_system)
+        blank = _Row([Segment(" " * width)], width, color_system)
         moved = [rows[y + shift] if top <= y + shift <= bottom else blank for y in band]
 
         def cost(y: int, old: _Row | None) -> int:
