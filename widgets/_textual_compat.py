@@ -41,7 +41,8 @@ __all__ = [
     "DisplayHookApp",
     "LayoutUpdate", "LightRepaintBase", "OneLayoutPass", "OwnVerticalScrollBar", "PreparsedMarkdown",
     "SteadyScrollView", "TextAreaInputHooks",
-    "anchor_released", "console_color_system", "driver_write", "install_cropped_renders", "node_bindings",
+    "anchor_released", "console_color_system", "driver_write", "install_cropped_renders",
+    "install_light_strips", "node_bindings",
     "report_exception", "rich_divide_line", "table_column_widths", "table_padding_width",
     "terminal_sync_available", "widget_visual",
 ]
@@ -180,6 +181,51 @@ def _cropped_renders(self: Compositor, crop: Region | None = None
         x, y, width, height = region.intersection(clip)
         if width and height:
             yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+
+
+class _Fifo(dict[Any, Any]):
+    """``textual.cache.FIFOCache``'s ``get`` and ``[key] = value`` (the only two a ``Strip`` uses
+    on its caches) as a dict: at most ``maxsize`` entries, the oldest dropped first. Made in C
+    (no ``__init__`` of its own) and read in C, where a FIFOCache runs Python for each."""
+
+    __slots__ = ()
+    maxsize: ClassVar[int] = 4
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if len(self) >= self.maxsize and key not in self:
+            del self[next(iter(self))]
+        super().__setitem__(key, value)
+
+
+class _Fifo16(_Fifo):
+    __slots__ = ()
+    maxsize = 16
+
+
+def _light_strip_init(self: Strip, segments: Iterable[Any], cell_length: int | None = None) -> None:
+    self._segments = list(segments)
+    self._cell_length = cell_length
+    self._divide_cache = _Fifo()  # type: ignore[assignment]
+    self._crop_cache = _Fifo16()  # type: ignore[assignment]
+    self._style_cache = _Fifo16()  # type: ignore[assignment]
+    self._filter_cache = _Fifo()  # type: ignore[assignment]
+    self._line_length_cache = _Fifo()  # type: ignore[assignment]
+    self._crop_extend_cache = _Fifo()  # type: ignore[assignment]
+    self._offsets_cache = _Fifo()  # type: ignore[assignment]
+    self._render_cache = None
+    self._link_ids = None
+    self._cell_count = None
+
+
+def install_light_strips() -> None:
+    """Replace ``Strip.__init__`` (Textual 8.2.8) with one that makes the same seven caches, of
+    the same sizes, as dicts (``_Fifo``) instead of ``FIFOCache`` objects. Every line Textual draws
+    is a Strip, and most are built, cut or styled once: building their seven FIFOCaches was ~9 %
+    of the CPU of mounting and drawing octui's widgets (3 % of a streamed answer's frames). If
+    ``Strip.__init__`` gains or renames an attribute, strips fail with an AttributeError, and if
+    Strip starts using another FIFOCache method on them, with an AttributeError there: the canary
+    compares ``Strip.__init__``'s source with the 8.2.8 text and lists the methods it calls."""
+    Strip.__init__ = _light_strip_init  # type: ignore[method-assign]
 
 
 def install_cropped_renders() -> None:

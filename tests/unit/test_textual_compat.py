@@ -836,3 +836,31 @@ def test_the_lint_flags_a_new_use(tmp_path: Path, snippet: str, monkeypatch: pyt
     for name in ("lintprobe", "lintprobe.probe"):  # a fresh module for each snippet
         monkeypatch.delitem(sys.modules, name, raising=False)
     assert private_uses([probe], root=tmp_path), snippet
+
+
+def test_light_strips_make_the_caches_strip_init_makes() -> None:
+    import textual.strip
+    from rich.segment import Segment
+
+    source = inspect.getsource(textual.strip)
+    strip_class = next(node for node in ast.parse(source).body
+                       if isinstance(node, ast.ClassDef) and node.name == "Strip")
+    init = next(node for node in strip_class.body
+                if isinstance(node, ast.FunctionDef) and node.name == "__init__")
+    assert _hash(ast.get_source_segment(source, init) or "") == "466b535b5e38cc72", _recheck(
+        "install_light_strips (Strip.__init__ changed: make _light_strip_init set what it sets)")
+    # The caches are only read with .get and written with [key] = value (the two _Fifo has).
+    used = set(re.findall(r"\._(\w+_cache)\.(\w+)\(", source))
+    assert {method for _cache, method in used} == {"get"}, _recheck(f"install_light_strips ({sorted(used)})")
+    assert textual.strip.Strip.__init__ is compat._light_strip_init
+    # Bounded as FIFOCache(16) / (4) are, the oldest first; the same strip back from a cache.
+    strip = Strip([Segment("x" * 40)], 40)
+    first = strip.crop(0, 1)
+    assert strip.crop(0, 1) is first
+    for end in range(2, 20):
+        strip.crop(0, end)
+    assert len(strip._crop_cache) == 16 and (0, 1) not in strip._crop_cache and (0, 19) in strip._crop_cache
+    assert strip.divide([10, 40]) is strip.divide([10, 40])
+    for cut in range(11, 16):
+        strip.divide([cut, 40])
+    assert len(strip._divide_cache) == 4

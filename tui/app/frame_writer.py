@@ -45,6 +45,7 @@ from widgets._textual_compat import (
     LayoutUpdate,
     console_color_system,
     install_cropped_renders,
+    install_light_strips,
     report_exception,
     terminal_sync_available,
 )
@@ -605,6 +606,7 @@ class FrameWriter:
 
 
 install_cropped_renders()  # each widget renders only the rows a frame repaints
+install_light_strips()  # a Strip's seven caches made as dicts
 
 
 class DiffedOutput(DisplayHookApp[ReturnType]):

@@ -89,8 +89,11 @@ class ToolRow(Vertical, can_focus=True):
         self._split: bool | None = None
         self._ready = False
         self.set_reactive(ToolRow.expanded, self._wanted_expanded())
-        self.add_class(f"-kind-{kind_of(call.name)}")
-        self._sync_status()
+        # Not mounted yet: its styles are worked out once, as it mounts (each class change that
+        # updates them now, or in ``on_mount``, restyles the row and all of its parts again).
+        self.set_class(self.expanded, "-expanded", update=False)
+        self.add_class(f"-kind-{kind_of(call.name)}", update=False)
+        self._sync_status(update=False)
 
     def compose(self) -> ComposeResult:
         yield ToolHeader(self.call, child_status=self.child_status)
@@ -114,7 +117,6 @@ class ToolRow(Vertical, can_focus=True):
         header = self.query_one(ToolHeader)
         header.show(self.call, child_status=self.child_status)  # the child may have moved since compose
         header.set_expanded(self.expanded)
-        self.set_class(self.expanded, "-expanded")
         self._repaint_body()
 
     # -- updates ------------------------------------------------------------------------------
@@ -140,11 +142,14 @@ class ToolRow(Vertical, can_focus=True):
             return self._user_expanded
         return default_expanded(self.call, self._policy)
 
-    def _sync_status(self) -> None:
-        self.remove_class(*_STATUS_CLASSES)
-        self.add_class(f"-{self.call.status}")
+    def _sync_status(self, update: bool = True) -> None:
+        before = set(self.classes)
+        self.remove_class(*_STATUS_CLASSES, update=False)
+        self.add_class(f"-{self.call.status}", update=False)
         failed = kind_of(self.call.name) == "shell" and exit_code(self.call) not in (0, None)
-        self.set_class(failed, "-failed-exit")
+        self.set_class(failed, "-failed-exit", update=False)
+        if update and set(self.classes) != before:  # one restyle for the lot, none if nothing moved
+            self.update_node_styles()
 
     def _options(self) -> BodyOptions:
         return BodyOptions(show_all=self._show_all, split=self._split, child_status=self.child_status)

@@ -140,7 +140,7 @@ class MessageView(LightRepaint, Vertical):
         self._mount_ran = False
         self._parts: dict[str, Widget] = {}
         self._blank = None
-        self.add_class(f"-{message.role}")
+        self.add_class(f"-{message.role}", update=False)  # (styled as it mounts, not before)
 
 
     def has_part(self, part_key: str) -> bool:
