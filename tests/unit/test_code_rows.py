@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
 
 from tests.unit.tail_growth import CONSOLE, syntax_only
 from widgets.transcript import code_rows
@@ -101,3 +103,22 @@ def test_lines_at_the_edge_of_a_row_draw_as_syntax(width: int) -> None:
             for context in CONTEXTS:
                 made, drawn = both(document(context, "python", f"a = 1\n{line}\nb = 2"), width)
                 assert made == drawn, (context, line, width)
+
+
+def test_rows_hold_one_tuple_for_each_short_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A code answer's rows are mostly the same few short pieces: they share them (bounded)."""
+    from widgets.transcript import rendered_line
+
+    monkeypatch.setattr(rendered_line, "_shared", {})
+    monkeypatch.setattr(rendered_line, "_SHARED_MAX", 3)
+    first = rendered_line.piece("=", 7)
+    assert rendered_line.piece("=", 7) is first and first == ("=", 7)
+    assert rendered_line.piece("=", 8) is not first  # another look
+    long = "x" * (rendered_line._SHARED_CHARS + 1)
+    assert rendered_line.piece(long, 7) is not rendered_line.piece(long, 7)  # long: its own
+    rendered_line.piece("a", 1)
+    rendered_line.piece("b", 1)  # past the bound: made, not kept
+    assert len(rendered_line._shared) == 3 and rendered_line.piece("b", 1) is not rendered_line.piece("b", 1)
+    monkeypatch.setattr(rendered_line, "_shared", {})
+    one, two = (rendered_line.as_line([Segment("=", Style(bold=True)), Segment(" x")], 3) for _ in range(2))
+    assert one == two and all(a is b for a, b in zip(one, two, strict=True))
