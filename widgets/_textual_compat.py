@@ -185,8 +185,9 @@ def _cropped_renders(self: Compositor, crop: Region | None = None
 
 class _Fifo(dict[Any, Any]):
     """``textual.cache.FIFOCache``'s ``get`` and ``[key] = value`` (the only two a ``Strip`` uses
-    on its caches) as a dict: at most ``maxsize`` entries, the oldest dropped first. Made in C
-    (no ``__init__`` of its own) and read in C, where a FIFOCache runs Python for each."""
+    on its caches) as a dict: at most ``maxsize`` entries, the oldest dropped first. Made and read
+    in C (no ``__init__`` or ``get`` of its own), where a FIFOCache runs Python for each; a write
+    still runs ``__setitem__`` here."""
 
     __slots__ = ()
     maxsize: ClassVar[int] = 4

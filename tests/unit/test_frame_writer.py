@@ -307,6 +307,24 @@ def test_a_span_repainted_the_same_writes_nothing() -> None:
     assert write(writer, terminal, update) == ""
 
 
+def test_a_chop_wider_than_it_says_is_cut_to_its_span() -> None:
+    """A Strip's ``cell_length`` is its maker's word: wide characters cut by characters say less
+    than they take. Taken whole, such a chop would run past its span (over the scrollbar, or off
+    the screen); it is cut to the span's cells, as one that says its width is."""
+    wide = Strip([Segment("中" * 10)], 10)  # says 10 cells, takes 20
+    bar = Strip([Segment("|" * (W - 10))], W - 10)
+    for line, spans, ends in (({0: wide, 10: bar}, [(0, 0, W)], [10, W]),
+                              ({0: Strip([Segment("中" * W)], W)}, [(0, 0, W)], [W])):
+        writer, terminal = FrameWriter(), Terminal()
+        lines: list[dict[int, Strip | None]] = [dict.fromkeys(line) for _ in range(H)]
+        lines[0] = dict(line)
+        write(writer, terminal, ChopsUpdate(lines, spans, [list(ends) for _ in range(H)]))
+        shown = terminal.lines()[0]
+        assert shown.count("中") == (5 if len(line) == 2 else W // 2), shown
+        if len(line) == 2:
+            assert shown.endswith("|" * (W - 10)), shown  # the bar is where it belongs
+
+
 # ---------------------------------------------------------------------------- in the app
 class Recorder:
     """Both outputs of every frame: Textual's own (full) rendering and the writer's."""

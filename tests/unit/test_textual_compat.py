@@ -849,9 +849,18 @@ def test_light_strips_make_the_caches_strip_init_makes() -> None:
                 if isinstance(node, ast.FunctionDef) and node.name == "__init__")
     assert _hash(ast.get_source_segment(source, init) or "") == "466b535b5e38cc72", _recheck(
         "install_light_strips (Strip.__init__ changed: make _light_strip_init set what it sets)")
-    # The caches are only read with .get and written with [key] = value (the two _Fifo has).
-    used = set(re.findall(r"\._(\w+_cache)\.(\w+)\(", source))
-    assert {method for _cache, method in used} == {"get"}, _recheck(f"install_light_strips ({sorted(used)})")
+    # The caches are only read with .get and written with [key] = value (the two _Fifo has),
+    # and only by Strip itself.
+    caches = ("_divide_cache", "_crop_cache", "_style_cache", "_filter_cache", "_line_length_cache",
+              "_crop_extend_cache", "_offsets_cache")
+    names = "|".join(caches)
+    used = set(re.findall(rf"\.({names})\.(\w+)\b", source))
+    assert {name for _cache, name in used} == {"get"}, _recheck(f"install_light_strips ({sorted(used)})")
+    # (Content has a ``_divide_cache`` of its own: only another object's attribute is looked for)
+    other = re.compile(rf"(?<!\bself)\.({names})\b")
+    elsewhere = [path.name for path in Path(textual.__file__).parent.rglob("*.py")
+                 if path.name != "strip.py" and other.search(path.read_text(encoding="utf-8"))]
+    assert not elsewhere, _recheck(f"install_light_strips (Strip's caches used in {elsewhere})")
     assert textual.strip.Strip.__init__ is compat._light_strip_init
     # Bounded as FIFOCache(16) / (4) are, the oldest first; the same strip back from a cache.
     strip = Strip([Segment("x" * 40)], 40)

@@ -175,6 +175,16 @@ def _cut(segments: Iterable[Segment], start: int, end: int,
     return out, max(0, min(pos, end) - start)
 
 
+def _measured_cells(strip: Strip) -> int:
+    """The cells ``strip``'s segments take, as ``_cut`` counts them (a Strip's ``cell_length`` is
+    what its maker said: a line cut by characters, not cells, says less than CJK text takes).
+    Printable ASCII (most lines) is counted in C: one cell a character."""
+    text = strip.text
+    if text.isascii() and text.isprintable():
+        return len(text)
+    return sum(cell_len(segment.text) for segment in strip)
+
+
 def _sgr(style: Any, color_system: ColorSystem) -> str:
     """The SGR sequence that sets ``style`` from a reset ("" for the default look)."""
     if style is None:
@@ -511,7 +521,7 @@ class FrameWriter:
                 if chop is None or end <= x1 or x >= x2:
                     continue
                 left, right = max(x1, x), min(x2, end)
-                if left == x and right == end and chop.cell_length == end - x:
+                if left == x and right == end and _measured_cells(chop) == end - x:
                     pieces.append((left, list(chop), end - x))  # the whole chop (most are): no cut to make
                 else:
                     pieces.append((left, *_cut(chop, left - x, right - x)))

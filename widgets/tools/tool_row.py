@@ -91,6 +91,7 @@ class ToolRow(Vertical, can_focus=True):
         self.set_reactive(ToolRow.expanded, self._wanted_expanded())
         # Not mounted yet: its styles are worked out once, as it mounts (each class change that
         # updates them now, or in ``on_mount``, restyles the row and all of its parts again).
+        # ``set_reactive`` does not apply ``toggle_class``: the class is set here.
         self.set_class(self.expanded, "-expanded", update=False)
         self.add_class(f"-kind-{kind_of(call.name)}", update=False)
         self._sync_status(update=False)
@@ -143,12 +144,12 @@ class ToolRow(Vertical, can_focus=True):
         return default_expanded(self.call, self._policy)
 
     def _sync_status(self, update: bool = True) -> None:
-        before = set(self.classes)
+        before = self.classes  # (a frozenset: the changes below make a new one)
         self.remove_class(*_STATUS_CLASSES, update=False)
         self.add_class(f"-{self.call.status}", update=False)
         failed = kind_of(self.call.name) == "shell" and exit_code(self.call) not in (0, None)
         self.set_class(failed, "-failed-exit", update=False)
-        if update and set(self.classes) != before:  # one restyle for the lot, none if nothing moved
+        if update and self.classes != before:  # one restyle for the lot, none if nothing moved
             self.update_node_styles()
 
     def _options(self) -> BodyOptions:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 
@@ -23,8 +23,8 @@ _NULL = Style.null()
 # A code answer's rows are mostly the same few dozen short pieces (a space, an indent, "=", "(",
 # a keyword, a name used again and again, each in its look): 8,562 pieces in the 422 rows of a
 # 20 KB one, 95 of them different. Each row holding the same tuple, not one of its own, keeps
-# ~0.5 MB less for that answer. Bounded: pieces that repeat are short, and the first few
-# thousand met are enough to find them (a long answer's others are made as before).
+# ~0.5 MB less for that answer. Bounded: pieces that repeat are short, and the table starts
+# again when full (rows keep the tuples they hold), so a later answer's pieces are shared too.
 _SHARED_MAX = 4096
 _SHARED_CHARS = 16
 _shared: dict[tuple[str, int], tuple[str, int]] = {}
@@ -38,8 +38,9 @@ def piece(text: str, number: int) -> tuple[str, int]:
     found = _shared.get(made)
     if found is not None:
         return found
-    if len(_shared) < _SHARED_MAX:
-        _shared[made] = made
+    if len(_shared) >= _SHARED_MAX:
+        _shared.clear()
+    _shared[made] = made
     return made
 
 
@@ -62,7 +63,8 @@ def line_text(line: Line) -> str:
 
 
 def plain_line(text: str, width: int) -> Line:
-    return ((text[:width].ljust(width), style_number(_NULL)),)
+    """``text`` alone on a line, cut or padded to ``width`` cells (wide characters count two)."""
+    return ((set_cell_size(text, width), style_number(_NULL)),)
 
 
 def pad_line(line: Line, width: int) -> Line:
