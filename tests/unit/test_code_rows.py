@@ -111,15 +111,15 @@ def test_rows_hold_one_tuple_for_each_short_piece(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(rendered_line, "_shared", {})
     monkeypatch.setattr(rendered_line, "_SHARED_MAX", 3)
-    first = rendered_line.piece("=", 7)
-    assert rendered_line.piece("=", 7) is first and first == ("=", 7)
-    assert rendered_line.piece("=", 8) is not first  # another look
+    first = rendered_line.shared_pair("=", 7)
+    assert rendered_line.shared_pair("=", 7) is first and first == ("=", 7)
+    assert rendered_line.shared_pair("=", 8) is not first  # another look
     long = "x" * (rendered_line._SHARED_CHARS + 1)
-    assert rendered_line.piece(long, 7) is not rendered_line.piece(long, 7)  # long: its own
-    rendered_line.piece("a", 1)
+    assert rendered_line.shared_pair(long, 7) is not rendered_line.shared_pair(long, 7)  # long: its own
+    rendered_line.shared_pair("a", 1)
     assert len(rendered_line._shared) == 3
-    kept = rendered_line.piece("b", 1)  # past the bound: the table starts again, from this one
-    assert rendered_line._shared == {("b", 1): kept} and rendered_line.piece("b", 1) is kept
+    kept = rendered_line.shared_pair("b", 1)  # past the bound: the table starts again, from this one
+    assert rendered_line._shared == {("b", 1): kept} and rendered_line.shared_pair("b", 1) is kept
     monkeypatch.setattr(rendered_line, "_shared", {})
     one, two = (rendered_line.as_line([Segment("=", Style(bold=True)), Segment(" x")], 3) for _ in range(2))
     assert one == two and all(a is b for a, b in zip(one, two, strict=True))

@@ -25,7 +25,7 @@ from rich.syntax import Syntax
 
 from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME
 from widgets.transcript.markdown_seal import token_lines
-from widgets.transcript.rendered_line import Line, as_line, piece
+from widgets.transcript.rendered_line import Line, as_line, shared_pair
 
 Token = tuple[Any, str]
 TAB_SIZE = 4  # Syntax's default, which Rich's markdown code block keeps
@@ -83,18 +83,18 @@ def fitting_row(line: list[Token], width: int) -> Line | None:
     if pad is None or width < MIN_WIDTH:
         return None
     inner = width - 2
-    edge = piece(" ", pad)
+    edge = shared_pair(" ", pad)
     parts: list[tuple[str, int]] = [edge]
     for kind, value in visible(line):
         look = _LOOKS.get(kind)
         if look is None:
             return None
-        parts.append(piece(value, look))
+        parts.append(shared_pair(value, look))
     cells = fitting_cells([value for value, _look in parts[1:]], inner)
     if cells is None or (cells < inner and fill is None):
         return None
     if cells < inner and fill is not None:
-        parts.append(piece(" " * (inner - cells), fill))
+        parts.append(shared_pair(" " * (inner - cells), fill))
     parts.append(edge)
     return tuple(parts)
 

@@ -30,7 +30,7 @@ _SHARED_CHARS = 16
 _shared: dict[tuple[str, int], tuple[str, int]] = {}
 
 
-def piece(text: str, number: int) -> tuple[str, int]:
+def shared_pair(text: str, number: int) -> tuple[str, int]:
     """``(text, number)``, the very tuple of the rows that have it already when it is short."""
     made = (text, number)
     if len(text) > _SHARED_CHARS:
@@ -78,5 +78,5 @@ def pad_line(line: Line, width: int) -> Line:
 def as_line(segments: Iterable[Segment], width: int) -> Line:
     """Rich's segments of one line, cut or padded to ``width`` as ``Segment.adjust_line_length``
     does (every segment with a real style, as Textual's filters expect)."""
-    return tuple([piece(text, style_number(style or _NULL))
+    return tuple([shared_pair(text, style_number(style or _NULL))
                   for text, style, _control in Segment.adjust_line_length(list(segments), width)])
