@@ -26,6 +26,8 @@ send-keys``. Figures per client:
   same window as ``cpu_s``, recorded with ``tmux pipe-pane`` (``bench/pane_record.py``): bytes,
   synchronized-update begin markers (DEC mode 2026), and groups of writes less than 4 ms apart;
   ``idle_bytes``: the same during the idle window;
+* ``server_send_span_s``: the session's first text delta → its end marker, as the server sent
+  them on the client's route (octui's burst may come over seconds where OpenCode's comes at once);
 * ``first_frame_s``: launch → three non-blank lines; ``idle_cpu_pct``: over ``--idle`` (10) s
   after the answer.
 
@@ -186,6 +188,7 @@ class ServerClock:
         self.server, self.route, self.session_id = server, route, session_id
         self.labels = labels
         self.sent: dict[str, float] = {}
+        self.first_delta: float | None = None  # when the session's first text delta came
         self._text = ""
         self._stop = threading.Event()
         self._connected = threading.Event()
@@ -222,6 +225,8 @@ class ServerClock:
             return
         self._text += delta
         now = time.monotonic()
+        if self.first_delta is None:
+            self.first_delta = now
         recent = self._text[-(len(delta) + 16):]
         for label in self.labels:
             if label not in self.sent and label in recent:
@@ -324,6 +329,11 @@ def one_run(client: str, server: RealServer, project: Path, env: dict[str, str],
         out["lags_behind_server_s"] = {label: round(shown[label] - clock.sent[label], 3)
                                        for label in labels if label in shown and label in clock.sent}
         out["checkpoints_seen"] = sum(1 for label in shown if label != END_MARKER)
+        # How long the server took to send the answer on this client's route: a burst the 1.18
+        # server spreads over seconds on /api is painted as a flood for all that time.
+        end_sent = clock.sent.get(END_MARKER)
+        out["server_send_span_s"] = (end_sent - clock.first_delta
+                                     if end_sent is not None and clock.first_delta is not None else None)
         turn_end = time.monotonic()
         out["cpu_s"] = tree_cpu(pid) - cpu_before
         out["peak_rss_mb"] = max(peak, tree_rss_mb(pid))
@@ -370,7 +380,8 @@ def median(runs: list[dict[str, Any]], key: str) -> float | None:
 KEYS = ("cpu_s", "bytes", "sync_frames", "write_bursts", "checkpoint_lag_max_s", "end_marker_lag_s",
         "checkpoint_lag_behind_server_max_s", "checkpoint_lag_behind_server_median_s",
         "end_marker_lag_behind_server_s", "catch_up_lag_max_s", "catch_up_lag_behind_server_max_s",
-        "rss_before_turn_mb", "peak_rss_mb", "first_frame_s", "idle_cpu_pct", "idle_bytes", "idle_rss_mb")
+        "server_send_span_s", "rss_before_turn_mb", "peak_rss_mb", "first_frame_s", "idle_cpu_pct",
+        "idle_bytes", "idle_rss_mb")
 
 
 def pace_s(variant: str) -> float:
@@ -381,6 +392,32 @@ def pace_s(variant: str) -> float:
     if match is None:
         raise argparse.ArgumentTypeError(f"a variant is 'fast' or 'Nms' (N ms apart), not {variant!r}")
     return float(match.group(1)) / 1000
+
+
+def run_variant(args: argparse.Namespace, variant: str, clients: list[str], llm: FakeLLM,
+                server: RealServer, project: Path, env: dict[str, str], opencode: Path,
+                scratch: Path) -> dict[str, Any]:
+    """Every round of one variant, the clients alternating; their runs, medians and ratios."""
+    delay = pace_s(variant)
+    scenario = f"bench_{variant}"
+    llm.add_scenario(scenario, [
+        {"chunks": TimedChunks(answer_chunks(args.deltas, int(args.kib * 1024), args.shape)),
+         "chunk_delay": delay}])
+    runs: dict[str, list[dict[str, Any]]] = {client: [] for client in clients}
+    for _ in range(args.rounds):
+        for client in clients:
+            runs[client].append(one_run(client, server, project, env, scenario, opencode,
+                                        args.idle, scratch, answer_s=delay * args.deltas))
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        for recording in scratch.glob("octui-rs-*.out*"):
+            shutil.move(str(recording), args.keep / f"{variant}-{recording.name}")
+    summary: dict[str, Any] = {"runs": runs}
+    for key in KEYS:
+        values = {client: median(runs[client], key) for client in clients}
+        a, b = values.get("octui"), values.get("opencode")
+        summary[key] = {**values, "ratio": (a / b) if a is not None and b else None}
+    return summary
 
 
 def main() -> None:
@@ -411,35 +448,20 @@ def main() -> None:
     exit_on_terminate()  # a killed bench still stops its server (the finally below)
     llm = FakeLLM()
     llm.start()
-    server: RealServer | None = None
     try:
         with tempfile.TemporaryDirectory(prefix="octui-bench-real-") as root:
             project, env = make_workspace(Path(root), llm.base_url)
             server = RealServer(opencode, project, env, Path(root) / "server.log").start()
-            for variant in args.variants.split(","):
-                delay = pace_s(variant)
-                scenario = f"bench_{variant}"
-                llm.add_scenario(scenario, [
-                    {"chunks": TimedChunks(answer_chunks(args.deltas, int(args.kib * 1024), args.shape)),
-                     "chunk_delay": delay}])
-                runs: dict[str, list[dict[str, Any]]] = {client: [] for client in clients}
-                for _ in range(args.rounds):
-                    for client in clients:
-                        runs[client].append(one_run(client, server, project, env, scenario, opencode,
-                                                    args.idle, Path(root), answer_s=delay * args.deltas))
-                if args.keep is not None:
-                    args.keep.mkdir(parents=True, exist_ok=True)
-                    for recording in Path(root).glob("octui-rs-*.out*"):
-                        shutil.move(str(recording), args.keep / f"{variant}-{recording.name}")
-                summary: dict[str, Any] = {"runs": runs}
-                for key in KEYS:
-                    values = {client: median(runs[client], key) for client in clients}
-                    a, b = values.get("octui"), values.get("opencode")
-                    summary[key] = {**values, "ratio": (a / b) if a is not None and b else None}
-                figures[variant] = summary
+            # Stopped inside the scratch directory's block: the server writes there until it
+            # exits, and removing the directory under it raised at the end of a run, whose
+            # figures were then lost.
+            try:
+                for variant in args.variants.split(","):
+                    figures[variant] = run_variant(args, variant, clients, llm, server, project, env,
+                                                   opencode, Path(root))
+            finally:
+                server.stop()
     finally:
-        if server is not None:
-            server.stop()
         llm.stop()
     figures["load_average_after"] = list(os.getloadavg())
     emit(figures)
