@@ -307,6 +307,26 @@ class TestFormFlow:
             await settle(pilot)
             assert region.has_class("-invalid") and not app.answered
 
+    async def test_the_first_field_is_the_only_widget_focused_as_it_opens(
+            self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Focusing anything else first (Textual's default: the field list) restyled every field
+        as it took the focus and again as it gave it up."""
+        focused: list[str] = []
+        set_focus = Screen.set_focus
+
+        def spy(screen: Screen[Any], widget: Any, *args: Any, **kwargs: Any) -> None:
+            if isinstance(screen, FormScreen) and widget is not None:
+                focused.append(f"{type(widget).__name__}#{widget.id}")
+            set_focus(screen, widget, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "set_focus", spy)
+        app = app_for(lambda: FormScreen(every_kind_form()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            name_input = app.screen.query_one("#field-name Input", Input)
+            assert app.screen.focused is name_input
+        assert len(focused) == 1, focused
+
     async def test_escape_cancels(self) -> None:
         app = app_for(lambda: FormScreen(every_kind_form()))
         async with app.run_test(size=SIZE) as pilot:
