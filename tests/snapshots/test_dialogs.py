@@ -307,25 +307,37 @@ class TestFormFlow:
             await settle(pilot)
             assert region.has_class("-invalid") and not app.answered
 
-    async def test_the_first_field_is_the_only_widget_focused_as_it_opens(
-            self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """Focusing anything else first (Textual's default: the field list) restyled every field
-        as it took the focus and again as it gave it up."""
+    @pytest.mark.parametrize(("fields", "expected"), [
+        ([], "#field-name Input"),  # the form as it is
+        (["name"], "#field-email Input"),  # the first field hidden: the first one shown
+        (["name", "email", "target", "replicas", "ratio", "tls", "checks"], "#form-fields"),  # links
+    ], ids=["first field", "first hidden", "nothing to fill in"])
+    async def test_one_widget_is_focused_as_the_form_opens(
+            self, monkeypatch: pytest.MonkeyPatch, fields: list[str], expected: str) -> None:
+        """The first field to fill in, else the field list (the keys scroll it); nothing before
+        it: Textual's default focused the list first, which restyled every field as it took the
+        focus and again as it gave it up."""
         focused: list[str] = []
         set_focus = Screen.set_focus
 
         def spy(screen: Screen[Any], widget: Any, *args: Any, **kwargs: Any) -> None:
-            if isinstance(screen, FormScreen) and widget is not None:
+            if isinstance(screen, FormScreen) and widget is not None and widget is not screen.focused:
                 focused.append(f"{type(widget).__name__}#{widget.id}")
             set_focus(screen, widget, *args, **kwargs)
 
         monkeypatch.setattr(Screen, "set_focus", spy)
-        app = app_for(lambda: FormScreen(every_kind_form()))
+        form = every_kind_form()
+        hidden = [FormCondition(key="target", op="eq", value="nowhere")]
+        form = form.model_copy(update={"fields": [
+            f.model_copy(update={"when": hidden}) if f.key in fields else f for f in form.fields]})
+        app = app_for(lambda: FormScreen(form))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            name_input = app.screen.query_one("#field-name Input", Input)
-            assert app.screen.focused is name_input
-        assert len(focused) == 1, focused
+            assert app.screen.focused is app.screen.query_one(expected)
+            assert len(focused) == 1, focused
+            await pilot.press("escape")
+            await settle(pilot)
+        assert app.result == FormDismissed()
 
     async def test_escape_cancels(self) -> None:
         app = app_for(lambda: FormScreen(every_kind_form()))

@@ -96,6 +96,8 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
             if editor.display and editor.form_field.type != "external":
                 editor.focus_control()
                 break
+        else:  # nothing to fill in (links, hidden fields): the list, so the keys scroll it
+            self.query_one("#form-fields", VerticalScroll).focus()
 
     def editors(self) -> list[FieldEditor]:
         return list(self.query(FieldEditor).results(FieldEditor))
