@@ -107,6 +107,20 @@ SHAPE_FOR: dict[Generation, ConfigShape] = {
 # that path with its web app's HTML page), 1.18 serves /doc.
 SPEC_DOCUMENTS = (("/openapi.json", Generation.V2), ("/doc", Generation.PREVIEW_118))
 _KNOWN_SHAPES: dict[str, ConfigShape] = {}  # binary path -> the shape its running server needed
+# A binary file -> (generation, route table) its server's spec showed. 1.18.33's spec (/doc,
+# ~480 KB) costs its server ~2.8 CPU-s and ~2 s to serve: read once per binary and test process,
+# not at every restart of a server of the same file.
+_KNOWN_SPECS: dict[tuple[str, int, int], tuple[Generation, dict[str, set[str]]]] = {}
+
+
+def _binary_key(binary: Path) -> tuple[str, int, int] | None:
+    """The binary file as it is now (path, size, mtime): another file or a rebuild is another key."""
+    try:
+        resolved = binary.resolve()
+        stat = resolved.stat()
+    except OSError:
+        return None
+    return str(resolved), stat.st_size, stat.st_mtime_ns
 
 
 def opencode_config(llm_base_url: str, shape: ConfigShape = ConfigShape.PREVIEW_118,
@@ -461,13 +475,21 @@ class RealServer:
         self.port = httpx.URL(self.url).port or 0
 
     def _learn_generation(self) -> None:
-        """The generation, from the spec document the server serves (:func:`generation_of`)."""
+        """The generation, from the spec document the server serves (:func:`generation_of`), or
+        from what a server of the same binary file served earlier in this process."""
+        key = _binary_key(self.binary)
+        known = _KNOWN_SPECS.get(key) if key is not None else None
+        if known is not None:
+            self.generation, self.spec_paths = known
+            return
         for attempt in range(50):  # bounded: the first requests after start may be slow
             try:
                 with httpx.Client(base_url=self.url, auth=self.auth, timeout=10.0) as http:
                     found = generation_of(http)
                 if found is not None:
                     self.generation, self.spec_paths = found
+                    if key is not None:
+                        _KNOWN_SPECS[key] = found
                     return
                 break
             except httpx.HTTPError:

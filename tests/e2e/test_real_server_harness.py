@@ -626,6 +626,10 @@ def test_restart_keeps_port_and_sessions(live_server: RealServer, new_session: d
         again = http.get(f"/api/session/{new_session['id']}")
     assert again.status_code == 200
     assert again.json()["data"]["id"] == new_session["id"]
+    # The restart took the generation and route table from the first start of this binary
+    # (its spec is costly to serve): still what the server serves.
+    with live_server.client() as http:
+        assert generation_of(http) == (live_server.generation, live_server.spec_paths)
 
 
 @pytest.mark.e2e
