@@ -106,10 +106,9 @@ SHAPE_FOR: dict[Generation, ConfigShape] = {
 # The spec document each generation serves: only 2.x serves its own /openapi.json (1.18.33 answers
 # that path with its web app's HTML page), 1.18 serves /doc.
 SPEC_DOCUMENTS = (("/openapi.json", Generation.V2), ("/doc", Generation.PREVIEW_118))
-_KNOWN_SHAPES: dict[str, ConfigShape] = {}  # binary path -> the shape its running server needed
-# A binary file -> (generation, route table) its server's spec showed. 1.18.33's spec (/doc,
-# ~480 KB) costs its server ~2.8 CPU-s and ~2 s to serve: read once per binary and test process,
-# not at every restart of a server of the same file.
+# A binary file -> (generation, route table) its server's spec showed (and so the config shape
+# it needs, SHAPE_FOR). 1.18.33's spec (/doc, ~480 KB) costs its server ~2.8 CPU-s and ~2 s to
+# serve: read once per binary and test process, not at every restart of a server of the same file.
 _KNOWN_SPECS: dict[tuple[str, int, int], tuple[Generation, dict[str, set[str]]]] = {}
 
 
@@ -238,7 +237,9 @@ def needed_config_shape(binary: Path, env: dict[str, str]) -> ConfigShape:
     """The config shape ``binary`` needs: what its running server showed earlier in this test run,
     else the guess from its ``serve --help``. For a server the harness does not start itself (octui
     starts it), so the config must be right before the start."""
-    return _KNOWN_SHAPES.get(str(binary)) or guess_config_shape(binary, env)
+    key = _binary_key(binary)
+    known = _KNOWN_SPECS.get(key) if key is not None else None
+    return SHAPE_FOR[known[0]] if known is not None else guess_config_shape(binary, env)
 
 
 def make_workspace(root: Path, llm_base_url: str,
@@ -407,7 +408,6 @@ class RealServer:
             self._learn_generation()
             assert self.generation is not None
             needed = SHAPE_FOR[self.generation]
-            _KNOWN_SHAPES[str(self.binary)] = needed
             shape, llm_url = read_config(self.env)
             if shape is not needed:
                 self._log_note(f"config shape {shape.value} does not fit this {self.generation.value} "
