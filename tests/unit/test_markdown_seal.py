@@ -32,6 +32,7 @@ from widgets.transcript.markdown_seal import (
     _table_running_on,
     find_cut,
 )
+from widgets.transcript.piece_lines import first_of_each, piece_definitions
 
 WIDTH = 72
 CONSOLE = Console(width=WIDTH, color_system="truecolor", force_terminal=True, legacy_windows=False)
@@ -51,8 +52,9 @@ def stream(text: str, chunk: int, sealer: Sealer | None = None) -> tuple[list[Pi
 # fast): the streaming tests draw the same prefix for several chunk sizes and limits, and the same
 # sealed pieces at every frame after them, so each is drawn once.
 @functools.lru_cache(maxsize=4096)
-def piece_lines(piece: Piece) -> tuple[object, ...]:
-    return tuple(render_piece(CONSOLE, piece, WIDTH))
+def piece_lines(piece: Piece, references: tuple[tuple[str, str, str], ...] = ()) -> tuple[object, ...]:
+    found = {label: {"href": href, "title": title} for label, href, title in references}
+    return tuple(render_piece(CONSOLE, piece, WIDTH, found))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -65,7 +67,11 @@ def whole_lines(text: str) -> list[object]:
 
 
 def rendered(pieces: list[Piece]) -> list[object]:
-    return [line for piece in pieces for line in piece_lines(piece)]
+    """The pieces' lines, each rendered with the link reference definitions of them all (as
+    ``PieceLines`` renders them)."""
+    found = first_of_each(piece_definitions(piece) for piece in pieces)
+    references = tuple(sorted((label, ref["href"], ref["title"]) for label, ref in found.items()))
+    return [line for piece in pieces for line in piece_lines(piece, references)]
 
 
 def assert_renders_like_whole(text: str, chunk: int) -> list[Piece]:
@@ -600,16 +606,19 @@ def test_what_a_review_found_renders_like_the_whole(text: str) -> None:
         assert_streams_like_whole(text, chunk, minimum)
 
 
-def test_text_that_only_looks_like_a_definition_does_not_stop_the_cuts() -> None:
+def test_a_definition_does_not_stop_the_cuts_and_holds_for_the_whole_answer() -> None:
     """What markdown-it reads as text ("[INFO]: server started", "**[Note]:**", a label then
-    words) is cut as any text is; a real definition stops the cuts after it."""
+    words) is cut as any text is; so is text after a real definition, and its uses render as
+    links before it and after it, each piece with the definitions of all of them."""
     chatty = "".join(f"[INFO]: step {n} started with some words\n\n**[Note]:** careful {n}.\n\n"
                      f"[User]: and a reply {n}\n\n" for n in range(40))
     pieces = assert_renders_like_whole(chatty, 29)
     assert max(len(piece.source) for piece in pieces) < 400
-    defined = "Intro words to pass the minimum.\n\n[wip]: notes\n\n" + chatty + "See [wip].\n"
+    defined = "Intro words, see [wip].\n\n[wip]: notes\n\n" + chatty + "See [wip].\n"
     pieces = assert_renders_like_whole(defined, 29)
-    assert "[wip]: notes" in pieces[-1].source  # the rest stays with the definition
+    assert max(len(piece.source) for piece in pieces) < 400  # cut after the definition too
+    drawn = "\n".join(line_text(line) for line in rendered(pieces))
+    assert drawn.count("wip (notes)") == 2 and "[wip]" not in drawn
 
 
 def test_a_numbered_list_reaching_ten_gives_each_number_its_own_width() -> None:
@@ -752,6 +761,13 @@ BLOCKS = st.sampled_from([
     "10. item\n\n  ```\n  not the item's\n  ```\n\n11. a list of its own",
     "> a quoted paragraph\n>\n> Another one\n>\n> - an item\n>\n> And a third",
     "> ```\n> quoted code\n>\n> Text in it\n> ```\n>\n> After it",
+    # Link reference definitions (for the whole answer, wherever they stand) and their uses
+    "[x]: http://example.com/x",
+    "See [x], [the y][y] and [Y].",
+    "[y]:\n  /y 'a title'",
+    "> [q]: /q\n>\n> Quoted [q] and [x]",
+    "- [i]: /i\n- use [i] and [x]",
+    "[x]: /second-x-is-not-used",
 ])
 
 
@@ -853,12 +869,16 @@ def test_a_table_is_cut_from_the_short_text_above_it_so_its_tail_is_the_table_al
     assert tail.markdown == SENTINEL + table and streamed_table(tail.markdown) is not None
     pieces, _ = stream(text + "\nAfter.\n", 9)
     assert rendered(pieces) == render_markdown(CONSOLE, text + "\nAfter.\n", WIDTH)
-    # Not before a line that only has a pipe in it (no table starts there), nor after a link
-    # reference definition (the table's cells may use it): the intro stays with what follows.
+    # Not before a line that only has a pipe in it (no table starts there): the intro stays
+    # with what follows. After a link reference definition too (its cells are drawn with it).
     words = "and more words on a line " * 4 + "\n"
     assert [piece.source for piece in Sealer().feed("Intro line:\n\n" + table + words)] == ["Intro line:\n\n"]
     assert Sealer().feed("Intro line:\n\na | b is not a table\n" + words) == []
-    assert Sealer().feed("[foo]: http://x\n\n" + table.replace("| 3 |", "| [foo] |") + words) == []
+    defined = "[foo]: http://x\n\n" + table.replace("| 3 |", "| [foo] |") + words
+    assert [piece.source for piece in Sealer().feed(defined)] == ["[foo]: http://x\n\n"]
+    pieces, _ = stream(defined, 9)
+    assert rendered(pieces) == render_markdown(CONSOLE, defined, WIDTH)
+    assert "foo (http://x)" in "".join(line_text(line) for line in rendered(pieces))
 
 
 def test_a_table_longer_than_a_piece_goes_on_as_a_table_with_its_header_again() -> None:

@@ -222,3 +222,46 @@ async def test_the_screen_shows_the_streamed_text_as_rendered_while_the_block_gr
 
 def line_text(line: list[tuple[str, object]]) -> str:
     return "".join(text for text, _ in line).strip()
+
+
+# An answer that cites its sources with link reference definitions, at its end or at its start:
+# a definition holds for the whole answer, wherever it stands.
+CITED = "".join(f"Finding {n} is in [the report][r{n % 3}], see also [notes].\n\n"
+                + "More words. " * 12 + "\n\n" for n in range(30))
+DEFINITIONS = ("[r0]: https://example.com/0\n[r1]: https://example.com/1 'One'\n"
+               "[R2]: <https://example.com/2>\n[notes]: https://example.com/notes\n")
+
+
+def screen_text(app: BlockApp) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.mark.parametrize("text", [CITED + DEFINITIONS, DEFINITIONS + "\n" + CITED],
+                         ids=["definitions-at-the-end", "definitions-at-the-start"])
+async def test_links_are_drawn_with_the_answers_definitions_wherever_they_stand(text: str) -> None:
+    app = BlockApp(TextBlock(kind="text", ordinal=0, streaming=True))
+    async with app.run_test(size=SIZE) as pilot:
+        block = await stream_into(app, text, 97, pilot.pause)
+        pieces = app.view._pieces
+        assert len(pieces) > 20  # cut into pieces all along, after the definitions too
+        await pilot.pause()
+        # The definitions came last: what is on screen was drawn again with them, at once.
+        shown = screen_text(app)
+        assert "the report (https://example.com/" in shown and "[the report]" not in shown
+        await wait_for(lambda: not pieces.unrendered, pilot.pause)
+        assert drawn(app.view) == expected(app.view, block.text)
+        joined = "".join(line_text(line) for line in drawn(app.view)).replace(" ", "")
+        assert joined.count("notes(https://example.com/notes)") == 30 and "[notes]" not in joined
+
+
+async def test_a_finished_answer_with_definitions_at_its_end_is_drawn_as_the_whole_text() -> None:
+    """A finished answer (a session opened again) is sealed and rendered a slice at a time: the
+    pieces rendered before the definitions were found are rendered again."""
+    text = CITED * 3 + DEFINITIONS
+    app = BlockApp(TextBlock(kind="text", ordinal=0, text=text, streaming=False, version=1))
+    async with app.run_test(size=SIZE) as pilot:
+        pieces = app.view._pieces
+        await wait_for(lambda: app.view._fed >= len(text) and not pieces.unrendered, pilot.pause)
+        assert drawn(app.view) == expected(app.view, text)
+        app.view.scroll_visible(top=True)
+        assert "[the report]" not in screen_text(app)

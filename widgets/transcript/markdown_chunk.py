@@ -21,7 +21,7 @@ from rich.syntax import Syntax
 from tui.text.sanitize import clean_text
 from widgets._textual_compat import PreparsedMarkdown
 from widgets.transcript.code_rows import Replay, block_rows, code_tokens
-from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME, CODE_THEME, MAX_NESTING, parse
+from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME, CODE_THEME, MAX_NESTING, References, parse
 from widgets.transcript.markdown_seal import NUMBERED_FROM, SENTINEL, Piece, markdown_lexer
 from widgets.transcript.markdown_table import (
     CachedTableElement,
@@ -117,12 +117,16 @@ class _Markdown(PreparsedMarkdown):
         **PreparsedMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock,
         "table_open": CachedTableElement, "ordered_list_open": NumberedList}
 
-    def __init__(self, markup: str, width: int, *, plain: bool = False, number: int | None = None) -> None:
+    def __init__(self, markup: str, width: int, *, plain: bool = False, number: int | None = None,
+                 references: References | None = None) -> None:
         """``plain``: ``markup`` shown as it is, not parsed (what is known to be too deep);
-        ``number``: where its first numbered list's numbers start (``Piece.number``)."""
-        # A tail that is one table streaming is parsed and drawn row by row (``markdown_table``).
-        self.streamed = None if plain else streamed_table(markup)
-        tokens = [] if plain else streamed_table_tokens(self.streamed) if self.streamed else parse(markup)
+        ``number``: where its first numbered list's numbers start (``Piece.number``);
+        ``references``: the link reference definitions of the whole answer (``markdown_parse``)."""
+        # A tail that is one table streaming is parsed and drawn row by row (``markdown_table``),
+        # its cells' links with no definitions: not while the answer has some.
+        self.streamed = None if plain or references else streamed_table(markup)
+        tokens = [] if plain else streamed_table_tokens(self.streamed) if self.streamed else \
+            parse(markup, references)
         self.too_deep = too_deep(tokens, width)
         parsed = _plain_paragraph(markup) if plain or self.too_deep else tokens
         super().__init__(markup, parsed, CODE_THEME)
@@ -151,9 +155,11 @@ def _render(console: Console, rich_markdown: _Markdown, width: int) -> list[Line
                                                                   new_lines=False)]
 
 
-def render_piece(console: Console, piece: Piece, width: int) -> list[Line]:
-    """The lines ``piece`` adds to the text above it (its separation included)."""
-    rich_markdown = _Markdown(clean_text(piece.markdown), width, number=piece.number)
+def render_piece(console: Console, piece: Piece, width: int,
+                 references: References | None = None) -> list[Line]:
+    """The lines ``piece`` adds to the text above it (its separation included), its links resolved
+    with the answer's ``references``."""
+    rich_markdown = _Markdown(clean_text(piece.markdown), width, number=piece.number, references=references)
     if rich_markdown.too_deep:  # its own text as it is: the lines to trim are not there to trim
         return _render(console, _Markdown(clean_text(piece.source), width, plain=True), width)
     lines = _render(console, rich_markdown, width)

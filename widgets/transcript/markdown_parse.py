@@ -12,11 +12,19 @@ unseen:
 
 Rich builds a new parser for every ``Markdown`` (≈ 0.5 ms, as much as rendering a short piece);
 this one is shared.
+
+A link reference definition (``[label]: url``) holds for the whole answer, wherever it stands,
+as Rich parses a whole text at once. An answer is rendered in pieces, so the pieces are parsed
+with the definitions of the whole answer known so far (``references``; ``piece_lines`` gathers
+them with ``definitions``, block by block, and renders again the pieces a new one changes).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import normalizeReference
 from markdown_it.token import Token
 from rich.syntax import Syntax, SyntaxTheme
 
@@ -28,6 +36,11 @@ CODE_SYNTAX_THEME: SyntaxTheme = Syntax.get_theme(CODE_THEME)  # one for every c
 # are looked up once (Syntax given the name builds the theme again, with an empty cache, per block)
 PARSER = (MarkdownIt(options_update={"maxNesting": MAX_NESTING, "html": False})
           .enable("strikethrough").enable("table"))
+# The same block structure without inline parsing: all it takes to find the definitions.
+_BLOCKS = (MarkdownIt(options_update={"maxNesting": MAX_NESTING, "html": False})
+           .enable("strikethrough").enable("table").disable("inline"))
+References = dict[str, dict[str, Any]]
+"""Link reference definitions by normalized label (markdown-it's ``env["references"]``)."""
 
 
 def reveal_decoded(tokens: list[Token]) -> list[Token]:
@@ -45,6 +58,28 @@ def reveal_decoded(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
-def parse(markup: str) -> list[Token]:
-    """``markup`` (already made inert with ``clean_text``) as the tokens Rich draws."""
-    return reveal_decoded(PARSER.parse(markup))
+def parse(markup: str, references: References | None = None) -> list[Token]:
+    """``markup`` (already made inert with ``clean_text``) as the tokens Rich draws, its links
+    resolved with ``references`` too (the answer's definitions outside it; the first of a label
+    in the answer holds, as it would in the whole text)."""
+    env: dict[str, Any] = {"references": dict(references)} if references else {}
+    return reveal_decoded(PARSER.parse(markup, env))
+
+
+def definitions(markup: str) -> References:
+    """The link reference definitions in ``markup`` (made inert), the first of each label."""
+    env: dict[str, Any] = {}
+    _BLOCKS.parse(markup, env)
+    return {label: {"href": ref["href"], "title": ref["title"]}
+            for label, ref in env.get("references", {}).items()}
+
+
+def draws_nothing(markup: str) -> bool:
+    """Whether ``markup`` has no block Rich would draw (blank lines, link reference definitions)."""
+    return not _BLOCKS.parse(markup)
+
+
+def label_key(text: str) -> str:
+    """``text`` as a label is matched (whitespace runs as one space, case folded): a label of
+    ``definitions`` is in the key of a text that may use it."""
+    return normalizeReference(text)

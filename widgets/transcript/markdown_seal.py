@@ -39,13 +39,11 @@ table): rendering it would stall the event loop for seconds, so it is *forced* c
 new block on the next line (a code fence is closed and re-opened as at any fence cut; a table
 whose rows go on with lines that start with ``|`` is re-opened: the rest is drawn as a table
 with the same header, not as lines of pipes). Such text looks different from the whole; it is
-pathological anyway, and every piece renders in bounded time. No cut is made after a link
-reference definition (what may be one: ``[label]:`` and a destination, alone or before a title,
-in quotes or items, or a line starting a label it does not close): the pieces after it would
-draw its uses as plain text, so the rest of the answer stays in the tail (up to the forced cut).
-Known differences: a link used before its definition comes is drawn as text in the pieces sealed
-before it; a quote cut in pieces whose last block turns out to be a rule has the blank line
-above it that Rich draws only above other quotes; Rich draws an image that sits inside a list
+pathological anyway, and every piece renders in bounded time. A link reference definition
+(``[label]: url``) holds for the whole answer: each piece is rendered with the definitions of all
+of them (``piece_lines``), so none stops the cuts (a blank line, or the next item, ends one).
+Known differences: a quote cut in pieces whose last block turns out to be a rule has the blank
+line above it that Rich draws only above other quotes; Rich draws an image that sits inside a list
 item above the list; if the list was cut, above the piece the image is in (no piece boundary can
 know that an image will come later in the list).
 This module is pure text logic (no widgets), so it is unit- and property-tested on its own.
@@ -66,7 +64,7 @@ from pygments.token import Token
 from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
-from widgets.transcript.markdown_parse import PARSER
+from widgets.transcript.markdown_parse import PARSER, draws_nothing
 
 # Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
 # but not into crumbs: each piece has a fixed rendering cost (≈ 0.3 ms).
@@ -95,7 +93,7 @@ _BULLET_MARK = re.compile(r"^[-*+](?:[ \t]|$)")  # an item, with its text or not
 # A link reference definition, in quotes or items (or what may be one): a label then ":" and a
 # destination alone or before a title, or a label going on on the next line. Not "[Note]: text".
 _DEFINITION = re.compile(r"^(?:[ \t]*(?:>|[-*+](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$)))*[ \t]*\["
-                         r"(?:[^\]\\]|\\.)*(?:$|\]:[ \t]*(?:$|<|\S+[ \t]*(?:$|[\"'(])))")
+                         r"(?:[^\]\\]|\\.)*(?:$|\]:[ \t]*(?:$|<|\S+[ \t]*(?:$|[\"'(])))", re.MULTILINE)
 _ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
 _DELIMITER_ROW = re.compile(r"^ {0,3}[|:-][-:| \t]*$")  # a table's second line, roughly
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -103,6 +101,16 @@ _NUMBERED = re.compile(r"^([0-9]{1,9})([.)])([ \t]+)(?=\S)")  # "12. text": numb
 _QUOTE_BLANK = re.compile(r"^> *$")  # a blank line of a block quote at the margin
 _QUOTE_LINE = re.compile(r"^ {0,3}>")  # a line of a block quote (or its start)
 _QUOTED_TEXT = re.compile(r"^> ?(?:[*_]{1,3})?[^\W\d_]")  # a paragraph of it: a letter first (emphasized)
+
+
+def may_define(markdown: str) -> bool:
+    """Whether ``markdown`` may hold a link reference definition (a line that looks like one: the
+    parser decides, see ``markdown_parse.definitions``)."""
+    if "]" not in markdown:
+        return False
+    if "\r" in markdown:  # (a line break to markdown-it, alone or before \n)
+        markdown = markdown.replace("\r\n", "\n").replace("\r", "\n")
+    return _DEFINITION.search(markdown) is not None
 
 
 SENTINEL = "x\n\n"  # rendered before a piece that starts a new block, then dropped (see Piece)
@@ -161,7 +169,8 @@ class _Quote:
                 self.fence = None
         elif not _blank(content):
             self.fence = _opens(content)
-            self.drawn, self.last = True, content
+            # (what may be a link reference definition draws nothing: not yet drawn)
+            self.drawn, self.last = self.drawn or _DEFINITION.match(content) is None, content
 
     def cut_before(self, line: str, following: str) -> bool:
         """Whether a cut after ``line`` starts the rest of the quote at a paragraph of its own.
@@ -334,7 +343,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
     # where it closed: tokenized only if no cut comes after it (the cut wanted is the latest one)
     end = 0
     past_limit = False
-    last_text = ""  # the last non-blank line outside fences
+    last_text = ""  # the last non-blank line outside fences (and outside what may be definitions)
+    defining = False  # the lines since the last blank one may be a link reference definition
     numbered: _Numbered | None = None  # the top-level numbered list the lines so far are in
     fences: list[tuple[int, int]] = []  # the lines each closed fence opened and closed on
     quote: _Quote | None = None  # the block quote at the margin the lines are in
@@ -377,10 +387,11 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             best = later(settle_fence())
         if past_limit and best is not None:
             break
-        if not _blank(line):
+        # A definition draws nothing: a cut after it is one after the block before (a rule, maybe;
+        # a rule right after it is a rule: a definition's lines go on only with its title).
+        defining = not _blank(line) and (defining or (fence is None and _DEFINITION.match(line) is not None))
+        if not _blank(line) and (not defining or _RULE.match(line)):
             last_text = line
-        if fence is None and _DEFINITION.match(line):
-            return best  # a link reference definition: the pieces after it would not know it
         if fence is None:
             numbered = _numbered(numbered, line, index > 0 and _blank(lines[index - 1]), index == 0)
             if index == 0 and number is not None and numbered is not None and numbered.count:
@@ -413,11 +424,8 @@ def find_cut(text: str, minimum: int = MIN_PIECE, limit: int = LIMIT_PIECE,
             # starting a quote is a lazy one, and only a quote's lines start with its marker)
             quote = quote or _Quote()
             quote.read(line)
-        if end < minimum and not (_blank(line) and _table_starts(lines, index + 1, complete)
-                                  and "]:" not in text[:end]):
-            # A table is cut from a short text above it (a tail of one table is cheap), unless
-            # that text may define a link reference the table's cells use.
-            continue
+        if end < minimum and not (_blank(line) and _table_starts(lines, index + 1, complete)):
+            continue  # (a table is cut from a short text above it: a tail of one table is cheap)
         if _blank(line) and not _BULLET_MARK.match(following) and (
                 not _ORDERED.match(following) or (numbered is _NO_LIST and _NUMBERED.match(following))):
             # (a numbered item after a blank line outside any list starts a list of its own.)
@@ -881,7 +889,7 @@ class Sealer:
         self.continued = False  # the rest follows a forced cut: rendered as is, on a new line
         self.quoted = False  # the rest goes on a block quote
         self.number: int | None = None  # the rest's first item's number in its numbered list
-        self.has_content = False  # whether a sealed piece drew anything (blank lines draw nothing)
+        self.has_content = False  # whether a sealed piece drew anything
         self._fence_retry = 0  # while less than this is unsealed, fences are not tokenized again
         # (one was, and no cut was found: inside a string or a comment each try would cost a
         # tokenization of all of it again)
@@ -951,7 +959,9 @@ class Sealer:
                 break
             size = cut.end - len(self.reopen)
             pieces.append(self._piece(rest[:size], cut))
-            self.has_content = self.has_content or bool(rest[:size].strip(" \t\r\n"))  # see _blank
+            # (blank lines draw nothing, see _blank; nor do link reference definitions)
+            self.has_content = self.has_content or (bool(rest[:size].strip(" \t\r\n"))
+                                                    and not draws_nothing(rest[:size]))
             self.consumed += size
             self.reopen, self.joined, self.continued = cut.reopen, cut.joined, cut.forced
             self.quoted = cut.quoted

@@ -4,19 +4,42 @@ Not a widget: ``TextBlockView`` owns one and decides when pieces get rendered. A
 rendered yet has an estimated height and is drawn as its plain source text (cut to the width,
 exactly as many lines as the estimate), so a screen can always be painted without waiting for
 Rich. Every operation here is O(log n) or O(lines asked for), never O(pieces), except a width
-change, which re-estimates all heights once.
+change, which re-estimates all heights once, and a new link reference definition.
+
+A link reference definition holds for the whole answer, wherever it stands (``markdown_parse``).
+Each piece that may hold one is parsed for it as it comes, and each piece is rendered with those
+of the whole answer, the first of each label. A definition that comes or changes makes the rendered pieces
+that may use its label unrendered again (their old height stays, as an estimate).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.console import Console
 
+from tui.text.sanitize import clean_text
 from widgets.transcript.growing_fence import GrowingFence
 from widgets.transcript.growing_paragraph import GrowingParagraph
 from widgets.transcript.height_index import HeightIndex
 from widgets.transcript.markdown_chunk import estimate_height, placeholder_lines, render_piece
-from widgets.transcript.markdown_seal import Piece
+from widgets.transcript.markdown_parse import References, definitions, label_key
+from widgets.transcript.markdown_seal import Piece, may_define
 from widgets.transcript.rendered_line import Line, plain_line
+
+
+def piece_definitions(piece: Piece) -> References:
+    """The link reference definitions ``piece`` holds (most pieces: none, known by a regex)."""
+    return definitions(clean_text(piece.markdown)) if may_define(piece.markdown) else {}
+
+
+def first_of_each(each: Iterable[References]) -> References:
+    """The definitions of an answer, from those of its pieces in order: the first of each label."""
+    found: References = {}
+    for references in each:
+        for label, reference in references.items():
+            found.setdefault(label, reference)
+    return found
 
 
 class PieceLines:
@@ -37,6 +60,12 @@ class PieceLines:
         self._fence_index = -1  # the tail's index then
         self._not_fence = ""  # a tail that ended in no such fence (see ``_grow_fence``)
         self.grown = 0  # pieces whose lines came from the piece they grew from (benchmarks, tests)
+        self.references: References = {}  # the answer's link reference definitions, first of each label
+        self._defines: list[References] = []  # each piece's own (most have none)
+        self._defining: list[int] = []  # the pieces that have some, in order
+        self._label_keys: dict[int, str] = {}  # a piece's text as labels are matched (when asked)
+        self._last_scan: tuple[str, References] = ("", {})  # the tail is scanned again each frame
+        self.stale_from: int | None = None  # the first piece made unrendered by a new definition
 
     def __len__(self) -> int:
         return len(self.pieces)
@@ -50,6 +79,11 @@ class PieceLines:
         self._lines.append(None)
         self.unrendered += 1
         self.heights.append(estimate_height(piece, self.width or 80))
+        own = self._definitions_of(piece)
+        self._defines.append(own)
+        if own:
+            self._defining.append(len(self.pieces) - 1)
+            self._gather_references()
 
     def pop(self) -> None:
         index = len(self.pieces) - 1
@@ -58,6 +92,10 @@ class PieceLines:
             self.unrendered -= 1
         self.heights.pop()
         self._placeholders.pop(index, None)
+        self._label_keys.pop(index, None)
+        if self._defines.pop():
+            self._defining.pop()
+            self._gather_references()
 
     def clear(self) -> None:
         self._growing, self._not_growing = None, ""
@@ -67,6 +105,43 @@ class PieceLines:
         self._placeholders.clear()
         self.heights = HeightIndex()
         self.unrendered = 0
+        self.references, self._defines, self._defining = {}, [], []
+        self._label_keys.clear()
+        self.stale_from = None
+
+    # ------------------------------------------------------------------ link reference definitions
+    def _definitions_of(self, piece: Piece) -> References:
+        if piece.markdown == self._last_scan[0]:  # (the tail, pushed again with no new text)
+            return self._last_scan[1]
+        found = piece_definitions(piece)
+        self._last_scan = (piece.markdown, found)
+        return found
+
+    def _gather_references(self) -> None:
+        """The answer's definitions again, the first of each label; the rendered pieces that may
+        use a label that came or changed are made unrendered (``stale_from``: the first)."""
+        gathered = first_of_each(self._defines[index] for index in self._defining)
+        old = self.references
+        if gathered == old:
+            return
+        self.references = gathered
+        changed = [label for label in gathered.keys() | old.keys() if gathered.get(label) != old.get(label)]
+        for index, lines in enumerate(self._lines):
+            if lines is None:
+                continue
+            key = self._label_keys.get(index)
+            if key is None:
+                key = self._label_keys[index] = label_key(self.pieces[index].markdown)
+            if any(label in key for label in changed):
+                self._lines[index] = None
+                self.unrendered += 1
+                self.stale_from = index if self.stale_from is None else min(self.stale_from, index)
+        self._growing, self._not_growing = None, ""  # its lines were drawn with the old ones
+
+    def take_stale(self) -> int | None:
+        """The first piece a new definition made unrendered since the last call (None: none)."""
+        stale, self.stale_from = self.stale_from, None
+        return stale
 
     def set_width(self, width: int) -> None:
         """Forget every rendering; heights become estimates for ``width``."""
@@ -98,7 +173,7 @@ class PieceLines:
         return same
 
     def render(self, index: int, console: Console) -> None:
-        self._set_lines(index, render_piece(console, self.pieces[index], self.width))
+        self._set_lines(index, render_piece(console, self.pieces[index], self.width, self.references))
         self.rendered_count += 1
 
     def _set_lines(self, index: int, lines: list[Line]) -> None:
@@ -121,6 +196,11 @@ class PieceLines:
         fence = self._grow_fence(index, old, old_lines, console)
         if fence is not None:
             return fence
+        if self.references and "[" in new.markdown:
+            # The paragraph's new text is drawn alone, where its links would not know the answer's
+            # definitions: the piece is rendered whole (cuts go on after a definition: it is short).
+            self._growing, self._not_growing = None, ""
+            return False
         growing = self._growing if index == self._growing_index else None  # (not an older tail's)
         fresh = growing is None or not growing.follows(new, self.width)
         if fresh:

@@ -129,6 +129,11 @@ class TextBlockView(LightRepaint):
                 if old_piece is not None and old_tail is not None and len(pieces) - 1 == tail:
                     pieces.grow(tail, old_piece, old_tail, self.app.console)  # a paragraph grew
         self._note = self._cut_note()
+        stale = pieces.take_stale()  # pieces drawn before a link reference definition came
+        if stale is not None:
+            first = min(first, stale)
+            if pieces.width:  # those on screen now, not as placeholders for a frame
+                self._render_slice(pieces.unrendered_between(*self._painted))
         if pieces.width and self._near_view():
             done = self._render_slice(pieces.unrendered_at_end(self.app.size.height))
             first = min([first, *done])  # older pieces rendered now changed too
