@@ -20,6 +20,7 @@ function. What cannot be inferred is "unknown": it fails where a sink needs ``Co
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,8 +131,16 @@ def _load_project(trees: list[ast.Module]) -> Project:
     return project
 
 
-TREES = {path: ast.parse(path.read_text(encoding="utf-8")) for path in MODULES}
-PROJECT = _load_project(list(TREES.values()))
+@functools.cache
+def project_trees() -> dict[Path, ast.Module]:
+    """Every module of octui, parsed (once, when a test first needs it: not at collection, where
+    each test worker would parse them all, ~2 s, whether it runs these tests or not)."""
+    return {path: ast.parse(path.read_text(encoding="utf-8")) for path in MODULES}
+
+
+@functools.cache
+def whole_project() -> Project:
+    return _load_project(list(project_trees().values()))
 
 
 def _join(classes: set[str]) -> set[str]:
@@ -421,9 +430,9 @@ def _markup_off(call: ast.Call) -> bool:
 
 
 class Checker(ast.NodeVisitor):
-    def __init__(self, path: Path, tree: ast.Module, project: Project = PROJECT) -> None:
+    def __init__(self, path: Path, tree: ast.Module, project: Project | None = None) -> None:
         self.path = path.relative_to(ROOT).as_posix()
-        self.project = project
+        project = self.project = project or whole_project()
         self.consts = _module_consts(tree, project)
         self.dicts = _module_dicts(tree)
         self.violations: list[Violation] = []
@@ -585,7 +594,7 @@ def _elements(value: ast.expr) -> Iterator[ast.expr]:
 
 def all_violations() -> list[Violation]:
     found: list[Violation] = []
-    for path, tree in TREES.items():
+    for path, tree in project_trees().items():
         checker = Checker(path, tree)
         checker.visit(tree)
         found += checker.violations
