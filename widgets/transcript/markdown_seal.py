@@ -93,7 +93,7 @@ _BULLET_MARK = re.compile(r"^[-*+](?:[ \t]|$)")  # an item, with its text or not
 # A link reference definition, in quotes or items (or what may be one): a label then ":" and a
 # destination alone or before a title, or a label going on on the next line. Not "[Note]: text".
 _DEFINITION = re.compile(r"^(?:[ \t]*(?:>|[-*+](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$)))*[ \t]*\["
-                         r"(?:[^\]\\]|\\.)*(?:$|\]:[ \t]*(?:$|<|\S+[ \t]*(?:$|[\"'(])))", re.MULTILINE)
+                         r"(?:[^\]\\]|\\.)*\\?(?:$|\]:[ \t]*(?:$|<|\S+[ \t]*(?:$|[\"'(])))", re.MULTILINE)
 _ORDERED = re.compile(r"^ {0,3}\d{1,9}[.)]")
 _DELIMITER_ROW = re.compile(r"^ {0,3}[|:-][-:| \t]*$")  # a table's second line, roughly
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -104,13 +104,9 @@ _QUOTED_TEXT = re.compile(r"^> ?(?:[*_]{1,3})?[^\W\d_]")  # a paragraph of it: a
 
 
 def may_define(markdown: str) -> bool:
-    """Whether ``markdown`` may hold a link reference definition (a line that looks like one: the
-    parser decides, see ``markdown_parse.definitions``)."""
-    if "]" not in markdown:
-        return False
-    if "\r" in markdown:  # (a line break to markdown-it, alone or before \n)
-        markdown = markdown.replace("\r\n", "\n").replace("\r", "\n")
-    return _DEFINITION.search(markdown) is not None
+    """Whether ``markdown`` (made inert: ``clean_text``) may hold a link reference definition (a
+    line that looks like one: the parser decides, see ``markdown_parse.definitions``)."""
+    return "]:" in markdown and _DEFINITION.search(markdown) is not None
 
 
 SENTINEL = "x\n\n"  # rendered before a piece that starts a new block, then dropped (see Piece)
@@ -961,7 +957,7 @@ class Sealer:
             pieces.append(self._piece(rest[:size], cut))
             # (blank lines draw nothing, see _blank; nor do link reference definitions)
             self.has_content = self.has_content or (bool(rest[:size].strip(" \t\r\n"))
-                                                    and not draws_nothing(rest[:size]))
+                                                    and not draws_nothing(clean_text(rest[:size])))
             self.consumed += size
             self.reopen, self.joined, self.continued = cut.reopen, cut.joined, cut.forced
             self.quoted = cut.quoted

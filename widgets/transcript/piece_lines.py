@@ -14,6 +14,7 @@ that may use its label unrendered again (their old height stays, as an estimate)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from rich.console import Console
@@ -30,7 +31,19 @@ from widgets.transcript.rendered_line import Line, plain_line
 
 def piece_definitions(piece: Piece) -> References:
     """The link reference definitions ``piece`` holds (most pieces: none, known by a regex)."""
-    return definitions(clean_text(piece.markdown)) if may_define(piece.markdown) else {}
+    if "]:" not in piece.markdown:  # (in every definition: its label, then a colon)
+        return {}
+    markdown = clean_text(piece.markdown)  # as it is rendered: labels with their hidden characters
+    return definitions(markdown) if may_define(markdown) else {}
+
+
+_LINE_MARKS = re.compile(r"^[ \t>]+", re.MULTILINE)  # a quote's markers, an item's indent
+
+
+def uses_key(piece: Piece) -> str:
+    """The piece's text as labels are matched, with the line starts a label may span (a quote's
+    markers, an indent) taken out: every label the piece may use is in it."""
+    return label_key(_LINE_MARKS.sub(" ", clean_text(piece.markdown)))
 
 
 def first_of_each(each: Iterable[References]) -> References:
@@ -83,7 +96,6 @@ class PieceLines:
         self._defines.append(own)
         if own:
             self._defining.append(len(self.pieces) - 1)
-            self._gather_references()
 
     def pop(self) -> None:
         index = len(self.pieces) - 1
@@ -95,7 +107,6 @@ class PieceLines:
         self._label_keys.pop(index, None)
         if self._defines.pop():
             self._defining.pop()
-            self._gather_references()
 
     def clear(self) -> None:
         self._growing, self._not_growing = None, ""
@@ -117,9 +128,10 @@ class PieceLines:
         self._last_scan = (piece.markdown, found)
         return found
 
-    def _gather_references(self) -> None:
-        """The answer's definitions again, the first of each label; the rendered pieces that may
-        use a label that came or changed are made unrendered (``stale_from``: the first)."""
+    def gather_references(self) -> None:
+        """The answer's definitions again (after the pieces of a frame are pushed: the tail is
+        popped and pushed again each frame), the first of each label; the rendered pieces that
+        may use a label that came or changed are made unrendered (``stale_from``: the first)."""
         gathered = first_of_each(self._defines[index] for index in self._defining)
         old = self.references
         if gathered == old:
@@ -131,7 +143,7 @@ class PieceLines:
                 continue
             key = self._label_keys.get(index)
             if key is None:
-                key = self._label_keys[index] = label_key(self.pieces[index].markdown)
+                key = self._label_keys[index] = uses_key(self.pieces[index])
             if any(label in key for label in changed):
                 self._lines[index] = None
                 self.unrendered += 1

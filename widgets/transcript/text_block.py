@@ -129,6 +129,7 @@ class TextBlockView(LightRepaint):
                 if old_piece is not None and old_tail is not None and len(pieces) - 1 == tail:
                     pieces.grow(tail, old_piece, old_tail, self.app.console)  # a paragraph grew
         self._note = self._cut_note()
+        pieces.gather_references()
         stale = pieces.take_stale()  # pieces drawn before a link reference definition came
         if stale is not None:
             first = min(first, stale)
