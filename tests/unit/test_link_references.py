@@ -55,7 +55,8 @@ def stream(text: str, chunk: int, minimum: int) -> None:
     has_tail = False
     for end in [*range(chunk, len(text), chunk), len(text)]:
         final = end == len(text)
-        old = (pieces.pieces[-1], pieces.rendered_lines(len(pieces) - 1)) if has_tail else None
+        tail = len(pieces) - 1
+        old = (pieces.pieces[tail], pieces.rendered_lines(tail)) if has_tail else None
         if has_tail:
             pieces.pop()
         for piece in sealer.feed(text, final=final, end=end):
@@ -63,8 +64,8 @@ def stream(text: str, chunk: int, minimum: int) -> None:
         has_tail = not final
         if has_tail:
             pieces.push(sealer.tail(text, end))
-            if old is not None and old[1] is not None:
-                pieces.grow(len(pieces) - 1, old[0], old[1], CONSOLE)  # as the view does
+            if old is not None and old[1] is not None and len(pieces) - 1 == tail:
+                pieces.grow(tail, old[0], old[1], CONSOLE)  # as the view does: the same tail grown
         pieces.gather_references()
         pieces.take_stale()
         # (cell for cell: a grown tail's lines may be cut into segments otherwise)
