@@ -20,6 +20,7 @@ from widgets.transcript.markdown_chunk import (
     render_piece,
 )
 from widgets.transcript.markdown_seal import (
+    FENCE_LOOKAHEAD,
     FENCE_PIECE,
     FENCE_RETRY,
     FENCE_SPAN,
@@ -922,3 +923,31 @@ def test_a_fence_is_not_cut_inside_a_state_that_shows_only_where_it_closes() -> 
     text = "```bash\nx=$(\n" + "".join(f"echo {i:02}\n" for i in range(122)) + ")\n```\n"
     pieces = assert_renders_like_whole(text, len(text))
     assert len(pieces) == 1
+
+
+HEREDOCS = "".join(f"cat > f{i}.txt <<EOF\nline one {i}\nline two\nEOF\necho done {i}\n" for i in range(20))
+LONG_HEREDOC = ("cat > big.conf <<'END'\n" + "".join(f"key_{i} = value {i}\n" for i in range(250))
+                + "END\necho written\n" + "".join(f"echo after {i}\n" for i in range(40)))
+
+
+@pytest.mark.parametrize("code", [
+    HEREDOCS,
+    LONG_HEREDOC,  # its closing word further than FENCE_LOOKAHEAD from most lines of it
+    HEREDOCS.replace("<<EOF", "<<-EOF").replace("\nEOF\n", "\n\tEOF\n"),
+    "".join(f"grep x <<< \"$v{i}\"\necho {i}\n" for i in range(60)),  # here-strings: no heredoc
+], ids=["short", "longer-than-the-lookahead", "dash", "here-strings"])
+def test_a_fence_is_not_cut_inside_a_shell_heredoc(code: str) -> None:
+    """The shell lexers read a heredoc as one string from ``<<WORD`` to the next WORD: until WORD
+    comes its lines lex as code, so a piece cut inside one while it streams (or further from WORD
+    than the lookahead) stayed coloured as code. The fence is still cut between them."""
+    assert len(LONG_HEREDOC) > FENCE_LOOKAHEAD + 2 * LIMIT_PIECE
+    text = f"```bash\n{code}```\n"
+    for chunk in (5, 41, len(text)):
+        pieces = assert_renders_like_whole(text, chunk)
+        assert len(pieces) > 1
+        consumed = ""
+        for piece in pieces[:-1]:
+            consumed += piece.source
+            opened = consumed.count("<<EOF") + consumed.count("<<-EOF") + consumed.count("<<'END'")
+            closed = consumed.count("\nEOF\n") + consumed.count("\tEOF\n") + consumed.count("\nEND\n")
+            assert opened == closed, (chunk, consumed[-80:])

@@ -556,6 +556,10 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int],
         if fence.closes(lines[index]):
             last = index
             break
+    if _heredoc_rule(lexer):
+        candidates = _outside_heredocs(lines, first, last, candidates)
+        if not candidates:
+            return None
     cut_short = last == len(lines) and not whole  # the window ends before the fence and the text
     at_start = _text_start_rules(lexer)
     if at_start is not None:
@@ -584,6 +588,53 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int],
         if shared > 0 and alone[:shared] == in_context[row + 1:row + 1 + shared]:
             return index
     return None
+
+
+# A shell heredoc as Pygments lexes it (bash, zsh, tcsh, …): one rule from ``<<WORD`` to the next
+# WORD anywhere after it, so the lines in between are one string once WORD comes. Until it comes
+# they lex as code: a cut there would keep them coloured as code when the whole is a string. And a
+# closing WORD further than the lookahead is not seen by the lexer's check either.
+_HEREDOC = re.compile(r"<<-?\s*('?)\\?(\w+)")
+
+
+_HEREDOC_RULE: dict[str, bool] = {}  # by lexer name
+
+
+def _heredoc_rule(lexer: Lexer) -> bool:
+    """Whether the lexer has that heredoc rule (a ``<<`` rule that ends at its word, ``\\2``)."""
+    found = _HEREDOC_RULE.get(lexer.name)
+    if found is None:
+        rules = getattr(lexer, "tokens", None) or {}
+        found = _HEREDOC_RULE[lexer.name] = any(
+            isinstance(rule, tuple) and isinstance(rule[0], str) and rule[0].startswith("<<")
+            and "\\2" in rule[0] for state in rules.values() for rule in state)
+    return found
+
+
+def _outside_heredocs(lines: list[str], first: int, last: int, candidates: list[int]) -> list[int]:
+    """The candidate lines whose cut (after them) is in no heredoc of the fence's code (lines
+    ``first`` to ``last``): closed as the lexer closes it, or not closed yet (it goes on to the end)."""
+    code = "\n".join(lines[first:last]) + "\n"
+    spans: list[tuple[int, int]] = []
+    at = 0
+    while (found := _HEREDOC.search(code, at)) is not None:
+        if code.startswith("<<<", found.start()):
+            at = found.start() + 3  # a here-string
+            continue
+        closer = code.find(found.group(2), found.end() + 1)  # (the rule takes at least a character)
+        end = len(code) + 1 if closer < 0 else closer + len(found.group(2))
+        spans.append((found.start(), end))
+        if closer < 0:
+            break
+        at = end
+    if not spans:
+        return candidates
+    kept = []
+    for index in candidates:
+        cut = sum(len(line) + 1 for line in lines[first:index + 1])  # just after the candidate line
+        if not any(start < cut < end for start, end in spans):
+            kept.append(index)
+    return kept
 
 
 def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
