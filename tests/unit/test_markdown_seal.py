@@ -951,3 +951,29 @@ def test_a_fence_is_not_cut_inside_a_shell_heredoc(code: str) -> None:
             opened = consumed.count("<<EOF") + consumed.count("<<-EOF") + consumed.count("<<'END'")
             closed = consumed.count("\nEOF\n") + consumed.count("\tEOF\n") + consumed.count("\nEND\n")
             assert opened == closed, (chunk, consumed[-80:])
+
+
+COMMENT_BODY = "".join(f" * line {i} of a long comment that explains things\n" for i in range(30))
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript", "java", "go", "css", "kotlin", "c"])
+def test_a_fence_is_not_cut_inside_a_block_comment_that_has_not_closed_yet(language: str) -> None:
+    """Many lexers read ``/* … */`` with one rule: until ``*/`` comes, the comment's lines lex
+    as code, and a piece cut inside it while it streamed stayed coloured as code. (C's lexer
+    reads it with a state of its own: checked as before.)"""
+    code = "".join(f"/*\n{COMMENT_BODY} */\ncall_{i}();\n" for i in range(3))
+    text = f"```{language}\n{code}```\n"
+    for chunk in (3, 64, len(text)):
+        pieces = assert_renders_like_whole(text, chunk)
+        assert len(pieces) > 1
+        consumed = ""
+        for piece in pieces[:-1]:
+            consumed += piece.source
+            assert consumed.count("/*") == consumed.count("*/"), (chunk, consumed[-80:])
+
+
+def test_a_slash_star_in_a_string_does_not_stop_the_cuts() -> None:
+    """``"**/*.js"`` is no comment: the fence is cut as any other."""
+    code = "".join(f"const files{i} = glob('src/**/*.js', {{ cwd: root{i} }});\n" for i in range(120))
+    pieces = assert_renders_like_whole(f"```javascript\n{code}```\n", 29)
+    assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE

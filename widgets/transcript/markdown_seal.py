@@ -558,8 +558,9 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int],
             break
     if _heredoc_rule(lexer):
         candidates = _outside_heredocs(lines, first, last, candidates)
-        if not candidates:
-            return None
+    candidates = _before_open_comment(lexer, lines, first, last, candidates)
+    if not candidates:
+        return None
     cut_short = last == len(lines) and not whole  # the window ends before the fence and the text
     at_start = _text_start_rules(lexer)
     if at_start is not None:
@@ -635,6 +636,43 @@ def _outside_heredocs(lines: list[str], first: int, last: int, candidates: list[
         if not any(start < cut < end for start, end in spans):
             kept.append(index)
     return kept
+
+
+_BLOCK_COMMENTS: dict[str, bool] = {}  # by lexer name
+
+
+def _block_comments(lexer: Lexer) -> bool:
+    """Whether ``/* … */`` is a comment to the lexer (not to Python's, a diff's, …)."""
+    found = _BLOCK_COMMENTS.get(lexer.name)
+    if found is None:
+        kinds = [kind for _, kind, value in lexer.get_tokens_unprocessed("/* a */\n") if value]
+        found = _BLOCK_COMMENTS[lexer.name] = bool(kinds) and kinds[0] in Token.Comment
+    return found
+
+
+def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
+                         candidates: list[int]) -> list[int]:
+    """The candidate lines whose cut comes before a ``/*`` that has not closed yet. Many lexers
+    (JavaScript, Java, Go, CSS, Kotlin, …) read a block comment with one rule, ``/*`` to ``*/``:
+    until ``*/`` comes its lines lex as code (``/`` and ``*`` operators, names), so a piece cut
+    inside it while it streams stayed coloured as code. (Lexers that read one with a state of
+    their own, as C's and Rust's, give its lines as comment tokens: the state check sees them.)"""
+    code = "\n".join(lines[first:last]) + "\n"
+    opened = code.rfind("/*")
+    if opened < 0 or code.find("*/", opened + 2) >= 0 or not _block_comments(lexer):
+        return candidates  # (comments do not nest: every "/*" before a later "*/" is closed)
+    cuts = [sum(len(line) + 1 for line in lines[first:index + 1]) for index in candidates]
+    before = ""
+    for offset, kind, value in lexer.get_tokens_unprocessed(code[:max(cuts)]):
+        if kind in Token.Comment or kind in Token.Literal.String:
+            before = ""
+            continue
+        start = (before + value).find("/*")
+        if start >= 0:  # "/*" lexed as code: a comment that has not closed yet
+            pending = offset - len(before) + start
+            return [index for index, cut in zip(candidates, cuts, strict=True) if cut <= pending]
+        before = value[-1:]
+    return candidates
 
 
 def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
