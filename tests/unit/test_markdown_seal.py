@@ -956,12 +956,17 @@ def test_a_fence_is_not_cut_inside_a_shell_heredoc(code: str) -> None:
 COMMENT_BODY = "".join(f" * line {i} of a long comment that explains things\n" for i in range(30))
 
 
-@pytest.mark.parametrize("language", ["javascript", "typescript", "java", "go", "css", "kotlin", "c"])
-def test_a_fence_is_not_cut_inside_a_block_comment_that_has_not_closed_yet(language: str) -> None:
-    """Many lexers read ``/* … */`` with one rule: until ``*/`` comes, the comment's lines lex
-    as code, and a piece cut inside it while it streamed stayed coloured as code. (C's lexer
-    reads it with a state of its own: checked as before.)"""
-    code = "".join(f"/*\n{COMMENT_BODY} */\ncall_{i}();\n" for i in range(3))
+@pytest.mark.parametrize(("language", "opener", "closer"), [
+    *((language, "/*", "*/") for language in ("javascript", "typescript", "java", "go", "css", "kotlin",
+                                              "c")),
+    ("html", "<!--", "-->"), ("xml", "<!--", "-->"), ("ruby", "=begin", "=end"),
+])
+def test_a_fence_is_not_cut_inside_a_block_comment_that_has_not_closed_yet(
+        language: str, opener: str, closer: str) -> None:
+    """Many lexers read a block comment with one rule: until its closer comes, its lines lex as
+    code, and a piece cut inside it while it streamed stayed coloured as code. (C's lexer reads
+    one with a state of its own: checked as before.)"""
+    code = "".join(f"{opener}\n{COMMENT_BODY}{closer}\ncall_{i}();\n" for i in range(3))
     text = f"```{language}\n{code}```\n"
     for chunk in (3, 64, len(text)):
         pieces = assert_renders_like_whole(text, chunk)
@@ -969,7 +974,7 @@ def test_a_fence_is_not_cut_inside_a_block_comment_that_has_not_closed_yet(langu
         consumed = ""
         for piece in pieces[:-1]:
             consumed += piece.source
-            assert consumed.count("/*") == consumed.count("*/"), (chunk, consumed[-80:])
+            assert consumed.count(opener) == consumed.count(closer), (chunk, consumed[-80:])
 
 
 def test_a_slash_star_in_a_string_does_not_stop_the_cuts() -> None:

@@ -638,40 +638,48 @@ def _outside_heredocs(lines: list[str], first: int, last: int, candidates: list[
     return kept
 
 
-_BLOCK_COMMENTS: dict[str, bool] = {}  # by lexer name
+# Block comments, opener and closer, that many lexers read with one rule (below).
+BLOCK_COMMENTS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "=end"))
+_COMMENTS_OF: dict[str, tuple[tuple[str, str], ...]] = {}  # by lexer name
 
 
-def _block_comments(lexer: Lexer) -> bool:
-    """Whether ``/* … */`` is a comment to the lexer (not to Python's, a diff's, …)."""
-    found = _BLOCK_COMMENTS.get(lexer.name)
+def _comments_of(lexer: Lexer) -> tuple[tuple[str, str], ...]:
+    """The block comments that are comments to the lexer (``/* … */`` is not to Python's, nor
+    to a diff's)."""
+    found = _COMMENTS_OF.get(lexer.name)
     if found is None:
-        kinds = [kind for _, kind, value in lexer.get_tokens_unprocessed("/* a */\n") if value]
-        found = _BLOCK_COMMENTS[lexer.name] = bool(kinds) and kinds[0] in Token.Comment
+        found = _COMMENTS_OF[lexer.name] = tuple(
+            (opener, closer) for opener, closer in BLOCK_COMMENTS
+            if (kinds := [kind for _, kind, value in lexer.get_tokens_unprocessed(f"{opener} a\n{closer}\n")
+                          if value]) and kinds[0] in Token.Comment)
     return found
 
 
 def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
                          candidates: list[int]) -> list[int]:
-    """The candidate lines whose cut comes before a ``/*`` that has not closed yet. Many lexers
-    (JavaScript, Java, Go, CSS, Kotlin, …) read a block comment with one rule, ``/*`` to ``*/``:
-    until ``*/`` comes its lines lex as code (``/`` and ``*`` operators, names), so a piece cut
-    inside it while it streams stayed coloured as code. (Lexers that read one with a state of
-    their own, as C's and Rust's, give its lines as comment tokens: the state check sees them.)"""
+    """The candidate lines whose cut comes before a block comment that has not closed yet. Many
+    lexers (JavaScript's, Java's, Go's, CSS's, HTML's, Lua's, Ruby's, …) read one with one rule,
+    ``/*`` to ``*/``: until ``*/`` comes its lines lex as code (``/`` and ``*`` operators,
+    names), so a piece cut inside it while it streamed stayed coloured as code. (Lexers that
+    read one with a state of their own, as C's and Rust's, give its lines as comment tokens.)"""
     code = "\n".join(lines[first:last]) + "\n"
-    opened = code.rfind("/*")
-    if opened < 0 or code.find("*/", opened + 2) >= 0 or not _block_comments(lexer):
-        return candidates  # (comments do not nest: every "/*" before a later "*/" is closed)
+    # (comments do not nest: every opener before a later closer is closed)
+    pending = [(opener, closer) for opener, closer in _comments_of(lexer)
+               if (opened := code.rfind(opener)) >= 0 and code.find(closer, opened + len(opener)) < 0]
+    if not pending:
+        return candidates
     cuts = [sum(len(line) + 1 for line in lines[first:index + 1]) for index in candidates]
     before = ""
     for offset, kind, value in lexer.get_tokens_unprocessed(code[:max(cuts)]):
         if kind in Token.Comment or kind in Token.Literal.String:
             before = ""
             continue
-        start = (before + value).find("/*")
-        if start >= 0:  # "/*" lexed as code: a comment that has not closed yet
-            pending = offset - len(before) + start
-            return [index for index, cut in zip(candidates, cuts, strict=True) if cut <= pending]
-        before = value[-1:]
+        joined = before + value
+        starts = [start for opener, _ in pending if (start := joined.find(opener)) >= 0]
+        if starts:  # an opener lexed as code: a comment that has not closed yet
+            at = offset - len(before) + min(starts)
+            return [index for index, cut in zip(candidates, cuts, strict=True) if cut <= at]
+        before = joined[-5:]  # (an opener lexed as several tokens)
     return candidates
 
 
