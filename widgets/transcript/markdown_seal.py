@@ -22,7 +22,9 @@ deltas arrive). For the tail to stay small however long the answer is, the text 
   next one re-opens it with the same opening line; the padding lines Rich adds around each half
   are dropped, so the two halves render exactly like the unsplit block. The cut is only made
   where the syntax highlighter is back in its plain state (checked with Rich's own lexer), so a
-  docstring or a block comment is never cut in two;
+  docstring or a block comment is never cut in two; nor a shell heredoc, nor a block comment
+  that one lexer rule reads whole (``/* … */`` to JavaScript, ``<!-- … -->`` to HTML) while its
+  closer has not come yet (until it comes its lines lex as code);
 * a blank line of a block quote at the margin (``>`` alone) before a paragraph of it that starts
   with a letter, emphasized or not (``> Text``, ``> **Note**``): Rich draws a quote's blocks
   with nothing between them, each line after its bar, so the next piece is the rest of the quote
