@@ -959,7 +959,7 @@ COMMENT_BODY = "".join(f" * line {i} of a long comment that explains things\n" f
 @pytest.mark.parametrize(("language", "opener", "closer"), [
     *((language, "/*", "*/") for language in ("javascript", "typescript", "java", "go", "css", "kotlin",
                                               "c")),
-    ("html", "<!--", "-->"), ("xml", "<!--", "-->"), ("ruby", "=begin", "=end"),
+    ("html", "<!--", "-->"), ("xml", "<!--", "-->"), ("ruby", "=begin", "=end"), ("lua", "--[[", "]]"),
 ])
 def test_a_fence_is_not_cut_inside_a_block_comment_that_has_not_closed_yet(
         language: str, opener: str, closer: str) -> None:
@@ -982,3 +982,39 @@ def test_a_slash_star_in_a_string_does_not_stop_the_cuts() -> None:
     code = "".join(f"const files{i} = glob('src/**/*.js', {{ cwd: root{i} }});\n" for i in range(120))
     pieces = assert_renders_like_whole(f"```javascript\n{code}```\n", 29)
     assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
+
+
+LINES = "".join(f"line {i} of the file with some words\n" for i in range(40))
+
+
+@pytest.mark.parametrize("text", [
+    # a "<<" the lexer reads as no heredoc, before a real one: a comment, a string, arithmetic
+    f"```bash\n# write it with <<EOF\ncat > f <<EOF\n{LINES}EOF\necho done\n```\n",
+    f"```bash\necho \"use <<EOF here\"\ncat > f <<EOF\n{LINES}EOF\necho done\n```\n",
+    f"```bash\necho $(( 1 << 2 ))\ncat > f <<EOF\n{LINES}EOF\necho done\n```\n",
+    # Ruby's =end closes only at a line's start
+    f"```ruby\n=begin\nRun it with --mode=endless\n{LINES}=end\nputs 1\n```\n",
+    # a /* in a string, then a comment that opens: only the comment holds the cuts
+    f"```javascript\nconst g = 'src/**/*.js';\n{LINES}/*\n{COMMENT_BODY} */\nf();\n```\n",
+], ids=["comment", "string", "arithmetic", "ruby-end-in-a-line", "glob-then-comment"])
+def test_what_only_looks_like_an_opener_does_not_hide_the_real_one(text: str) -> None:
+    for chunk in (3, 29, len(text)):
+        assert_renders_like_whole(text, chunk)
+
+
+def test_a_lexer_that_never_ends_on_a_probe_does_not_hang_the_sealer() -> None:
+    """Pygments' MCSchema lexer gives empty tokens for ever on "<!-- a\\n-->": the block comment
+    probe reads a bounded number of them."""
+    import signal
+
+    def stuck(*_: object) -> None:
+        raise TimeoutError("the sealer hung on an mcschema fence")
+
+    old = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(20)
+    try:
+        code = "".join(f'{{"key{i}": {i}, "name": "value {i}"}}\n' for i in range(60))
+        assert len(Sealer().feed(f"```mcschema\n{code}```\n", final=True)) > 1
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

@@ -59,6 +59,7 @@ import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate, islice
 from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer
@@ -598,13 +599,13 @@ def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int],
 # they lex as code: a cut there would keep them coloured as code when the whole is a string. And a
 # closing WORD further than the lookahead is not seen by the lexer's check either.
 _HEREDOC = re.compile(r"<<-?\s*('?)\\?(\w+)")
-
-
+# What on the line before a ``<<`` makes it no heredoc: a comment, an open quote, arithmetic.
+_NOT_HEREDOC = re.compile(r"(?:^|\s)#|\(\((?!.*\)\))")
 _HEREDOC_RULE: dict[str, bool] = {}  # by lexer name
 
 
 def _heredoc_rule(lexer: Lexer) -> bool:
-    """Whether the lexer has that heredoc rule (a ``<<`` rule that ends at its word, ``\\2``)."""
+    """Whether the lexer has that heredoc rule (a ``<<`` rule that ends at its word, ``\2``)."""
     found = _HEREDOC_RULE.get(lexer.name)
     if found is None:
         rules = getattr(lexer, "tokens", None) or {}
@@ -614,75 +615,100 @@ def _heredoc_rule(lexer: Lexer) -> bool:
     return found
 
 
+def _line_ends(lines: list[str], first: int, last: int) -> list[int]:
+    """The offset just after each line from ``first`` to ``last`` in their text joined by newlines."""
+    return list(accumulate(len(line) + 1 for line in lines[first:last]))
+
+
 def _outside_heredocs(lines: list[str], first: int, last: int, candidates: list[int]) -> list[int]:
     """The candidate lines whose cut (after them) is in no heredoc of the fence's code (lines
-    ``first`` to ``last``): closed as the lexer closes it, or not closed yet (it goes on to the end)."""
+    ``first`` to ``last``): closed as the lexer closes it, or not closed yet (it goes on to the
+    end). A ``<<`` after a comment's ``#``, an odd quote or an open ``((`` on its line is none."""
     code = "\n".join(lines[first:last]) + "\n"
     spans: list[tuple[int, int]] = []
-    at = 0
-    while (found := _HEREDOC.search(code, at)) is not None:
-        if code.startswith("<<<", found.start()):
-            at = found.start() + 3  # a here-string
-            continue
+    for found in _HEREDOC.finditer(code):
+        at = found.start()
+        line = code[code.rfind("\n", 0, at) + 1:at]
+        if (code.startswith("<<<", at) or (at and code[at - 1] == "<") or _NOT_HEREDOC.search(line)
+                or line.count('"') % 2 or line.count("'") % 2):
+            continue  # (a here-string; or no heredoc to the lexer)
         closer = code.find(found.group(2), found.end() + 1)  # (the rule takes at least a character)
-        end = len(code) + 1 if closer < 0 else closer + len(found.group(2))
-        spans.append((found.start(), end))
+        spans.append((at, len(code) + 1 if closer < 0 else closer + len(found.group(2))))
         if closer < 0:
-            break
-        at = end
+            break  # the rest is in it
     if not spans:
         return candidates
-    kept = []
-    for index in candidates:
-        cut = sum(len(line) + 1 for line in lines[first:index + 1])  # just after the candidate line
-        if not any(start < cut < end for start, end in spans):
-            kept.append(index)
-    return kept
+    ends = _line_ends(lines, first, last)
+    return [index for index in candidates
+            if not any(start < ends[index - first] < end for start, end in spans)]
 
 
-# Block comments, opener and closer, that many lexers read with one rule (below).
-BLOCK_COMMENTS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "=end"))
+# Block comments, opener and closer, that many lexers read with one rule (below); a closer that
+# must start its line has its newline.
+BLOCK_COMMENTS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"))
 _COMMENTS_OF: dict[str, tuple[tuple[str, str], ...]] = {}  # by lexer name
+_PROBE_TOKENS = 40  # (a lexer may give empty tokens for ever on a text it does not expect)
+_OPEN_SEEN: list[tuple[str, str, bool]] = []  # the last comment found open or not (see below)
+_CONTEXT_LINES = 3  # lines before an opener's tokenized with it
+
+
+def _reads_as_one_comment(lexer: Lexer, opener: str, closer: str) -> bool:
+    """Whether the lexer reads ``opener`` … ``closer`` over two lines as comment tokens only."""
+    text = f"{opener} a\n{closer.lstrip(chr(10))}\n"
+    read = ""
+    for _, kind, value in islice(lexer.get_tokens_unprocessed(text), _PROBE_TOKENS):
+        if value and kind not in Token.Comment:
+            break
+        read += value
+    return closer.lstrip("\n") in read
 
 
 def _comments_of(lexer: Lexer) -> tuple[tuple[str, str], ...]:
-    """The block comments that are comments to the lexer (``/* … */`` is not to Python's, nor
-    to a diff's)."""
+    """The block comments the lexer reads as such (``/* … */`` is none to Python's lexer, nor
+    to a diff's; ``<!--`` is a line comment to JavaScript's)."""
     found = _COMMENTS_OF.get(lexer.name)
     if found is None:
         found = _COMMENTS_OF[lexer.name] = tuple(
-            (opener, closer) for opener, closer in BLOCK_COMMENTS
-            if (kinds := [kind for _, kind, value in lexer.get_tokens_unprocessed(f"{opener} a\n{closer}\n")
-                          if value]) and kinds[0] in Token.Comment)
+            pair for pair in BLOCK_COMMENTS if _reads_as_one_comment(lexer, *pair))
     return found
 
 
 def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
                          candidates: list[int]) -> list[int]:
     """The candidate lines whose cut comes before a block comment that has not closed yet. Many
-    lexers (JavaScript's, Java's, Go's, CSS's, HTML's, Lua's, Ruby's, …) read one with one rule,
-    ``/*`` to ``*/``: until ``*/`` comes its lines lex as code (``/`` and ``*`` operators,
-    names), so a piece cut inside it while it streamed stayed coloured as code. (Lexers that
-    read one with a state of their own, as C's and Rust's, give its lines as comment tokens.)"""
+    lexers (JavaScript's, Java's, Go's, CSS's, HTML's, Ruby's, …) read one with one rule, ``/*``
+    to ``*/``: until ``*/`` comes its lines lex as code (``/`` and ``*`` operators, names), so a
+    piece cut inside it while it streamed stayed coloured as code.
+
+    Comments do not nest: only the last opener of each kind may be open, when no closer comes
+    after it. It is, unless the lexer reads it in a string, or in a comment that started before
+    it (``// see /*``): its line is tokenized, with a few lines before it (a string or comment
+    that began further up is not seen: no cut after it then, as for an open comment), once for
+    the same lines (a ``"src/**/*.js"`` in a long fence is looked at again at every check)."""
     code = "\n".join(lines[first:last]) + "\n"
-    # (comments do not nest: every opener before a later closer is closed)
-    pending = [(opener, closer) for opener, closer in _comments_of(lexer)
-               if (opened := code.rfind(opener)) >= 0 and code.find(closer, opened + len(opener)) < 0]
-    if not pending:
+    opened = [at for opener, closer in _comments_of(lexer)
+              if (at := code.rfind(opener)) >= 0 and code.find(closer, at + len(opener)) < 0]
+    if not opened:
         return candidates
-    cuts = [sum(len(line) + 1 for line in lines[first:index + 1]) for index in candidates]
-    before = ""
-    for offset, kind, value in lexer.get_tokens_unprocessed(code[:max(cuts)]):
-        if kind in Token.Comment or kind in Token.Literal.String:
-            before = ""
-            continue
-        joined = before + value
-        starts = [start for opener, _ in pending if (start := joined.find(opener)) >= 0]
-        if starts:  # an opener lexed as code: a comment that has not closed yet
-            at = offset - len(before) + min(starts)
-            return [index for index, cut in zip(candidates, cuts, strict=True) if cut <= at]
-        before = joined[-5:]  # (an opener lexed as several tokens)
-    return candidates
+    at = min(opened)
+    start = code.rfind("\n", 0, at) + 1
+    for _ in range(_CONTEXT_LINES):
+        start = code.rfind("\n", 0, max(0, start - 1)) + 1
+    lines_of_it = code[start:code.find("\n", at) + 1]
+    if _OPEN_SEEN and _OPEN_SEEN[0][:2] == (lexer.name, lines_of_it):
+        is_open = _OPEN_SEEN[0][2]
+    else:
+        is_open = True
+        for offset, kind, value in lexer.get_tokens_unprocessed(lines_of_it):
+            if offset <= at - start < offset + len(value):
+                inside = kind in Token.Literal.String or (kind in Token.Comment and offset < at - start)
+                is_open = not inside
+                break
+        _OPEN_SEEN[:] = [(lexer.name, lines_of_it, is_open)]
+    if not is_open:
+        return candidates
+    ends = _line_ends(lines, first, last)
+    return [index for index in candidates if ends[index - first] <= at]
 
 
 def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
