@@ -68,6 +68,8 @@ MARKUP: dict[str, str] = {
     "ansi-like text": "[31m not an escape [0m",
     "markdown link": "[text](https://evil.example/)",
     # a link whose destination and title come from a definition (for the whole answer)
+    # a code fence whose lexer (Pygments' MCSchema) gives empty tokens for ever on this text
+    "markdown fence no lexer ends": "```mcschema\n<!-- a\n-->\n```",
     "markdown reference link": "[text][r] and [r]\n\n[r]: <https://evil.example/\x1b[31m> 'title\x07\u202e'",
     "json": '{"a": [1, {"b": "[/c]"}]}',
     "regex": r"^\[(\d+)\]$",

@@ -1002,9 +1002,10 @@ def test_what_only_looks_like_an_opener_does_not_hide_the_real_one(text: str) ->
         assert_renders_like_whole(text, chunk)
 
 
-def test_a_lexer_that_never_ends_on_a_probe_does_not_hang_the_sealer() -> None:
+def test_a_lexer_that_never_ends_does_not_hang_the_sealer_nor_the_render() -> None:
     """Pygments' MCSchema lexer gives empty tokens for ever on "<!-- a\\n-->": the block comment
-    probe reads a bounded number of them."""
+    probe reads a bounded number of them, and a fence of such text is drawn as plain text and
+    not cut (``lexer_guard``)."""
     import signal
 
     def stuck(*_: object) -> None:
@@ -1015,6 +1016,10 @@ def test_a_lexer_that_never_ends_on_a_probe_does_not_hang_the_sealer() -> None:
     try:
         code = "".join(f'{{"key{i}": {i}, "name": "value {i}"}}\n' for i in range(60))
         assert len(Sealer().feed(f"```mcschema\n{code}```\n", final=True)) > 1
+        stuck = "```mcschema\n" + "".join(f"<!-- a {i}\n-->\n" for i in range(100)) + "```\n"
+        assert_renders_like_whole(stuck, 7)
+        drawn = [line_text(line).strip() for line in render_markdown(CONSOLE, stuck, WIDTH)]
+        assert drawn[1:3] == ["<!-- a 0", "-->"]  # as it is
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)

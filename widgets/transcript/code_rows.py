@@ -19,10 +19,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from pygments.lexer import Lexer
+from pygments.token import Token as PygmentsToken
 from rich.cells import cell_len
 from rich.console import Console
 from rich.syntax import Syntax
 
+from widgets.transcript.lexer_guard import LexerStuck, progressing
 from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME
 from widgets.transcript.markdown_seal import token_lines
 from widgets.transcript.rendered_line import Line, as_line, shared_pair
@@ -50,9 +52,13 @@ def processed(code: str) -> str:
 
 def code_tokens(lexer: Lexer, code: str) -> list[Token] | None:
     """``code`` tokenized as ``Syntax`` tokenizes it; None if the tokens are not the code's own
-    characters (a lexer that changes them: Syntax is left to draw that code)."""
+    characters (a lexer that changes them: Syntax is left to draw that code). A lexer that makes
+    no progress on it (``lexer_guard``) leaves it plain text."""
     text = processed(code)
-    tokens = list(lexer.get_tokens(text))
+    try:
+        tokens = list(progressing(lexer.get_tokens(text)))
+    except LexerStuck:
+        return [(PygmentsToken.Text, text)]
     if "".join(value for _kind, value in tokens) != text:
         return None
     return tokens

@@ -67,6 +67,7 @@ from pygments.token import Token
 from rich.syntax import Syntax
 
 from tui.text.sanitize import clean_text
+from widgets.transcript.lexer_guard import LexerStuck, progressing
 from widgets.transcript.markdown_parse import PARSER, draws_nothing
 
 # Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
@@ -296,7 +297,7 @@ def _line_tokens(lexer: Lexer, code: str) -> list[list[tuple[Any, str]]]:
     """Tokens of ``code`` line by line; each line ends with its newline token. The last two are
     kept (callers only read them): the lines after an accepted fence cut, tokenized alone to check
     it (the last tokenization), are the next piece's, tokenized in context to check its own cut."""
-    return token_lines(lexer.get_tokens(code))
+    return token_lines(progressing(lexer.get_tokens(code)))
 
 
 def token_lines(tokens: Iterable[tuple[Any, str]]) -> list[list[tuple[Any, str]]]:
@@ -536,6 +537,15 @@ _PLAIN_START = re.compile(r"^[^\s#>|`~<=*+\-\d]")  # a line that can only be par
 
 def _plain_state_cut(fence: _Fence, lines: list[str], candidates: list[int],
                      whole: bool = True) -> int | None:
+    """``_checked_cut``, or None (no cut) where the lexer makes no progress (``lexer_guard``)."""
+    try:
+        return _checked_cut(fence, lines, candidates, whole)
+    except LexerStuck:
+        return None
+
+
+def _checked_cut(fence: _Fence, lines: list[str], candidates: list[int],
+                 whole: bool = True) -> int | None:
     """The last candidate line (cut after it) that leaves the highlighter as at the fence start.
 
     The newline ending the line must be plain text (not inside a string or a comment), and the
@@ -699,7 +709,7 @@ def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
         is_open = _OPEN_SEEN[0][2]
     else:
         is_open = True
-        for offset, kind, value in lexer.get_tokens_unprocessed(lines_of_it):
+        for offset, kind, value in progressing(lexer.get_tokens_unprocessed(lines_of_it)):
             if offset <= at - start < offset + len(value):
                 inside = kind in Token.Literal.String or (kind in Token.Comment and offset < at - start)
                 is_open = not inside
@@ -861,7 +871,7 @@ def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
     line = 0
     tokens: list[tuple[Any, str]] = []
     run = lexer.get_tokens_unprocessed(text)
-    for position, kind, value in run:
+    for position, kind, value in progressing(run):  # (``run`` paused at each token: its state is read)
         while line + 1 < len(starts) and position >= starts[line + 1]:
             line += 1
         if syncs[line] is None and position >= starts[line]:
@@ -902,7 +912,7 @@ def _resyncs(lexed: _Lexed, row: int, at_start: tuple[re.Pattern[str], ...]) -> 
     alone: list[tuple[Any, str]] = []
     run = lexed.lexer.get_tokens_unprocessed(rest)
     try:
-        for position, kind, value in run:
+        for position, kind, value in progressing(run):
             if start + position > at:
                 return False
             if start + position == at:
@@ -989,7 +999,8 @@ def _ends_alone(lexed: _Lexed, row0: int, row: int, at_start: tuple[re.Pattern[s
     piece's start."""
     top = row if row > row0 and _resyncs(lexed, row, at_start) else row0
     text = lexed.text[lexed.starts[top]:lexed.starts[row + 1]]
-    alone = token_lines((kind, value) for _position, kind, value in lexed.lexer.get_tokens_unprocessed(text))
+    alone = token_lines((kind, value) for _position, kind, value
+                        in progressing(lexed.lexer.get_tokens_unprocessed(text)))
     return alone == lexed.lines[top:row + 1]
 
 
