@@ -12,6 +12,7 @@ from textual.reactive import var
 from textual.style import Style
 from textual.widget import Widget
 
+from tui.text.lexer_guard import makes_progress
 from tui.text.tools import DiffFile, DiffLine, Hunk, split_pairs
 from widgets._textual_compat import BoundedLineCache
 from widgets.plain import plain
@@ -42,6 +43,19 @@ def language_for_path(path: str | None) -> str:
     if lexer is None:
         return "default"
     return lexer.aliases[0] if lexer.aliases else lexer.name
+
+def _lexes(language: str, text: str) -> bool:
+    """Whether ``highlight`` gets to the end of ``text``: some lexers make no progress on some
+    text (``lexer_guard``), and Textual's ``highlight`` would never return."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        lexer = get_lexer_by_name(language, stripnl=False, ensurenl=True)
+    except ClassNotFound:
+        return True  # (highlight draws it as plain text)
+    return makes_progress(lexer, text)
+
 
 class DiffView(BoundedLineCache, Widget):
     """A diff of one file from parsed hunks, with old/new line numbers and syntax colours (up to
@@ -134,7 +148,8 @@ class DiffView(BoundedLineCache, Widget):
                 lines = [ln for ln in hunk.lines if ln.kind in kinds]
                 if not lines:
                     continue
-                coloured = highlight("\n".join(ln.text for ln in lines), language=language)
+                text = "\n".join(ln.text for ln in lines)
+                coloured = highlight(text, language=language) if _lexes(language, text) else plain(text)
                 parts = coloured.split("\n")
                 if len(parts) < len(lines):  # never trust a lexer with our line count
                     parts = [plain(ln.text) for ln in lines]

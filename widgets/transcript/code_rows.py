@@ -24,7 +24,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.syntax import Syntax
 
-from widgets.transcript.lexer_guard import LexerStuck, progressing
+from tui.text.lexer_guard import LexerStuck, progressing
 from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME
 from widgets.transcript.markdown_seal import token_lines
 from widgets.transcript.rendered_line import Line, as_line, shared_pair

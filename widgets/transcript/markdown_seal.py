@@ -66,8 +66,8 @@ from pygments.lexer import Lexer, RegexLexer
 from pygments.token import Token
 from rich.syntax import Syntax
 
+from tui.text.lexer_guard import LexerStuck, progressing
 from tui.text.sanitize import clean_text
-from widgets.transcript.lexer_guard import LexerStuck, progressing
 from widgets.transcript.markdown_parse import PARSER, draws_nothing
 
 # Every finished block is sealed soon (the tail is re-rendered each frame, a sealed piece once),
