@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
@@ -941,16 +941,24 @@ def test_a_fence_is_not_cut_inside_a_shell_heredoc(code: str) -> None:
     comes its lines lex as code, so a piece cut inside one while it streams (or further from WORD
     than the lookahead) stayed coloured as code. The fence is still cut between them."""
     assert len(LONG_HEREDOC) > FENCE_LOOKAHEAD + 2 * LIMIT_PIECE
-    text = f"```bash\n{code}```\n"
-    for chunk in (5, 41, len(text)):
+
+    def closed(text: str) -> bool:
+        opened = text.count("<<EOF") + text.count("<<-EOF") + text.count("<<'END'")
+        return opened == text.count("\nEOF\n") + text.count("\tEOF\n") + text.count("\nEND\n")
+
+    assert_cut_only_where(f"```bash\n{code}```\n", (5, 41), closed)
+
+
+def assert_cut_only_where(text: str, chunks: tuple[int, ...], closed: Callable[[str], bool]) -> None:
+    """Streamed ``chunks`` at a time (and whole), ``text`` renders like the whole, is cut, and
+    every cut comes where ``closed`` holds for the text before it."""
+    for chunk in (*chunks, len(text)):
         pieces = assert_renders_like_whole(text, chunk)
         assert len(pieces) > 1
         consumed = ""
         for piece in pieces[:-1]:
             consumed += piece.source
-            opened = consumed.count("<<EOF") + consumed.count("<<-EOF") + consumed.count("<<'END'")
-            closed = consumed.count("\nEOF\n") + consumed.count("\tEOF\n") + consumed.count("\nEND\n")
-            assert opened == closed, (chunk, consumed[-80:])
+            assert closed(consumed), (chunk, consumed[-80:])
 
 
 COMMENT_BODY = "".join(f" * line {i} of a long comment that explains things\n" for i in range(30))
@@ -967,14 +975,8 @@ def test_a_fence_is_not_cut_inside_a_block_comment_that_has_not_closed_yet(
     code, and a piece cut inside it while it streamed stayed coloured as code. (C's lexer reads
     one with a state of its own: checked as before.)"""
     code = "".join(f"{opener}\n{COMMENT_BODY}{closer}\ncall_{i}();\n" for i in range(3))
-    text = f"```{language}\n{code}```\n"
-    for chunk in (3, 64, len(text)):
-        pieces = assert_renders_like_whole(text, chunk)
-        assert len(pieces) > 1
-        consumed = ""
-        for piece in pieces[:-1]:
-            consumed += piece.source
-            assert consumed.count(opener) == consumed.count(closer), (chunk, consumed[-80:])
+    assert_cut_only_where(f"```{language}\n{code}```\n", (3, 64),
+                          lambda text: text.count(opener) == text.count(closer))
 
 
 def test_a_slash_star_in_a_string_does_not_stop_the_cuts() -> None:
