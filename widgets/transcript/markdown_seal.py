@@ -658,7 +658,7 @@ def _outside_heredocs(lines: list[str], first: int, last: int, candidates: list[
 BLOCK_COMMENTS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"))
 _COMMENTS_OF: dict[str, tuple[tuple[str, str], ...]] = {}  # by lexer name
 _PROBE_TOKENS = 40  # (a lexer may give empty tokens for ever on a text it does not expect)
-_OPEN_SEEN: list[tuple[str, str, bool]] = []  # the last comment found open or not (see below)
+_OPEN_SEEN: list[tuple[str, str, int, bool]] = []  # the last opener found open or not (see below)
 _CONTEXT_LINES = 3  # lines before an opener's tokenized with it
 
 
@@ -705,8 +705,8 @@ def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
     for _ in range(_CONTEXT_LINES):
         start = code.rfind("\n", 0, max(0, start - 1)) + 1
     lines_of_it = code[start:code.find("\n", at) + 1]
-    if _OPEN_SEEN and _OPEN_SEEN[0][:2] == (lexer.name, lines_of_it):
-        is_open = _OPEN_SEEN[0][2]
+    if _OPEN_SEEN and _OPEN_SEEN[0][:3] == (lexer.name, lines_of_it, at - start):
+        is_open = _OPEN_SEEN[0][3]
     else:
         is_open = True
         for offset, kind, value in progressing(lexer.get_tokens_unprocessed(lines_of_it)):
@@ -714,7 +714,7 @@ def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
                 inside = kind in Token.Literal.String or (kind in Token.Comment and offset < at - start)
                 is_open = not inside
                 break
-        _OPEN_SEEN[:] = [(lexer.name, lines_of_it, is_open)]
+        _OPEN_SEEN[:] = [(lexer.name, lines_of_it, at - start, is_open)]
     if not is_open:
         return candidates
     ends = _line_ends(lines, first, last)
