@@ -654,7 +654,9 @@ def _outside_heredocs(lines: list[str], first: int, last: int, candidates: list[
 
 
 # Block comments, opener and closer, that many lexers read with one rule (below); a closer that
-# must start its line has its newline.
+# must start its line has its newline. (Not strings whose quote both opens and closes them, as
+# Go's raw strings: the lines before the last quote may be in one, and the lexer's check, whose
+# tokens of those lines are kept from before the quote came, reads them as code.)
 BLOCK_COMMENTS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"))
 _COMMENTS_OF: dict[str, tuple[tuple[str, str], ...]] = {}  # by lexer name
 _PROBE_TOKENS = 40  # (a lexer may give empty tokens for ever on a text it does not expect)
@@ -663,14 +665,16 @@ _CONTEXT_LINES = 3  # lines before an opener's tokenized with it
 
 
 def _reads_as_one_comment(lexer: Lexer, opener: str, closer: str) -> bool:
-    """Whether the lexer reads ``opener`` … ``closer`` over two lines as comment tokens only."""
+    """Whether the lexer reads ``opener`` … ``closer`` over two lines as comment or string tokens
+    only, the first of them starting with the whole opener (three quotes are two strings to Go's)."""
     text = f"{opener} a\n{closer.lstrip(chr(10))}\n"
     read = ""
     for _, kind, value in islice(lexer.get_tokens_unprocessed(text), _PROBE_TOKENS):
-        if value and kind not in Token.Comment:
+        if value and ((kind not in Token.Comment and kind not in Token.Literal.String)
+                      or (not read and not value.startswith(opener))):
             break
         read += value
-    return closer.lstrip("\n") in read
+    return closer.lstrip("\n") in read[len(opener):]
 
 
 def _comments_of(lexer: Lexer) -> tuple[tuple[str, str], ...]:
@@ -711,7 +715,8 @@ def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
         is_open = True
         for offset, kind, value in progressing(lexer.get_tokens_unprocessed(lines_of_it)):
             if offset <= at - start < offset + len(value):
-                inside = kind in Token.Literal.String or (kind in Token.Comment and offset < at - start)
+                # (a string or comment that starts at it is what it opens)
+                inside = (kind in Token.Literal.String or kind in Token.Comment) and offset < at - start
                 is_open = not inside
                 break
         _OPEN_SEEN[:] = [(lexer.name, lines_of_it, at - start, is_open)]
