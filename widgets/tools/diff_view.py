@@ -44,6 +44,7 @@ def language_for_path(path: str | None) -> str:
         return "default"
     return lexer.aliases[0] if lexer.aliases else lexer.name
 
+
 def _lexes(language: str, text: str) -> bool:
     """Whether ``highlight`` gets to the end of ``text``: some lexers make no progress on some
     text (``lexer_guard``), and Textual's ``highlight`` would never return."""

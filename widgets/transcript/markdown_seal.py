@@ -569,15 +569,15 @@ def _checked_cut(fence: _Fence, lines: list[str], candidates: list[int],
         if fence.closes(lines[index]):
             last = index
             break
+    code = "\n".join(lines[first:last]) + "\n"  # (``lines`` are cleaned: no "\r", no BOM)
     if _heredoc_rule(lexer):
-        candidates = _outside_heredocs(lines, first, last, candidates)
-    candidates = _before_open_comment(lexer, lines, first, last, candidates)
+        candidates = _outside_heredocs(code, lines, first, candidates)
+    candidates = _before_open_comment(lexer, code, lines, first, candidates)
     if not candidates:
         return None
     cut_short = last == len(lines) and not whole  # the window ends before the fence and the text
     at_start = _text_start_rules(lexer)
     if at_start is not None:
-        code = "\n".join(lines[first:last]) + "\n"  # (``lines`` are cleaned: no "\r", no BOM)
         return _state_cut(lexer, at_start, code, first, candidates, closed=last < len(lines),
                           cut_short=cut_short)
     latest = sum(len(line) + 1 for line in lines[first:candidates[-1] + 1])
@@ -611,30 +611,30 @@ def _checked_cut(fence: _Fence, lines: list[str], candidates: list[int],
 _HEREDOC = re.compile(r"<<-?\s*('?)\\?(\w+)")
 # What on the line before a ``<<`` makes it no heredoc: a comment, an open quote, arithmetic.
 _NOT_HEREDOC = re.compile(r"(?:^|\s)#|\(\((?!.*\)\))")
-_HEREDOC_RULE: dict[str, bool] = {}  # by lexer name
+_HEREDOC_RULE: weakref.WeakKeyDictionary[Lexer, bool] = weakref.WeakKeyDictionary()
 
 
 def _heredoc_rule(lexer: Lexer) -> bool:
     """Whether the lexer has that heredoc rule (a ``<<`` rule that ends at its word, ``\2``)."""
-    found = _HEREDOC_RULE.get(lexer.name)
+    found = _HEREDOC_RULE.get(lexer)
     if found is None:
         rules = getattr(lexer, "tokens", None) or {}
-        found = _HEREDOC_RULE[lexer.name] = any(
+        found = _HEREDOC_RULE[lexer] = any(
             isinstance(rule, tuple) and isinstance(rule[0], str) and rule[0].startswith("<<")
             and "\\2" in rule[0] for state in rules.values() for rule in state)
     return found
 
 
-def _line_ends(lines: list[str], first: int, last: int) -> list[int]:
-    """The offset just after each line from ``first`` to ``last`` in their text joined by newlines."""
-    return list(accumulate(len(line) + 1 for line in lines[first:last]))
+def _cut_offsets(lines: list[str], first: int, candidates: list[int]) -> list[int]:
+    """Where the cut after each candidate line falls in the fence's code (from line ``first``)."""
+    ends = list(accumulate(len(line) + 1 for line in lines[first:max(candidates) + 1]))
+    return [ends[index - first] for index in candidates]
 
 
-def _outside_heredocs(lines: list[str], first: int, last: int, candidates: list[int]) -> list[int]:
-    """The candidate lines whose cut (after them) is in no heredoc of the fence's code (lines
-    ``first`` to ``last``): closed as the lexer closes it, or not closed yet (it goes on to the
+def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[int]) -> list[int]:
+    """The candidate lines whose cut (after them) is in no heredoc of the fence's ``code`` (its
+    ``lines`` from ``first``): closed as the lexer closes it, or not closed yet (it goes on to the
     end). A ``<<`` after a comment's ``#``, an odd quote or an open ``((`` on its line is none."""
-    code = "\n".join(lines[first:last]) + "\n"
     spans: list[tuple[int, int]] = []
     for found in _HEREDOC.finditer(code):
         at = found.start()
@@ -646,11 +646,10 @@ def _outside_heredocs(lines: list[str], first: int, last: int, candidates: list[
         spans.append((at, len(code) + 1 if closer < 0 else closer + len(found.group(2))))
         if closer < 0:
             break  # the rest is in it
-    if not spans:
+    if not spans or not candidates:
         return candidates
-    ends = _line_ends(lines, first, last)
-    return [index for index in candidates
-            if not any(start < ends[index - first] < end for start, end in spans)]
+    return [index for index, cut in zip(candidates, _cut_offsets(lines, first, candidates), strict=True)
+            if not any(start < cut < end for start, end in spans)]
 
 
 # Block comments, opener and closer, that many lexers read with one rule (below); a closer that
@@ -658,7 +657,7 @@ def _outside_heredocs(lines: list[str], first: int, last: int, candidates: list[
 # Go's raw strings: the lines before the last quote may be in one, and the lexer's check, whose
 # tokens of those lines are kept from before the quote came, reads them as code.)
 BLOCK_COMMENTS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"))
-_COMMENTS_OF: dict[str, tuple[tuple[str, str], ...]] = {}  # by lexer name
+_COMMENTS_OF: weakref.WeakKeyDictionary[Lexer, tuple[tuple[str, str], ...]] = weakref.WeakKeyDictionary()
 _PROBE_TOKENS = 40  # (a lexer may give empty tokens for ever on a text it does not expect)
 _OPEN_SEEN: list[tuple[str, str, int, bool]] = []  # the last opener found open or not (see below)
 _CONTEXT_LINES = 3  # lines before an opener's tokenized with it
@@ -680,14 +679,14 @@ def _reads_as_one_comment(lexer: Lexer, opener: str, closer: str) -> bool:
 def _comments_of(lexer: Lexer) -> tuple[tuple[str, str], ...]:
     """The block comments the lexer reads as such (``/* … */`` is none to Python's lexer, nor
     to a diff's; ``<!--`` is a line comment to JavaScript's)."""
-    found = _COMMENTS_OF.get(lexer.name)
+    found = _COMMENTS_OF.get(lexer)
     if found is None:
-        found = _COMMENTS_OF[lexer.name] = tuple(
+        found = _COMMENTS_OF[lexer] = tuple(
             pair for pair in BLOCK_COMMENTS if _reads_as_one_comment(lexer, *pair))
     return found
 
 
-def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
+def _before_open_comment(lexer: Lexer, code: str, lines: list[str], first: int,
                          candidates: list[int]) -> list[int]:
     """The candidate lines whose cut comes before a block comment that has not closed yet. Many
     lexers (JavaScript's, Java's, Go's, CSS's, HTML's, Ruby's, …) read one with one rule, ``/*``
@@ -699,10 +698,9 @@ def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
     it (``// see /*``): its line is tokenized, with a few lines before it (a string or comment
     that began further up is not seen: no cut after it then, as for an open comment), once for
     the same lines (a ``"src/**/*.js"`` in a long fence is looked at again at every check)."""
-    code = "\n".join(lines[first:last]) + "\n"
     opened = [at for opener, closer in _comments_of(lexer)
               if (at := code.rfind(opener)) >= 0 and code.find(closer, at + len(opener)) < 0]
-    if not opened:
+    if not opened or not candidates:
         return candidates
     at = min(opened)
     start = code.rfind("\n", 0, at) + 1
@@ -722,8 +720,8 @@ def _before_open_comment(lexer: Lexer, lines: list[str], first: int, last: int,
         _OPEN_SEEN[:] = [(lexer.name, lines_of_it, at - start, is_open)]
     if not is_open:
         return candidates
-    ends = _line_ends(lines, first, last)
-    return [index for index in candidates if ends[index - first] <= at]
+    return [index for index, cut in zip(candidates, _cut_offsets(lines, first, candidates), strict=True)
+            if cut <= at]
 
 
 def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
