@@ -56,6 +56,7 @@ from __future__ import annotations
 import inspect
 import re
 import weakref
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -583,9 +584,10 @@ def _checked_cut(fence: _Fence, lines: list[str], candidates: list[int],
     latest = sum(len(line) + 1 for line in lines[first:candidates[-1] + 1])
     end = _span_end(lines, first, last, max(FENCE_SPAN, latest + FENCE_LOOKAHEAD))
     in_context = _line_tokens(lexer, "\n".join(lines[first:end]) + "\n")
+    unread = _first_unread(in_context, 0, candidates[-1] - first + 1)
     for index in candidates[::-1][:4]:  # the latest cut is the one wanted: try it first
         row = index - first
-        if index + 1 >= end or not in_context[row]:
+        if index + 1 >= end or row >= unread or not in_context[row]:
             continue
         if cut_short and sum(len(line) + 1 for line in lines[index + 1:last]) < FENCE_LOOKAHEAD:
             continue
@@ -655,7 +657,8 @@ def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[
 # Block comments, opener and closer, that many lexers read with one rule (below); a closer that
 # must start its line has its newline. (Not strings whose quote both opens and closes them, as
 # Go's raw strings: the lines before the last quote may be in one, and the lexer's check, whose
-# tokens of those lines are kept from before the quote came, reads them as code.)
+# tokens of those lines are kept from before the quote came, reads them as code. Most such
+# openers are an Error token until they close: ``_first_unread``.)
 BLOCK_COMMENTS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"))
 _COMMENTS_OF: weakref.WeakKeyDictionary[Lexer, tuple[tuple[str, str], ...]] = weakref.WeakKeyDictionary()
 _PROBE_TOKENS = 40  # (a lexer may give empty tokens for ever on a text it does not expect)
@@ -722,6 +725,19 @@ def _before_open_comment(lexer: Lexer, code: str, lines: list[str], first: int,
         return candidates
     return [index for index, cut in zip(candidates, _cut_offsets(lines, first, candidates), strict=True)
             if cut <= at]
+
+
+def _first_unread(lines: list[list[tuple[Any, str]]], start: int, stop: int) -> int:
+    """The first of ``lines[start:stop]`` (tokenized) with a token the lexer could not read, or
+    ``stop``. Such an Error token is most often the opener of a string that some lexers read
+    with one rule, opener to closer, over lines (Go's raw strings, Scala's triple quotes, C#'s
+    verbatim strings, R's strings, PostgreSQL's ``$$`` bodies): until the closer comes, the
+    lines after it lex as code, and a piece cut there would stay coloured as code. So no cut
+    comes after one in a piece. (In code that is whole, Error tokens are rare.)"""
+    for row in range(start, min(stop, len(lines))):
+        if any(kind in Token.Error for kind, _value in lines[row]):
+            return row
+    return stop
 
 
 def _span_end(lines: list[str], start: int, stop: int, chars: int) -> int:
@@ -856,6 +872,7 @@ class _Lexed:
     starts: list[int]  # where each line starts in ``text``
     lines: list[list[tuple[Any, str]]]
     syncs: list[_Sync | None]  # each line's first match start, the stack there, and whether a rule matched
+    unread: list[int]  # the lines the lexer could not read (``_first_unread``), in order
 
 
 _LEXED: _Lexed | None = None  # the last tokenization: the next cuts are checked from it
@@ -864,13 +881,15 @@ _LEXED: _Lexed | None = None  # the last tokenization: the next cuts are checked
 def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
     """``text`` (whole lines, tabs expanded) tokenized as ``Lexer.get_tokens`` does, with each
     line's first match start and the state there, read from the lexer's frame (None: the tokens
-    are not its text)."""
+    are not its text), and the lines it could not read: an Error token, or a newline no rule of
+    its state matched (it then goes back to its root state: R's string before its quote)."""
     starts = [0]
     at = text.find("\n")
     while 0 <= at < len(text) - 1:
         starts.append(at + 1)
         at = text.find("\n", at + 1)
     syncs: list[_Sync | None] = [None] * len(starts)
+    unread: list[int] = []
     line = 0
     tokens: list[tuple[Any, str]] = []
     run = lexer.get_tokens_unprocessed(text)
@@ -881,10 +900,13 @@ def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
             state = _state_at(run, position)
             if state is not None:
                 syncs[line] = (position, *state)
+        if line not in unread[-1:] and (
+                kind in Token.Error or (value == "\n" and _reset_at(lexer, run, text, position))):
+            unread.append(line)
         tokens.append((kind, value))
     if "".join(value for _kind, value in tokens) != text:
         return None
-    return _Lexed(lexer, text, starts, token_lines(tokens), syncs)
+    return _Lexed(lexer, text, starts, token_lines(tokens), syncs, unread)
 
 
 def _state_at(run: Any, position: int) -> tuple[list[str], bool] | None:
@@ -898,6 +920,15 @@ def _state_at(run: Any, position: int) -> tuple[list[str], bool] | None:
     if frame.get("pos") != position or not isinstance(stack, list):
         return None
     return list(stack), isinstance(match, re.Match) and match.start() == position
+
+
+def _reset_at(lexer: Lexer, run: Any, text: str, position: int) -> bool:
+    """Whether the newline at ``position`` of ``text`` is the lexer's reset out of a state other
+    than its root: no rule of the state it was in matched it, and a rule of the root state would
+    have (some lexers have no rule for a newline at all: Dockerfile's, CMake's)."""
+    state = _state_at(run, position)
+    return state is not None and not state[1] and any(
+        match(text, position) for match, _action, _state in lexer._tokens["root"])
 
 
 def _resyncs(lexed: _Lexed, row: int, at_start: tuple[re.Pattern[str], ...]) -> bool:
@@ -980,9 +1011,11 @@ def _cut_in(lexed: _Lexed, row0: int, at_start: tuple[re.Pattern[str], ...], fir
     (``to_close``: ``lexed`` ends there), or to the end of what has come (``to_end``) with a
     line more (it may read otherwise once more comes). ``first``'s line is at ``row0``."""
     rows = sum(1 for start in lexed.starts if start < known)
+    after = bisect_left(lexed.unread, row0)
+    unread = lexed.unread[after] if after < len(lexed.unread) else rows
     for index in candidates[::-1][:4]:  # the latest cut is the one wanted: try it first
         row = index - first + row0
-        if row + 1 >= rows or not lexed.lines[row]:
+        if row + 1 >= rows or row >= unread or not lexed.lines[row]:
             continue
         kind, value = lexed.lines[row][-1]
         if not value.endswith("\n") or kind not in Token.Text:
