@@ -989,12 +989,15 @@ STRING_BODY = "".join(f"line {i} of a long string: words, more words\n" for i in
     ("csharp", '@"', '"'),  # a verbatim string
     ("r", '"', '"'),
     ("postgresql", "$$", "$$"),  # a function's body
-], ids=["go-raw", "scala-triple", "csharp-verbatim", "r", "postgresql-dollars"])
+    ("lua", "[[", "]]"),  # a long string
+    ("cpp", 'R"(', ')"'),  # a raw string
+], ids=["go-raw", "scala-triple", "csharp-verbatim", "r", "postgresql-dollars", "lua-long", "cpp-raw"])
 def test_a_fence_is_not_cut_inside_a_string_that_has_not_closed_yet(
         language: str, opener: str, closer: str) -> None:
     """Some lexers read a string over lines with one rule, opener to closer. Until the closer
-    comes the opener is an Error token and the lines after it lex as code: a piece cut there
-    while it streamed stayed coloured as code. No cut after an Error token in the piece."""
+    comes the lines after the opener lex as code: a piece cut there while it streamed stayed
+    coloured as code. No cut after an Error token in the piece (most such openers are one until
+    they close), nor after an opener of ``ONE_RULE_BLOCKS`` that has not closed (Lua, C++)."""
     code = "".join(f"x{i} = {opener}\n{STRING_BODY}{closer}\ny{i} = {i}\n" for i in range(3))
     if language == "postgresql":
         body = "".join(f"  PERFORM step_{i}(1, 2);\n" for i in range(30))
@@ -1005,7 +1008,7 @@ def test_a_fence_is_not_cut_inside_a_string_that_has_not_closed_yet(
         code = text.partition("\n")[2]  # (past the fence's opening line)
         if opener == closer:
             return code.count(opener) % 2 == 0
-        return code.count(opener) == code.count(closer) - code.count(opener)  # (@" holds a ")
+        return code.count(opener) == code.count(closer) - code.count(opener) * opener.count(closer)  # (@")
 
     # (Pygments' PostgreSQL lexer reads a closed body with the lexer of its language, and no cut
     # reads alone as it does in context then: a whole answer's fence of them is not cut.)

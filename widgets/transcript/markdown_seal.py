@@ -573,7 +573,7 @@ def _checked_cut(fence: _Fence, lines: list[str], candidates: list[int],
     code = "\n".join(lines[first:last]) + "\n"  # (``lines`` are cleaned: no "\r", no BOM)
     if _heredoc_rule(lexer):
         candidates = _outside_heredocs(code, lines, first, candidates)
-    candidates = _before_open_comment(lexer, code, lines, first, candidates)
+    candidates = _before_open_block(lexer, code, lines, first, candidates)
     if not candidates:
         return None
     cut_short = last == len(lines) and not whole  # the window ends before the fence and the text
@@ -654,44 +654,48 @@ def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[
             if not any(start < cut < end for start, end in spans)]
 
 
-# Block comments, opener and closer, that many lexers read with one rule (below); a closer that
-# must start its line has its newline. (Not strings whose quote both opens and closes them, as
-# Go's raw strings: the lines before the last quote may be in one, and the lexer's check, whose
-# tokens of those lines are kept from before the quote came, reads them as code. Most such
-# openers are an Error token until they close: ``_first_unread``.)
-BLOCK_COMMENTS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"))
-_COMMENTS_OF: weakref.WeakKeyDictionary[Lexer, tuple[tuple[str, str], ...]] = weakref.WeakKeyDictionary()
+# Block comments and strings, opener and closer, that many lexers read with one rule (below); a
+# closer that must start its line has its newline. (Not strings whose quote both opens and
+# closes them, as Go's raw strings: the lines before the last quote may be in one, and the
+# lexer's check, whose tokens of those lines are kept from before the quote came, reads them as
+# code. Most such openers are an Error token until they close: ``_first_unread``.)
+ONE_RULE_BLOCKS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"),
+                   ("[[", "]]"), ('R"(', ')"'))  # (Lua's long strings, C++'s raw strings)
+_BLOCKS_OF: weakref.WeakKeyDictionary[Lexer, tuple[tuple[str, str], ...]] = weakref.WeakKeyDictionary()
 _PROBE_TOKENS = 40  # (a lexer may give empty tokens for ever on a text it does not expect)
 _OPEN_SEEN: list[tuple[str, str, int, bool]] = []  # the last opener found open or not (see below)
 _CONTEXT_LINES = 3  # lines before an opener's tokenized with it
 
 
-def _reads_as_one_comment(lexer: Lexer, opener: str, closer: str) -> bool:
+def _reads_as_one_block(lexer: Lexer, opener: str, closer: str) -> bool:
     """Whether the lexer reads ``opener`` … ``closer`` over two lines as comment or string tokens
-    only, the first of them starting with the whole opener (three quotes are two strings to Go's)."""
+    only, the first of them starting with the whole opener (three quotes are two strings to Go's,
+    ``/`` a regular expression to Ruby's), or a string's prefix (C++'s ``R``) that it starts."""
     text = f"{opener} a\n{closer.lstrip(chr(10))}\n"
     read = ""
     for _, kind, value in islice(lexer.get_tokens_unprocessed(text), _PROBE_TOKENS):
         if value and ((kind not in Token.Comment and kind not in Token.Literal.String)
-                      or (not read and not value.startswith(opener))):
+                      or (not read and not value.startswith(opener)
+                          and not (kind in Token.Literal.String.Affix and opener.startswith(value)))):
             break
         read += value
-    return closer.lstrip("\n") in read[len(opener):]
+    return read.startswith(opener) and closer.lstrip("\n") in read[len(opener):]
 
 
-def _comments_of(lexer: Lexer) -> tuple[tuple[str, str], ...]:
-    """The block comments the lexer reads as such (``/* … */`` is none to Python's lexer, nor
-    to a diff's; ``<!--`` is a line comment to JavaScript's)."""
-    found = _COMMENTS_OF.get(lexer)
+def _blocks_of(lexer: Lexer) -> tuple[tuple[str, str], ...]:
+    """The blocks the lexer reads as such (``/* … */`` is none to Python's lexer, nor to a
+    diff's; ``<!--`` is a line comment to JavaScript's; ``[[`` a string to Lua's only)."""
+    found = _BLOCKS_OF.get(lexer)
     if found is None:
-        found = _COMMENTS_OF[lexer] = tuple(
-            pair for pair in BLOCK_COMMENTS if _reads_as_one_comment(lexer, *pair))
+        found = _BLOCKS_OF[lexer] = tuple(
+            pair for pair in ONE_RULE_BLOCKS if _reads_as_one_block(lexer, *pair))
     return found
 
 
-def _before_open_comment(lexer: Lexer, code: str, lines: list[str], first: int,
-                         candidates: list[int]) -> list[int]:
-    """The candidate lines whose cut comes before a block comment that has not closed yet. Many
+def _before_open_block(lexer: Lexer, code: str, lines: list[str], first: int,
+                       candidates: list[int]) -> list[int]:
+    """The candidate lines whose cut comes before a block comment (or string: ``ONE_RULE_BLOCKS``)
+    that has not closed yet. Many
     lexers (JavaScript's, Java's, Go's, CSS's, HTML's, Ruby's, …) read one with one rule, ``/*``
     to ``*/``: until ``*/`` comes its lines lex as code (``/`` and ``*`` operators, names), so a
     piece cut inside it while it streamed stayed coloured as code.
@@ -701,7 +705,7 @@ def _before_open_comment(lexer: Lexer, code: str, lines: list[str], first: int,
     it (``// see /*``): its line is tokenized, with a few lines before it (a string or comment
     that began further up is not seen: no cut after it then, as for an open comment), once for
     the same lines (a ``"src/**/*.js"`` in a long fence is looked at again at every check)."""
-    opened = [at for opener, closer in _comments_of(lexer)
+    opened = [at for opener, closer in _blocks_of(lexer)
               if (at := code.rfind(opener)) >= 0 and code.find(closer, at + len(opener)) < 0]
     if not opened or not candidates:
         return candidates
