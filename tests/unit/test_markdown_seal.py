@@ -1016,6 +1016,33 @@ def test_a_fence_is_not_cut_inside_a_string_that_has_not_closed_yet(
                           whole_is_cut=language != "postgresql")
 
 
+
+JSX_CARD = """export function Card{i}({{ title, items }}) {{
+  return (
+    <div className="card">
+      <h2>{{title}}</h2>
+      <button onClick={{() => setOpen(!open)}}>Toggle</button>
+    </div>
+  );
+}}
+
+"""
+
+
+@pytest.mark.parametrize(("language", "code"), [
+    ("javascript", "".join(JSX_CARD.format(i=i) for i in range(30))),  # "</h2>": Error tokens
+    ("python", "!pip install numpy pandas\n\nimport numpy as np\n\n"  # "!": an Error token
+     + "".join(f"def step_{i}(data):\n    return sum(x * {i} for x in data)\n\n" for i in range(60))),
+    ("css", "".join(f".card-{i} {{\n  color: red;\n  &:hover {{ color: blue; }}\n}}\n\n" for i in range(80))),
+    ("sql", "".join(f"SELECT id, name FROM users_{i}\nWHERE id = $1;\n\n" for i in range(80))),
+], ids=["jsx-in-javascript", "python-shell-escape", "css-nesting", "sql-parameter"])
+def test_error_tokens_that_open_no_string_do_not_stop_the_cuts(language: str, code: str) -> None:
+    """Pygments reads many things in code that is whole as Error tokens: only one that may open
+    a string (a quote, ``@"``, ``$$``) holds the cuts after it (a reviewer found these fences no
+    longer cut at all, each rendered whole on every frame up to 16 KB)."""
+    pieces = assert_renders_like_whole(f"```{language}\n{code}```\n", 64)
+    assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
+
 def test_a_slash_star_in_a_string_does_not_stop_the_cuts() -> None:
     """``"**/*.js"`` is no comment: the fence is cut as any other."""
     code = "".join(f"const files{i} = glob('src/**/*.js', {{ cwd: root{i} }});\n" for i in range(120))

@@ -584,7 +584,8 @@ def _checked_cut(fence: _Fence, lines: list[str], candidates: list[int],
     latest = sum(len(line) + 1 for line in lines[first:candidates[-1] + 1])
     end = _span_end(lines, first, last, max(FENCE_SPAN, latest + FENCE_LOOKAHEAD))
     in_context = _line_tokens(lexer, "\n".join(lines[first:end]) + "\n")
-    unread = _first_unread(in_context, 0, candidates[-1] - first + 1)
+    # (Once the fence has closed, an opener the lexer still cannot read never closes.)
+    unread = end if end == last < len(lines) else _first_unread(in_context, 0, candidates[-1] - first + 1)
     for index in candidates[::-1][:4]:  # the latest cut is the one wanted: try it first
         row = index - first
         if index + 1 >= end or row >= unread or not in_context[row]:
@@ -731,15 +732,28 @@ def _before_open_block(lexer: Lexer, code: str, lines: list[str], first: int,
             if cut <= at]
 
 
+def _opens_string(error: str, following: str) -> bool:
+    """Whether an Error token (``error``, and the text of the token after it) may be the opener of
+    a string that some lexers read with one rule, opener to closer, over lines, and whose closer
+    has not come: until it comes the lexer cannot read the opener (Go's raw strings' backtick,
+    Scala's triple quotes, a quote in JSX text in a JavaScript fence, C#'s ``@"``, PostgreSQL's
+    ``$$``) and the lines after it lex as code. Other Error tokens are common in code that is
+    whole (``</h2>`` in JavaScript, ``!pip``, CSS nesting's ``&``, SQL's ``$1``) and stay so."""
+    return error in ("`", '"', "'") or (error == "@" and following.startswith('"')) \
+        or (error == "$" and following.startswith("$"))
+
+
 def _first_unread(lines: list[list[tuple[Any, str]]], start: int, stop: int) -> int:
-    """The first of ``lines[start:stop]`` (tokenized) with a token the lexer could not read, or
-    ``stop``. Such an Error token is most often the opener of a string that some lexers read
-    with one rule, opener to closer, over lines (Go's raw strings, Scala's triple quotes, C#'s
-    verbatim strings, R's strings, PostgreSQL's ``$$`` bodies): until the closer comes, the
-    lines after it lex as code, and a piece cut there would stay coloured as code. So no cut
-    comes after one in a piece. (In code that is whole, Error tokens are rare.)"""
-    for row in range(start, min(stop, len(lines))):
-        if any(kind in Token.Error for kind, _value in lines[row]):
+    """The first of ``lines[start:stop]`` (tokenized) with an Error token that may open a string
+    (``_opens_string``), or ``stop``: a piece cut after it would stay coloured as code if the
+    string closes later, so no cut comes after one in a piece (until the fence has closed)."""
+    tokens = [(row, kind, value) for row in range(start, min(stop + 1, len(lines)))
+              for kind, value in lines[row]]  # (and the line after: the token after the last)
+    for index, (row, kind, value) in enumerate(tokens):
+        if row >= stop:
+            break
+        following = tokens[index + 1][2] if index + 1 < len(tokens) else ""
+        if kind in Token.Error and _opens_string(value, following):
             return row
     return stop
 
@@ -876,7 +890,7 @@ class _Lexed:
     starts: list[int]  # where each line starts in ``text``
     lines: list[list[tuple[Any, str]]]
     syncs: list[_Sync | None]  # each line's first match start, the stack there, and whether a rule matched
-    unread: list[int]  # the lines the lexer could not read (``_first_unread``), in order
+    unread: list[int]  # the lines the lexer could not read (see ``_lexed``), in order
 
 
 _LEXED: _Lexed | None = None  # the last tokenization: the next cuts are checked from it
@@ -885,8 +899,9 @@ _LEXED: _Lexed | None = None  # the last tokenization: the next cuts are checked
 def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
     """``text`` (whole lines, tabs expanded) tokenized as ``Lexer.get_tokens`` does, with each
     line's first match start and the state there, read from the lexer's frame (None: the tokens
-    are not its text), and the lines it could not read: an Error token, or a newline no rule of
-    its state matched (it then goes back to its root state: R's string before its quote)."""
+    are not its text), and the lines it could not read: an Error token that may open a string
+    (``_opens_string``), or a newline no rule of its state matched (it then goes back to its
+    root state: R's string before its closing quote)."""
     starts = [0]
     at = text.find("\n")
     while 0 <= at < len(text) - 1:
@@ -894,6 +909,7 @@ def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
         at = text.find("\n", at + 1)
     syncs: list[_Sync | None] = [None] * len(starts)
     unread: list[int] = []
+    errors: list[tuple[int, int]] = []  # each Error token's index and line
     line = 0
     tokens: list[tuple[Any, str]] = []
     run = lexer.get_tokens_unprocessed(text)
@@ -904,13 +920,16 @@ def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
             state = _state_at(run, position)
             if state is not None:
                 syncs[line] = (position, *state)
-        if line not in unread[-1:] and (
-                kind in Token.Error or (value == "\n" and _reset_at(lexer, run, text, position))):
+        if kind in Token.Error:
+            errors.append((len(tokens), line))
+        elif kind is Token.Text.Whitespace and value == "\n" and _reset_at(lexer, run, text, position):
             unread.append(line)
         tokens.append((kind, value))
     if "".join(value for _kind, value in tokens) != text:
         return None
-    return _Lexed(lexer, text, starts, token_lines(tokens), syncs, unread)
+    unread += [line for index, line in errors
+               if _opens_string(tokens[index][1], tokens[index + 1][1] if index + 1 < len(tokens) else "")]
+    return _Lexed(lexer, text, starts, token_lines(tokens), syncs, sorted(set(unread)))
 
 
 def _state_at(run: Any, position: int) -> tuple[list[str], bool] | None:
@@ -1016,7 +1035,7 @@ def _cut_in(lexed: _Lexed, row0: int, at_start: tuple[re.Pattern[str], ...], fir
     line more (it may read otherwise once more comes). ``first``'s line is at ``row0``."""
     rows = sum(1 for start in lexed.starts if start < known)
     after = bisect_left(lexed.unread, row0)
-    unread = lexed.unread[after] if after < len(lexed.unread) else rows
+    unread = lexed.unread[after] if after < len(lexed.unread) and not to_close else rows
     for index in candidates[::-1][:4]:  # the latest cut is the one wanted: try it first
         row = index - first + row0
         if row + 1 >= rows or row >= unread or not lexed.lines[row]:
