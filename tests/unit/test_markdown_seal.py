@@ -949,6 +949,16 @@ def test_a_fence_is_not_cut_inside_a_shell_heredoc(code: str) -> None:
     assert_cut_only_where(f"```bash\n{code}```\n", (5, 41), closed)
 
 
+
+@pytest.mark.parametrize("word", ["EOT", '"EOT"', "'EOT'"])
+def test_a_fence_is_not_cut_inside_a_perl_heredoc(word: str) -> None:
+    """Perl's lexer reads a heredoc with one rule too, to its word on a line of its own (a word
+    inside a line closes nothing)."""
+    body = "".join(f"line {i} of the text, EOT in it\n" for i in range(30))
+    code = "".join(f"print <<{word};\n{body}EOT\nmy $y{i} = {i};\n" for i in range(3))
+    assert_cut_only_where(f"```perl\n{code}```\n", (3, 64),
+                          lambda text: text.count(f"<<{word}") == text.count("\nEOT\n"))
+
 def assert_cut_only_where(text: str, chunks: tuple[int, ...], closed: Callable[[str], bool],
                           whole_is_cut: bool = True) -> None:
     """Streamed ``chunks`` at a time (and whole), ``text`` renders like the whole, is cut (whole

@@ -571,8 +571,9 @@ def _checked_cut(fence: _Fence, lines: list[str], candidates: list[int],
             last = index
             break
     code = "\n".join(lines[first:last]) + "\n"  # (``lines`` are cleaned: no "\r", no BOM)
-    if _heredoc_rule(lexer):
-        candidates = _outside_heredocs(code, lines, first, candidates)
+    heredocs = _heredoc_rule(lexer)
+    if heredocs is not None:
+        candidates = _outside_heredocs(code, lines, first, candidates, heredocs)
     candidates = _before_open_block(lexer, code, lines, first, candidates)
     if not candidates:
         return None
@@ -610,22 +611,37 @@ def _checked_cut(fence: _Fence, lines: list[str], candidates: list[int],
 # A shell heredoc as Pygments lexes it (bash, zsh, tcsh, …): one rule from ``<<WORD`` to the next
 # WORD anywhere after it, so the lines in between are one string once WORD comes. Until it comes
 # they lex as code: a cut there would keep them coloured as code when the whole is a string. And a
-# closing WORD further than the lookahead is not seen by the lexer's check either.
+# closing WORD further than the lookahead is not seen by the lexer's check either. Perl's rule
+# wants ``<<WORD`` (or ``<<"WORD"``, ``<<'WORD'``) to end its line, with a ``;`` at most, and
+# WORD on a line of its own to close it.
 _HEREDOC = re.compile(r"<<-?\s*('?)\\?(\w+)")
+_PERL_HEREDOC = re.compile(r"<<(['\"]?)([a-zA-Z_]\w*)\1;?\n")
 # What on the line before a ``<<`` makes it no heredoc: a comment, an open quote, arithmetic.
 _NOT_HEREDOC = re.compile(r"(?:^|\s)#|\(\((?!.*\)\))")
-_HEREDOC_RULE: weakref.WeakKeyDictionary[Lexer, bool] = weakref.WeakKeyDictionary()
 
 
-def _heredoc_rule(lexer: Lexer) -> bool:
-    """Whether the lexer has that heredoc rule (a ``<<`` rule that ends at its word, ``\2``)."""
-    found = _HEREDOC_RULE.get(lexer)
-    if found is None:
-        rules = getattr(lexer, "tokens", None) or {}
-        found = _HEREDOC_RULE[lexer] = any(
-            isinstance(rule, tuple) and isinstance(rule[0], str) and rule[0].startswith("<<")
-            and "\\2" in rule[0] for state in rules.values() for rule in state)
-    return found
+@dataclass(frozen=True)
+class _Heredocs:
+    opener: re.Pattern[str]  # its group 2 is the word
+    own_line: bool  # the closing word stands on a line of its own (Perl's), or anywhere after
+
+
+_SHELL_HEREDOCS = _Heredocs(_HEREDOC, own_line=False)
+_PERL_HEREDOCS = _Heredocs(_PERL_HEREDOC, own_line=True)
+_HEREDOC_RULE: weakref.WeakKeyDictionary[Lexer, _Heredocs | None] = weakref.WeakKeyDictionary()
+
+
+def _heredoc_rule(lexer: Lexer) -> _Heredocs | None:
+    """The heredocs the lexer reads with one rule that ends at their word: a shell's (a rule from
+    ``<<`` to the word's backreference, anywhere after), Perl's (a rule from ``(<<)(`` to the
+    word's backreference on a line of its own); None if it has neither."""
+    if lexer not in _HEREDOC_RULE:
+        rules = [rule[0] for state in (getattr(lexer, "tokens", None) or {}).values() for rule in state
+                 if isinstance(rule, tuple) and isinstance(rule[0], str)]
+        shell = any(rule.startswith("<<") and "\\2" in rule for rule in rules)
+        perl = any(rule.startswith("(<<)(") and rule.endswith("(\\3)(\\n)") for rule in rules)
+        _HEREDOC_RULE[lexer] = _SHELL_HEREDOCS if shell else _PERL_HEREDOCS if perl else None
+    return _HEREDOC_RULE[lexer]
 
 
 def _cut_offsets(lines: list[str], first: int, candidates: list[int]) -> list[int]:
@@ -634,19 +650,25 @@ def _cut_offsets(lines: list[str], first: int, candidates: list[int]) -> list[in
     return [ends[index - first] for index in candidates]
 
 
-def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[int]) -> list[int]:
+def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[int],
+                      heredocs: _Heredocs) -> list[int]:
     """The candidate lines whose cut (after them) is in no heredoc of the fence's ``code`` (its
     ``lines`` from ``first``): closed as the lexer closes it, or not closed yet (it goes on to the
     end). A ``<<`` after a comment's ``#``, an odd quote or an open ``((`` on its line is none."""
     spans: list[tuple[int, int]] = []
-    for found in _HEREDOC.finditer(code):
+    for found in heredocs.opener.finditer(code):
         at = found.start()
         line = code[code.rfind("\n", 0, at) + 1:at]
         if (code.startswith("<<<", at) or (at and code[at - 1] == "<") or _NOT_HEREDOC.search(line)
                 or line.count('"') % 2 or line.count("'") % 2):
             continue  # (a here-string; or no heredoc to the lexer)
-        closer = code.find(found.group(2), found.end() + 1)  # (the rule takes at least a character)
-        spans.append((at, len(code) + 1 if closer < 0 else closer + len(found.group(2))))
+        word = found.group(2)
+        if heredocs.own_line:  # (its body has a newline at least, after the opener's own)
+            closer = code.find(f"\n{word}\n", found.end())
+            closer += 1 if closer >= 0 else 0
+        else:
+            closer = code.find(word, found.end() + 1)  # (the rule takes at least a character)
+        spans.append((at, len(code) + 1 if closer < 0 else closer + len(word)))
         if closer < 0:
             break  # the rest is in it
     if not spans or not candidates:
