@@ -1001,13 +1001,17 @@ STRING_BODY = "".join(f"line {i} of a long string: words, more words\n" for i in
     ("postgresql", "$$", "$$"),  # a function's body
     ("lua", "[[", "]]"),  # a long string
     ("cpp", 'R"(', ')"'),  # a raw string
-], ids=["go-raw", "scala-triple", "csharp-verbatim", "r", "postgresql-dollars", "lua-long", "cpp-raw"])
+    ("csharp", '"""', '"""'),  # a raw string: the same quotes close it
+    ("groovy", "$/", "/$"),  # a dollar-slashy string ("/$" starts a slashy one when read alone)
+], ids=["go-raw", "scala-triple", "csharp-verbatim", "r", "postgresql-dollars", "lua-long", "cpp-raw",
+        "csharp-raw", "groovy-dollar-slashy"])
 def test_a_fence_is_not_cut_inside_a_string_that_has_not_closed_yet(
         language: str, opener: str, closer: str) -> None:
     """Some lexers read a string over lines with one rule, opener to closer. Until the closer
     comes the lines after the opener lex as code: a piece cut there while it streamed stayed
     coloured as code. No cut after an Error token in the piece (most such openers are one until
-    they close), nor after an opener of ``ONE_RULE_BLOCKS`` that has not closed (Lua, C++)."""
+    they close), nor after an opener of ``ONE_RULE_BLOCKS`` that has not closed (Lua, C++, C#'s
+    raw strings, Groovy)."""
     code = "".join(f"x{i} = {opener}\n{STRING_BODY}{closer}\ny{i} = {i}\n" for i in range(3))
     if language == "postgresql":
         body = "".join(f"  PERFORM step_{i}(1, 2);\n" for i in range(30))

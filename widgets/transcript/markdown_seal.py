@@ -683,7 +683,8 @@ def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[
 # lexer's check, whose tokens of those lines are kept from before the quote came, reads them as
 # code. Most such openers are an Error token until they close: ``_first_unread``.)
 ONE_RULE_BLOCKS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"),
-                   ("[[", "]]"), ('R"(', ')"'))  # (Lua's long strings, C++'s raw strings)
+                   ("[[", "]]"), ('R"(', ')"'), ("$/", "/$"),  # (Lua's, C++'s, Groovy's strings)
+                   ('"' * 3, '"' * 3))  # (C#'s raw strings: open while their count is odd)
 _BLOCKS_OF: weakref.WeakKeyDictionary[Lexer, tuple[tuple[str, str], ...]] = weakref.WeakKeyDictionary()
 _PROBE_TOKENS = 40  # (a lexer may give empty tokens for ever on a text it does not expect)
 _OPEN_SEEN: list[tuple[str, str, int, bool]] = []  # the last opener found open or not (see below)
@@ -727,15 +728,38 @@ def _before_open_block(lexer: Lexer, code: str, lines: list[str], first: int,
     after it. It is, unless the lexer reads it in a string, or in a comment that started before
     it (``// see /*``): its line is tokenized, with a few lines before it (a string or comment
     that began further up is not seen: no cut after it then, as for an open comment), once for
-    the same lines (a ``"src/**/*.js"`` in a long fence is looked at again at every check)."""
-    opened = [at for opener, closer in _blocks_of(lexer)
-              if (at := code.rfind(opener)) >= 0 and code.find(closer, at + len(opener)) < 0]
-    if not opened or not candidates:
+    the same lines (a ``"src/**/*.js"`` in a long fence is looked at again at every check).
+
+    A string whose opener closes it too (C#'s raw strings, three double quotes) is open while the
+    count of them is odd, from the last: the lines before it may be inside the string before it,
+    and be read otherwise alone."""
+    if not candidates:
         return candidates
-    at = min(opened)
+    blocks = _blocks_of(lexer)
+    by_count = [at for opener, closer in blocks
+                if opener == closer and code.count(opener) % 2 and (at := code.rfind(opener)) >= 0]
+    opened = [(at, closer) for opener, closer in blocks if opener != closer
+              and (at := code.rfind(opener)) >= 0 and code.find(closer, at + len(opener)) < 0]
+    if opened and not _opens_there(lexer, code, *min(opened)):
+        opened = []
+    if not opened and not by_count:
+        return candidates
+    at = min([at for at, _closer in opened] + by_count)
+    return [index for index, cut in zip(candidates, _cut_offsets(lines, first, candidates), strict=True)
+            if cut <= at]
+
+
+def _opens_there(lexer: Lexer, code: str, at: int, closer: str) -> bool:
+    """Whether the lexer reads an opener at ``at`` in ``code`` as one, not in a string or comment
+    (see ``_before_open_block``): read from a few lines before it, or from the closer of the
+    block before it if nearer (from inside that block, its closer could read as an opener:
+    Groovy's ``/$`` as a slashy string's start)."""
     start = code.rfind("\n", 0, at) + 1
     for _ in range(_CONTEXT_LINES):
         start = code.rfind("\n", 0, max(0, start - 1)) + 1
+    before = code.rfind(closer, start, at)
+    if before >= 0:
+        start = before + len(closer)
     lines_of_it = code[start:code.find("\n", at) + 1]
     if _OPEN_SEEN and _OPEN_SEEN[0][:3] == (lexer.name, lines_of_it, at - start):
         is_open = _OPEN_SEEN[0][3]
@@ -748,10 +772,7 @@ def _before_open_block(lexer: Lexer, code: str, lines: list[str], first: int,
                 is_open = not inside
                 break
         _OPEN_SEEN[:] = [(lexer.name, lines_of_it, at - start, is_open)]
-    if not is_open:
-        return candidates
-    return [index for index, cut in zip(candidates, _cut_offsets(lines, first, candidates), strict=True)
-            if cut <= at]
+    return is_open
 
 
 def _opens_string(error: str, following: str) -> bool:
