@@ -950,14 +950,18 @@ def test_a_fence_is_not_cut_inside_a_shell_heredoc(code: str) -> None:
 
 
 
-@pytest.mark.parametrize("word", ["EOT", '"EOT"', "'EOT'"])
-def test_a_fence_is_not_cut_inside_a_perl_heredoc(word: str) -> None:
+@pytest.mark.parametrize(("before", "word"), [
+    ("print ", "EOT"), ("print ", '"EOT"'), ("print ", "'EOT'"),
+    ('print "Can\'t start: " . ', "EOT"),  # an odd quote before it: a heredoc to Perl's lexer
+])
+def test_a_fence_is_not_cut_inside_a_perl_heredoc(before: str, word: str) -> None:
     """Perl's lexer reads a heredoc with one rule too, to its word on a line of its own (a word
     inside a line closes nothing)."""
     body = "".join(f"line {i} of the text, EOT in it\n" for i in range(30))
-    code = "".join(f"print <<{word};\n{body}EOT\nmy $y{i} = {i};\n" for i in range(3))
-    assert_cut_only_where(f"```perl\n{code}```\n", (3, 64),
+    code = "".join(f"{before}<<{word};\n{body}EOT\nmy $y{i} = {i};\n" for i in range(3))
+    assert_cut_only_where(f"```perl\n{code}```\n", (3, 17, 64),
                           lambda text: text.count(f"<<{word}") == text.count("\nEOT\n"))
+
 
 def assert_cut_only_where(text: str, chunks: tuple[int, ...], closed: Callable[[str], bool],
                           whole_is_cut: bool = True) -> None:
@@ -1013,6 +1017,10 @@ def test_a_fence_is_not_cut_inside_a_string_that_has_not_closed_yet(
     they close), nor after an opener of ``ONE_RULE_BLOCKS`` that has not closed (Lua, C++, C#'s
     raw strings, Groovy)."""
     code = "".join(f"x{i} = {opener}\n{STRING_BODY}{closer}\ny{i} = {i}\n" for i in range(3))
+    if language == "groovy":  # (an opener is read with the three lines before it: a "/$" among
+        # them, read alone, starts a slashy string that holds the "$/" after it: not seen as open)
+        code = "".join(f"x{i} = $/\n{STRING_BODY}/$\n" + "".join(f"y{i}{k} = {k}\n" for k in range(4))
+                       for i in range(3))
     if language == "postgresql":
         body = "".join(f"  PERFORM step_{i}(1, 2);\n" for i in range(30))
         code = "".join(f"CREATE FUNCTION f{i}() RETURNS int AS $$\nBEGIN\n{body}END;\n$$ LANGUAGE plpgsql;\n"
@@ -1064,6 +1072,27 @@ def test_a_slash_star_in_a_string_does_not_stop_the_cuts() -> None:
     assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
 
 
+FUNCTIONS = "".join(f"def step_{i}(data):\n    return sum(x * {i} for x in data)\n\n" for i in range(60))
+CONFIG = "".join(f"  setting{i}: true,\n" for i in range(100))
+
+
+@pytest.mark.parametrize(("language", "code"), [
+    # a "*/" in one glob, a "/*" in the next: no comment opens (a tsconfig, a jest config)
+    *((language, f'include: ["src/**/*.ts"],\nexclude: ["node_modules/*"],\n{CONFIG}')
+      for language in ("javascript", "typescript", "json")),
+    # three double quotes in a string or a comment open nothing
+    ("python", f"def is_doc(line):\n    return line.strip().startswith('\"\"\"')\n\n{FUNCTIONS}"),
+    ("python", f'# Docstrings use """ quotes\n{FUNCTIONS}'),
+    ("csharp", 'var s = @"He said ""hi""";\n' + "".join(f"var x{i} = f({i});\n" for i in range(150))),
+    ("kotlin", '// raw strings start with """\n' + "".join(f"val x{i} = f({i})\n" for i in range(150))),
+], ids=["js-globs", "ts-globs", "json-globs", "python-quotes-in-a-string", "python-quotes-in-a-comment",
+        "csharp-verbatim-quotes", "kotlin-quotes-in-a-comment"])
+def test_what_only_looks_like_an_open_block_does_not_stop_the_cuts(language: str, code: str) -> None:
+    """(A reviewer found each of these fences no longer cut at all: rendered whole on every frame.)"""
+    pieces = assert_renders_like_whole(f"```{language}\n{code}```\n", 64)
+    assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
+
+
 LINES = "".join(f"line {i} of the file with some words\n" for i in range(40))
 
 
@@ -1076,9 +1105,15 @@ LINES = "".join(f"line {i} of the file with some words\n" for i in range(40))
     f"```ruby\n=begin\nRun it with --mode=endless\n{LINES}=end\nputs 1\n```\n",
     # a /* in a string, then a comment that opens: only the comment holds the cuts
     f"```javascript\nconst g = 'src/**/*.js';\n{LINES}/*\n{COMMENT_BODY} */\nf();\n```\n",
-], ids=["comment", "string", "arithmetic", "ruby-end-in-a-line", "glob-then-comment"])
+    # a glob's "*/" in a string, then a comment that opens (read from after that "*/", the
+    # comment looked like it was in a string)
+    "```java\nvar m = fs.getPathMatcher(\"glob:**/*.java\");\n/* See \"legacy\" build: generated.\n"
+    + "".join(f"   * line {i} of a long comment that explains things\n" for i in range(40))
+    + " */\nf();\n```\n",
+], ids=["comment", "string", "arithmetic", "ruby-end-in-a-line", "glob-then-comment",
+        "glob-then-comment-java"])
 def test_what_only_looks_like_an_opener_does_not_hide_the_real_one(text: str) -> None:
-    for chunk in (3, 29, len(text)):
+    for chunk in (3, 17, 29, 64, len(text)):
         assert_renders_like_whole(text, chunk)
 
 

@@ -624,10 +624,12 @@ _NOT_HEREDOC = re.compile(r"(?:^|\s)#|\(\((?!.*\)\))")
 class _Heredocs:
     opener: re.Pattern[str]  # its group 2 is the word
     own_line: bool  # the closing word stands on a line of its own (Perl's), or anywhere after
+    not_after: re.Pattern[str]  # on the line before the opener, what makes it none
+    odd_quotes: bool  # an odd quote on that line makes it none (not to Perl's lexer)
 
 
-_SHELL_HEREDOCS = _Heredocs(_HEREDOC, own_line=False)
-_PERL_HEREDOCS = _Heredocs(_PERL_HEREDOC, own_line=True)
+_SHELL_HEREDOCS = _Heredocs(_HEREDOC, own_line=False, not_after=_NOT_HEREDOC, odd_quotes=True)
+_PERL_HEREDOCS = _Heredocs(_PERL_HEREDOC, own_line=True, not_after=re.compile(r"(?:^|\s)#"), odd_quotes=False)
 _HEREDOC_RULE: weakref.WeakKeyDictionary[Lexer, _Heredocs | None] = weakref.WeakKeyDictionary()
 
 
@@ -659,8 +661,8 @@ def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[
     for found in heredocs.opener.finditer(code):
         at = found.start()
         line = code[code.rfind("\n", 0, at) + 1:at]
-        if (code.startswith("<<<", at) or (at and code[at - 1] == "<") or _NOT_HEREDOC.search(line)
-                or line.count('"') % 2 or line.count("'") % 2):
+        if (code.startswith("<<<", at) or (at and code[at - 1] == "<") or heredocs.not_after.search(line)
+                or (heredocs.odd_quotes and (line.count('"') % 2 or line.count("'") % 2))):
             continue  # (a here-string; or no heredoc to the lexer)
         word = found.group(2)
         if heredocs.own_line:  # (its body has a newline at least, after the opener's own)
@@ -703,7 +705,12 @@ def _reads_as_one_block(lexer: Lexer, opener: str, closer: str) -> bool:
                           and not (kind in Token.Literal.String.Affix and opener.startswith(value)))):
             break
         read += value
-    return read.startswith(opener) and closer.lstrip("\n") in read[len(opener):]
+    if not (read.startswith(opener) and closer.lstrip("\n") in read[len(opener):]):
+        return False
+    # ... and, open, leaves the line after it as code (Python reads an open docstring as one)
+    unclosed = f"{opener} a\nalpha\n"
+    return any(kind not in Token.Comment and kind not in Token.Literal.String and "alpha" in value
+               for _, kind, value in islice(lexer.get_tokens_unprocessed(unclosed), _PROBE_TOKENS))
 
 
 def _blocks_of(lexer: Lexer) -> tuple[tuple[str, str], ...]:
@@ -731,35 +738,39 @@ def _before_open_block(lexer: Lexer, code: str, lines: list[str], first: int,
     the same lines (a ``"src/**/*.js"`` in a long fence is looked at again at every check).
 
     A string whose opener closes it too (C#'s raw strings, three double quotes) is open while the
-    count of them is odd, from the last: the lines before it may be inside the string before it,
-    and be read otherwise alone."""
+    count of them is odd, from the last; the lines before it are read with it only when no other
+    such opener is among them (from inside the string before it, they would be read otherwise)."""
     if not candidates:
         return candidates
     blocks = _blocks_of(lexer)
-    by_count = [at for opener, closer in blocks
-                if opener == closer and code.count(opener) % 2 and (at := code.rfind(opener)) >= 0]
-    opened = [(at, closer) for opener, closer in blocks if opener != closer
+    opened = [at for opener, closer in blocks if opener != closer
               and (at := code.rfind(opener)) >= 0 and code.find(closer, at + len(opener)) < 0]
-    if opened and not _opens_there(lexer, code, *min(opened)):
+    if opened and not _opens_there(lexer, code, min(opened)):
         opened = []
-    if not opened and not by_count:
+    for opener, closer in blocks:  # (the lines before the last may be in the string before it)
+        if opener == closer and code.count(opener) % 2 and (at := code.rfind(opener)) >= 0 and (
+                opener in code[_context_start(code, at):at] or _opens_there(lexer, code, at)):
+            opened.append(at)
+    if not opened:
         return candidates
-    at = min([at for at, _closer in opened] + by_count)
+    at = min(opened)
     return [index for index, cut in zip(candidates, _cut_offsets(lines, first, candidates), strict=True)
             if cut <= at]
 
 
-def _opens_there(lexer: Lexer, code: str, at: int, closer: str) -> bool:
-    """Whether the lexer reads an opener at ``at`` in ``code`` as one, not in a string or comment
-    (see ``_before_open_block``): read from a few lines before it, or from the closer of the
-    block before it if nearer (from inside that block, its closer could read as an opener:
-    Groovy's ``/$`` as a slashy string's start)."""
+def _context_start(code: str, at: int) -> int:
+    """Where the few lines before ``at`` that ``_opens_there`` reads with it start."""
     start = code.rfind("\n", 0, at) + 1
     for _ in range(_CONTEXT_LINES):
         start = code.rfind("\n", 0, max(0, start - 1)) + 1
-    before = code.rfind(closer, start, at)
-    if before >= 0:
-        start = before + len(closer)
+    return start
+
+
+def _opens_there(lexer: Lexer, code: str, at: int) -> bool:
+    """Whether the lexer reads an opener at ``at`` in ``code`` as one, not in a string or comment
+    (see ``_before_open_block``), read with a few lines before it. (Not from the closer of a
+    block before it, when nearer: that closer may be in a string, as ``*/`` is in a glob.)"""
+    start = _context_start(code, at)
     lines_of_it = code[start:code.find("\n", at) + 1]
     if _OPEN_SEEN and _OPEN_SEEN[0][:3] == (lexer.name, lines_of_it, at - start):
         is_open = _OPEN_SEEN[0][3]
