@@ -983,6 +983,7 @@ COMMENT_BODY = "".join(f" * line {i} of a long comment that explains things\n" f
     *((language, "/*", "*/") for language in ("javascript", "typescript", "java", "go", "css", "kotlin",
                                               "c")),
     ("html", "<!--", "-->"), ("xml", "<!--", "-->"), ("ruby", "=begin", "=end"), ("lua", "--[[", "]]"),
+    ("lua", "--[==[", "]==]"),
 ])
 def test_a_fence_is_not_cut_inside_a_block_comment_that_has_not_closed_yet(
         language: str, opener: str, closer: str) -> None:
@@ -1007,8 +1008,10 @@ STRING_BODY = "".join(f"line {i} of a long string: words, more words\n" for i in
     ("cpp", 'R"(', ')"'),  # a raw string
     ("csharp", '"""', '"""'),  # a raw string: the same quotes close it
     ("groovy", "$/", "/$"),  # a dollar-slashy string ("/$" starts a slashy one when read alone)
+    ("cpp", 'R"sql(', ')sql"'),  # a raw string with a delimiter of its own
+    ("lua", "[==[", "]==]"),  # a long string of a level
 ], ids=["go-raw", "scala-triple", "csharp-verbatim", "r", "postgresql-dollars", "lua-long", "cpp-raw",
-        "csharp-raw", "groovy-dollar-slashy"])
+        "csharp-raw", "groovy-dollar-slashy", "cpp-raw-delimited", "lua-long-level"])
 def test_a_fence_is_not_cut_inside_a_string_that_has_not_closed_yet(
         language: str, opener: str, closer: str) -> None:
     """Some lexers read a string over lines with one rule, opener to closer. Until the closer

@@ -687,7 +687,15 @@ def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[
 ONE_RULE_BLOCKS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"),
                    ("[[", "]]"), ('R"(', ')"'), ("$/", "/$"),  # (Lua's, C++'s, Groovy's strings)
                    ('"' * 3, '"' * 3))  # (C#'s raw strings: open while their count is odd)
+# Blocks whose delimiter holds a part of its own, repeated in the closer (the opener's pattern,
+# the closer's template, and an opener and closer to probe the lexer with): C++'s raw strings
+# with a delimiter (``R"sql(`` … ``)sql"``), Lua's long strings and comments of a level.
+DELIMITED_BLOCKS = ((re.compile(r'R"([^()\\\s"]{1,16})\('), r')\1"', 'R"x(', ')x"'),
+                    (re.compile(r"\[(=+)\["), r"]\1]", "[=[", "]=]"),
+                    (re.compile(r"--\[(=+)\["), r"]\1]", "--[=[", "]=]"))
 _BLOCKS_OF: weakref.WeakKeyDictionary[Lexer, tuple[tuple[str, str], ...]] = weakref.WeakKeyDictionary()
+_DELIMITED_OF: weakref.WeakKeyDictionary[Lexer, tuple[tuple[re.Pattern[str], str], ...]] = \
+    weakref.WeakKeyDictionary()
 _PROBE_TOKENS = 40  # (a lexer may give empty tokens for ever on a text it does not expect)
 _OPEN_SEEN: list[tuple[str, str, int, bool]] = []  # the last opener found open or not (see below)
 _CONTEXT_LINES = 3  # lines before an opener's tokenized with it
@@ -723,6 +731,25 @@ def _blocks_of(lexer: Lexer) -> tuple[tuple[str, str], ...]:
     return found
 
 
+def _delimited_of(lexer: Lexer) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The ``DELIMITED_BLOCKS`` the lexer reads as such, as opener pattern and closer template."""
+    found = _DELIMITED_OF.get(lexer)
+    if found is None:
+        found = _DELIMITED_OF[lexer] = tuple(
+            (pattern, closer) for pattern, closer, *probe in DELIMITED_BLOCKS
+            if _reads_as_one_block(lexer, *probe))
+    return found
+
+
+def _last_open(pattern: re.Pattern[str], closer: str, code: str) -> int:
+    """Where the last opener ``pattern`` finds in ``code`` is, if its closer does not come after
+    it; else -1."""
+    last = None
+    for found in pattern.finditer(code):
+        last = found
+    return last.start() if last is not None and code.find(last.expand(closer), last.end()) < 0 else -1
+
+
 def _before_open_block(lexer: Lexer, code: str, lines: list[str], first: int,
                        candidates: list[int]) -> list[int]:
     """The candidate lines whose cut comes before a block comment (or string: ``ONE_RULE_BLOCKS``)
@@ -745,6 +772,8 @@ def _before_open_block(lexer: Lexer, code: str, lines: list[str], first: int,
     blocks = _blocks_of(lexer)
     opened = [at for opener, closer in blocks if opener != closer
               and (at := code.rfind(opener)) >= 0 and code.find(closer, at + len(opener)) < 0]
+    opened += [at for pattern, closer in _delimited_of(lexer)
+               if (at := _last_open(pattern, closer, code)) >= 0]
     if opened and not _opens_there(lexer, code, min(opened)):
         opened = []
     for opener, closer in blocks:  # (the lines before the last may be in the string before it)
