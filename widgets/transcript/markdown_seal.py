@@ -22,9 +22,10 @@ deltas arrive). For the tail to stay small however long the answer is, the text 
   next one re-opens it with the same opening line; the padding lines Rich adds around each half
   are dropped, so the two halves render exactly like the unsplit block. The cut is only made
   where the syntax highlighter is back in its plain state (checked with Rich's own lexer), so a
-  docstring or a block comment is never cut in two; nor a shell heredoc, nor a block comment
-  that one lexer rule reads whole (``/* … */`` to JavaScript, ``<!-- … -->`` to HTML) while its
-  closer has not come yet (until it comes its lines lex as code);
+  docstring or a block comment is never cut in two; nor a shell or Perl heredoc, nor a block
+  comment or string that one lexer rule reads whole (``/* … */`` to JavaScript, ``<!-- … -->``
+  to HTML, Go's raw strings, Lua's long strings) while its closer has not come yet (until it
+  comes its lines lex as code);
 * a blank line of a block quote at the margin (``>`` alone) before a paragraph of it that starts
   with a letter, emphasized or not (``> Text``, ``> **Note**``): Rich draws a quote's blocks
   with nothing between them, each line after its bar, so the next piece is the rest of the quote
@@ -656,7 +657,8 @@ def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[
                       heredocs: _Heredocs) -> list[int]:
     """The candidate lines whose cut (after them) is in no heredoc of the fence's ``code`` (its
     ``lines`` from ``first``): closed as the lexer closes it, or not closed yet (it goes on to the
-    end). A ``<<`` after a comment's ``#``, an odd quote or an open ``((`` on its line is none."""
+    end). A ``<<`` after a comment's ``#`` on its line is none, and for the shells' lexers one
+    after an odd quote or an open ``((``."""
     spans: list[tuple[int, int]] = []
     for found in heredocs.opener.finditer(code):
         at = found.start()
@@ -680,10 +682,10 @@ def _outside_heredocs(code: str, lines: list[str], first: int, candidates: list[
 
 
 # Block comments and strings, opener and closer, that many lexers read with one rule (below); a
-# closer that must start its line has its newline. (Not strings whose quote both opens and
-# closes them, as Go's raw strings: the lines before the last quote may be in one, and the
-# lexer's check, whose tokens of those lines are kept from before the quote came, reads them as
-# code. Most such openers are an Error token until they close: ``_first_unread``.)
+# closer that must start its line has its newline. A string whose opener closes it too is open
+# while their count is odd (C#'s three quotes); one quote (Go's backtick) is too common to count
+# in code that is whole, but most such openers are an Error token until they close
+# (``_first_unread``).
 ONE_RULE_BLOCKS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"), ("=begin", "\n=end"),
                    ("[[", "]]"), ('R"(', ')"'), ("$/", "/$"),  # (Lua's, C++'s, Groovy's strings)
                    ('"' * 3, '"' * 3))  # (C#'s raw strings: open while their count is odd)
