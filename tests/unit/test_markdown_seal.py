@@ -949,7 +949,6 @@ def test_a_fence_is_not_cut_inside_a_shell_heredoc(code: str) -> None:
     assert_cut_only_where(f"```bash\n{code}```\n", (5, 41), closed)
 
 
-
 @pytest.mark.parametrize(("before", "word"), [
     ("print ", "EOT"), ("print ", '"EOT"'), ("print ", "'EOT'"),
     ('print "Can\'t start: " . ', "EOT"),  # an odd quote before it: a heredoc to Perl's lexer
@@ -1041,7 +1040,7 @@ def test_a_fence_is_not_cut_inside_a_string_that_has_not_closed_yet(
                           whole_is_cut=language != "postgresql")
 
 
-
+FUNCTIONS = "".join(f"def step_{i}(data):\n    return sum(x * {i} for x in data)\n\n" for i in range(60))
 JSX_CARD = """export function Card{i}({{ title, items }}) {{
   return (
     <div className="card">
@@ -1056,8 +1055,7 @@ JSX_CARD = """export function Card{i}({{ title, items }}) {{
 
 @pytest.mark.parametrize(("language", "code"), [
     ("javascript", "".join(JSX_CARD.format(i=i) for i in range(30))),  # "</h2>": Error tokens
-    ("python", "!pip install numpy pandas\n\nimport numpy as np\n\n"  # "!": an Error token
-     + "".join(f"def step_{i}(data):\n    return sum(x * {i} for x in data)\n\n" for i in range(60))),
+    ("python", f"!pip install numpy pandas\n\nimport numpy as np\n\n{FUNCTIONS}"),  # "!": an Error token
     ("css", "".join(f".card-{i} {{\n  color: red;\n  &:hover {{ color: blue; }}\n}}\n\n" for i in range(80))),
     ("sql", "".join(f"SELECT id, name FROM users_{i}\nWHERE id = $1;\n\n" for i in range(80))),
 ], ids=["jsx-in-javascript", "python-shell-escape", "css-nesting", "sql-parameter"])
@@ -1068,6 +1066,7 @@ def test_error_tokens_that_open_no_string_do_not_stop_the_cuts(language: str, co
     pieces = assert_renders_like_whole(f"```{language}\n{code}```\n", 64)
     assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
 
+
 def test_a_slash_star_in_a_string_does_not_stop_the_cuts() -> None:
     """``"**/*.js"`` is no comment: the fence is cut as any other."""
     code = "".join(f"const files{i} = glob('src/**/*.js', {{ cwd: root{i} }});\n" for i in range(120))
@@ -1075,7 +1074,6 @@ def test_a_slash_star_in_a_string_does_not_stop_the_cuts() -> None:
     assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
 
 
-FUNCTIONS = "".join(f"def step_{i}(data):\n    return sum(x * {i} for x in data)\n\n" for i in range(60))
 CONFIG = "".join(f"  setting{i}: true,\n" for i in range(100))
 
 
@@ -1134,9 +1132,9 @@ def test_a_lexer_that_never_ends_does_not_hang_the_sealer_nor_the_render() -> No
     try:
         code = "".join(f'{{"key{i}": {i}, "name": "value {i}"}}\n' for i in range(60))
         assert len(Sealer().feed(f"```mcschema\n{code}```\n", final=True)) > 1
-        stuck = "```mcschema\n" + "".join(f"<!-- a {i}\n-->\n" for i in range(100)) + "```\n"
-        assert_renders_like_whole(stuck, 7)
-        drawn = [line_text(line).strip() for line in render_markdown(CONSOLE, stuck, WIDTH)]
+        never_ends = "```mcschema\n" + "".join(f"<!-- a {i}\n-->\n" for i in range(100)) + "```\n"
+        assert_renders_like_whole(never_ends, 7)
+        drawn = [line_text(line).strip() for line in render_markdown(CONSOLE, never_ends, WIDTH)]
         assert drawn[1:3] == ["<!-- a 0", "-->"]  # as it is
     finally:
         signal.alarm(0)
