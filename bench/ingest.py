@@ -104,7 +104,6 @@ async def run_one(dialect: Dialect, stream: bytes) -> dict[str, Any]:
         changes[0] += len(batch)
 
     service = SessionService(StubClient(dialect), store, on_changes, lambda _state: None)  # type: ignore[arg-type]
-    service.normaliser = Normaliser()
     intake = service.intake
     parser = SSEParser()
     rss_before = rss_mb()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -66,7 +66,7 @@ def check_request(spec: dict[str, Any], request: httpx.Request) -> None:
 
 
 @pytest.fixture
-def router() -> respx.MockRouter:
+def router() -> Iterator[respx.MockRouter]:
     with respx.mock(base_url=BASE, assert_all_called=False) as mock:
         yield mock
 
@@ -125,7 +125,7 @@ V2_CALLS: dict[str, Call] = {
         directory="/proj",
         agent="build",
         title="T",
-        model=ModelRef(id="m", providerID="p", variant="high", extra_field="dropped"),
+        model=ModelRef(id="m", providerID="p", variant="high", extra_field="dropped"),  # type: ignore[call-arg]
     ),
     "rename": lambda c: c.rename_session(SID, "New title"),
     "delete": lambda c: c.delete_session(SID),

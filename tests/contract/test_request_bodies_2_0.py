@@ -9,7 +9,7 @@ must not be sent at all.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ def served() -> dict[str, Any]:
 
 
 @pytest.fixture
-def router() -> respx.MockRouter:
+def router() -> Iterator[respx.MockRouter]:
     with respx.mock(base_url=BASE, assert_all_called=False) as mock:
         yield mock
 

@@ -99,7 +99,7 @@ async def test_slash_model_and_agent_are_checked_against_the_live_catalog(live_s
                              ("/agent bogus", "unknown agent 'bogus' — Ctrl+L lists the agents")]:
             composer.text = draft
             await driver.pilot.press("enter")
-            await driver.wait_until(lambda t=toast: t in [n.message for n in driver.app._notifications],
+            await driver.wait_until(lambda: toast in [n.message for n in driver.app._notifications],  # noqa: B023
                                     f"the toast {toast!r}", 15)
             assert composer.text == draft
         composer.text = "/agent plan"

@@ -154,7 +154,12 @@ def test_sigkill_of_octui_leaves_no_server_and_no_tool_running(tmp_path: Path, l
     try:
         app.wait_output("Ask anything", SERVER_START_TIMEOUT_S)  # 2.x may need a minute
         servers: list[int] = []
-        _wait(lambda: servers.extend(_children(app.pid, " serve ")) or servers, "octui's server", 30.0)
+
+        def found_server() -> list[int]:
+            servers.extend(_children(app.pid, " serve "))
+            return servers
+
+        _wait(found_server, "octui's server", 30.0)
         time.sleep(2.0)  # the server is listening once the home screen has its model list
         app.type(f"Sleep for a while. {tag}")
         app.write(b"\r")

@@ -118,9 +118,12 @@ async def test_a_killed_turn_is_marked_interrupted_and_its_streamed_text_kept(
         await driver.wait_until(lambda: (t := _tool(driver, shell)) is not None and t.status == "running",
                                 "the tool to run", 20.0)
         await _kill_restart_reconnect(driver, server)
-        tool = await driver.wait_until(
-            lambda: (t := _tool(driver, shell)) is not None and t.error is not None
-            and t.error.message == TOOL_INTERRUPTED and t, "the tool marked interrupted", 10.0)
+        def interrupted() -> ToolCall | None:
+            t = _tool(driver, shell)
+            interrupted = t is not None and t.error is not None and t.error.message == TOOL_INTERRUPTED
+            return t if interrupted else None
+
+        tool = await driver.wait_until(interrupted, "the tool marked interrupted", 10.0)
         assert tool.status == "error" and tool.finished
         frozen = elapsed_ms(tool, time.time() * 1000)
         await asyncio.sleep(1.5)

@@ -92,7 +92,7 @@ class Projection:
 
     def sent(self, frame: Json) -> None:
         kind, data = frame.get("type"), frame.get("data") or {}
-        sid = data.get("sessionID")
+        sid: str = data.get("sessionID") or ""
         if kind == "session.execution.started":
             self.running.add(sid)
         elif kind in ("session.execution.succeeded", "session.execution.failed",
@@ -105,9 +105,9 @@ class Projection:
         elif kind == "form.created":
             self.asks[data["form"]["id"]] = ("form", data["form"])
         elif kind in ("permission.replied", "question.replied", "question.rejected"):
-            self.asks.pop(data.get("requestID"), None)
+            self.asks.pop(data.get("requestID") or "", None)
         elif kind in ("form.replied", "form.cancelled"):
-            self.asks.pop(data.get("id"), None)
+            self.asks.pop(data.get("id") or "", None)
 
     def active(self) -> Json:
         return {"data": {sid: {"type": "running"} for sid in sorted(self.running)}}

@@ -58,7 +58,7 @@ from tui.protocol.models import (
     ToolContent,
 )
 from tui.screens.form import FormScreen
-from tui.screens.inbox import HISTORY_SHOWN, InboxScreen
+from tui.screens.inbox import HISTORY_SHOWN, InboxEntry, InboxScreen
 from tui.screens.permission import PermissionScreen
 from tui.screens.question import QuestionScreen
 from tui.screens.revert import RevertScreen
@@ -203,8 +203,9 @@ async def form(pilot: Pilot[None], texts: list[str]) -> Shown:
 
 
 async def inbox(pilot: Pilot[None], texts: list[str]) -> Shown:
-    asks = [(PermissionRequest(id=f"per_{i}", sessionID=f"ses_{i}", action="bash", resources=[t]), t, None)
-            for i, t in enumerate(texts)]
+    asks: list[InboxEntry] = [
+        (PermissionRequest(id=f"per_{i}", sessionID=f"ses_{i}", action="bash", resources=[t]), t, None)
+        for i, t in enumerate(texts)]
     screen = await _push(pilot, InboxScreen(asks, history=texts))
     history = texts[:HISTORY_SHOWN]  # the inbox shows the newest few auto-answers only
     return [(screen.query_one("#inbox-list"), texts), (screen.query_one("#inbox-history"), history)]
@@ -404,8 +405,8 @@ async def tool_bash(pilot: Pilot[None], texts: list[str]) -> Shown:
     await _mount(pilot, *rows)
     shown: Shown = []
     for row, text in zip(rows, texts, strict=True):
-        output = SGR.sub("", text)  # colours stay colours; a long output shows its last lines
-        tail = "\n".join(output.split("\n")[-DEFAULT_CAP:])
+        shown_text = SGR.sub("", text)  # colours stay colours; a long output shows its last lines
+        tail = "\n".join(shown_text.split("\n")[-DEFAULT_CAP:])
         shown += [(row.query_one(ToolHeader), [text]), (row.query_one(".-command"), [text]),
                   (row.query_one(".-output"), [tail])]
     return shown
@@ -455,7 +456,7 @@ async def tool_question_and_subagent(pilot: Pilot[None], texts: list[str]) -> Sh
 
 
 async def message_user(pilot: Pilot[None], texts: list[str]) -> Shown:
-    views = [MessageView(Message(id=f"msg_{i}_{role}", role=role, text=t, description=t,  # type: ignore[arg-type]
+    views = [MessageView(Message(id=f"msg_{i}_{role}", role=role, text=t, description=t,
                                  metadata={"output": t}))
              for i, t in enumerate(texts)
              for role in ("user", "synthetic", "shell", "compaction", "agent-switched")]

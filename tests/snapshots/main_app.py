@@ -21,6 +21,7 @@ from typing import Any
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from tui.app import clock
 from tui.app.app import ConnectSpec, OctuiApp
@@ -96,7 +97,7 @@ def _quiet(app: MainApp) -> bool:
     # sent that the stream has not read, changes posted to the app but not handled, widgets of the
     # last flush (a new tool row, say) in the DOM but not mounted yet.
     unread = any(not queue.empty() for queue in app.server._subscribers)
-    mounting = [w for w in main_screen(app).walk_children() if not w.is_mounted]
+    mounting = [w for w in main_screen(app).walk_children(Widget) if not w.is_mounted]
     return (tasks_done and not busy_workers and not unread and app.message_queue_size == 0
             and not app._pending and not app._flush_scheduled and not mounting
             and app.server.settled())

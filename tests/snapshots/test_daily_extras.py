@@ -56,15 +56,20 @@ class AttachApp(MainApp):
         self.files = files
 
 
+def attach_app(pilot: Pilot[Any]) -> AttachApp:
+    assert isinstance(pilot.app, AttachApp)
+    return pilot.app
+
+
 async def ready(pilot: Pilot[Any]) -> Composer:
     await wait_connected(pilot)
-    main = pilot.app.screen_main()
-    main.composer.attach_base = str(pilot.app.files)
+    main = attach_app(pilot).screen_main()
+    main.composer.attach_base = str(attach_app(pilot).files)
     return main.query_one(Composer)
 
 
 async def submit(pilot: Pilot[Any], draft: str) -> None:
-    box = pilot.app.screen_main().query_one(Composer)
+    box = attach_app(pilot).screen_main().query_one(Composer)
     box.text = draft
     await pilot.press("enter")
     await pilot.pause(0.2)
@@ -79,7 +84,7 @@ async def chips_shown(pilot: Pilot[Any]) -> None:
     box.text = "Why does the greeting fail? See the screenshot and the log."
     box.move_cursor(box.document.end)
     await pilot.pause(0.1)
-    assert pilot.app.screen_main().query_one(AttachmentBar).display
+    assert attach_app(pilot).screen_main().query_one(AttachmentBar).display
 
 
 async def path_menu_open(pilot: Pilot[Any]) -> None:
@@ -88,14 +93,17 @@ async def path_menu_open(pilot: Pilot[Any]) -> None:
         await pilot.press("space" if ch == " " else ch)
     await pilot.pause(0.3)
     await settle(pilot)
-    menu = pilot.app.screen_main().query_one(CompletionMenu)
+    menu = attach_app(pilot).screen_main().query_one(CompletionMenu)
     assert [i.value for i in menu.items] == ["screens/", "screenshot.png", "server.log", "spec.md"]
 
 
 async def compacted(pilot: Pilot[Any]) -> None:
     await ready(pilot)
     await submit(pilot, "/compact")
-    state = pilot.app.store.session(pilot.app.screen_main().session_id)
+    app = attach_app(pilot)
+    sid = app.screen_main().session_id
+    assert sid is not None
+    state = app.store.session(sid)
     assert any(m.role == "compaction" and m.time_completed for m in state.messages.values())
 
 

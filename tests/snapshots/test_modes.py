@@ -127,6 +127,7 @@ async def tour_in_full_access(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, MainApp)
     sid = app.screen_main().session_id
+    assert sid is not None
     notices = [m.text for m in app.store.sessions[sid].messages.values() if m.role == "notice"]
     assert notices == ["auto-allowed: shell `ls -la src`"]
     await _quiet_toasts(pilot)

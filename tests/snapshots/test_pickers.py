@@ -14,7 +14,16 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from tests.snapshots.main_app import NOW, SIZE, MainApp, frozen, make_demo, settle, wait_connected
+from tests.snapshots.main_app import (
+    NOW,
+    SIZE,
+    MainApp,
+    frozen,
+    main_screen,
+    make_demo,
+    settle,
+    wait_connected,
+)
 from tui.demo import assistant, text, user
 from tui.screens.agent_picker import AgentPicker
 from tui.screens.help import HelpScreen
@@ -67,15 +76,15 @@ async def agent_picker(pilot: Pilot[Any]) -> None:
 async def slash_open(pilot: Pilot[Any]) -> None:
     await wait_connected(pilot)
     await type_text(pilot, "/")
-    assert pilot.app.screen_main().query_one(CompletionMenu).is_open
+    assert main_screen(pilot.app).query_one(CompletionMenu).is_open
 
 
 async def mention_open(pilot: Pilot[Any]) -> None:
     await wait_connected(pilot)
     await type_text(pilot, "explain @s")
-    menu = pilot.app.screen_main().query_one(CompletionMenu)
+    menu = main_screen(pilot.app).query_one(CompletionMenu)
     assert menu.is_open and menu.items[0].value == "src"
-    assert pilot.app.screen_main().query_one(Composer).text == "explain @s"
+    assert main_screen(pilot.app).query_one(Composer).text == "explain @s"
 
 
 async def help_open(pilot: Pilot[Any]) -> None:

@@ -6,7 +6,7 @@ import asyncio
 import base64
 import json
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
@@ -30,8 +30,8 @@ from tui.protocol.models import ModelRef
 
 BASE = "http://127.0.0.1:4096"
 SECRET = "s3cret-Pa55word"
-V2_HEALTH = {"healthy": True, "version": "2.0.0", "pid": 42}
-PREVIEW_HEALTH = {"healthy": True}
+V2_HEALTH: dict[str, object] = {"healthy": True, "version": "2.0.0", "pid": 42}
+PREVIEW_HEALTH: dict[str, object] = {"healthy": True}
 SID = "ses_abc"
 
 
@@ -66,7 +66,7 @@ def preview_session_json(sid: str = SID, **extra: object) -> dict[str, object]:
 
 
 @pytest.fixture
-def router() -> respx.MockRouter:
+def router() -> Iterator[respx.MockRouter]:
     with respx.mock(base_url=BASE, assert_all_called=False) as mock:
         yield mock
 

@@ -76,7 +76,7 @@ def test_a_document_that_says_nothing(doc: Any) -> None:
 
 
 def test_a_server_with_both_pending_routes_is_the_newer() -> None:
-    doc = {"paths": {"/api/session/{sessionID}/pending": {}, "/api/session/{id}/inbox": {}}}
+    doc: dict[str, Any] = {"paths": {"/api/session/{sessionID}/pending": {}, "/api/session/{id}/inbox": {}}}
     assert detect.from_spec(doc) is Dialect.V2
 
 

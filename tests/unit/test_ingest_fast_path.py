@@ -34,7 +34,7 @@ from tui.protocol.events import (
 from tui.protocol.frames import plain_delta
 from tui.protocol.models import LocationRef, Wire
 from tui.session.service import SessionService
-from tui.state.changes import AsksChanged, Change, message_changed, part_changed
+from tui.state.changes import AsksChanged, Change, PartChanged, message_changed, part_changed
 from tui.state.store import Store
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -277,7 +277,7 @@ def test_plain_deltas_take_the_fast_path(kind: str, ref: tuple[str, Any]) -> Non
              "data": {"sessionID": SID, "assistantMessageID": MID, ref[0]: ref[1], "delta": "ab"}}
     changes, served = apply_fast(store, frame)
     assert served
-    assert changes and changes[0].kind == "part" and changes[0].message_id == MID
+    assert changes and isinstance(changes[0], PartChanged) and changes[0].message_id == MID
 
 
 @pytest.mark.parametrize("patch", [

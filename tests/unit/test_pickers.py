@@ -152,7 +152,8 @@ async def test_run_command_on_preview_server_sends_a_slash_prompt() -> None:
 
     class Fake(OpenCodeClient):
         async def prompt(self, session_id: str, text: str, delivery: Any = "steer", files: Any = None,
-                         agents: Any = None, message_id: str | None = None) -> dict[str, Any]:
+                         agents: Any = None, message_id: str | None = None,
+                         skills: Any = None) -> dict[str, Any]:
             sent.append((text, files))
             return {}
 

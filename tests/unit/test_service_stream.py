@@ -17,7 +17,7 @@ from tui.client.stream import StreamState
 from tui.demo import SCRIPTS, DemoServer, IdGenerator, assistant, text, user
 from tui.protocol.models import PermissionRequest
 from tui.session.service import SessionService
-from tui.state.changes import Change, LogLine
+from tui.state.changes import Change, LogLine, PartChanged
 from tui.state.store import Store
 from tui.state.transcript import Message, TextBlock
 
@@ -113,7 +113,7 @@ async def test_prompt_streams_the_text_into_the_store(rig: Rig) -> None:
     answer = list(state.messages.values())[1]
     assert text_of(answer) == SCRIPTS["long"].steps[0].text
     assert not state.busy
-    assert any(c.kind == "part" and c.message_id == answer.id for c in rig.changes)
+    assert any(isinstance(c, PartChanged) and c.message_id == answer.id for c in rig.changes)
 
 
 async def test_open_session_loads_the_history(rig: Rig) -> None:

@@ -92,7 +92,7 @@ def test_undo_target_walks_back_over_a_staged_revert() -> None:
 
 def test_revert_files_from_model_dict_or_none() -> None:
     diff = {"file": "a.py", "additions": 2, "deletions": 1, "status": "modified"}
-    assert revert_files({"messageID": "m", "files": [diff]}) == [FileDiff(**diff)]
+    assert revert_files({"messageID": "m", "files": [diff]}) == [FileDiff.model_validate(diff)]
     assert revert_files({"messageID": "m", "diff": "", "files": []}) == []  # 1.18 shape
     assert revert_files(None) == []
     assert revert_files(SessionRevert(messageID="m")) == []

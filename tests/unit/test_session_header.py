@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from rich.cells import cell_len
 
@@ -67,7 +69,12 @@ async def test_main_screen_shows_the_open_session_and_repaints_only_on_change() 
             assert header.render_line(0).text.strip().startswith(f"{TITLE}  {DIRECTORY}")
             updates: list[object] = []
             original = header.update
-            header.update = lambda *a, **k: (updates.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+
+            def counted(*args: Any, **kwargs: Any) -> Any:
+                updates.append(args)
+                return original(*args, **kwargs)
+
+            header.update = counted  # type: ignore[method-assign]
             for _ in range(5):
                 app.screen_main().refresh_status()
             assert updates == []  # nothing changed: no repaint

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -22,8 +22,8 @@ from tui.state.store import Store
 from tui.state.transcript import Message
 
 BASE = "http://127.0.0.1:4096"
-V2_HEALTH = {"healthy": True, "version": "2.0.0", "pid": 42}
-PREVIEW_HEALTH = {"healthy": True}
+V2_HEALTH: dict[str, object] = {"healthy": True, "version": "2.0.0", "pid": 42}
+PREVIEW_HEALTH: dict[str, object] = {"healthy": True}
 SID = "ses_abc"
 DIRECTORY = "/proj"
 
@@ -55,7 +55,7 @@ class Rig:
 
 
 @pytest.fixture
-def router() -> AsyncIterator[respx.MockRouter]:
+def router() -> Iterator[respx.MockRouter]:
     with respx.mock(base_url=BASE, assert_all_called=False) as mock:
         mock.get("/openapi.json").respond(404)  # no spec: the generation comes from the health answer
         mock.get("/global/health").respond(200, json={"healthy": True, "version": "1.18.33"})  # 1.18 version
@@ -249,7 +249,7 @@ async def test_set_model_and_agent(v2: Rig) -> None:
 
 async def test_interrupt_rejects_pending_permissions_first(v2: Rig, preview: Rig) -> None:
     for rig in (v2, preview):
-        rig.store.asks["per_1"] = PermissionRequest(id="per_1", sessionID=SID, permission="bash")
+        rig.store.asks["per_1"] = PermissionRequest(id="per_1", sessionID=SID, action="bash")
     reply = v2.router.post(f"/api/session/{SID}/permission/per_1/reply").respond(204)
     stop = v2.router.post(f"/api/session/{SID}/interrupt").respond(204)
     v2.router.get("/api/session/active").respond(200, json={"data": {}})

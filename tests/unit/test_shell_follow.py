@@ -11,7 +11,7 @@ from tui.client.stream import StreamState
 from tui.demo import DemoServer
 from tui.session import intake as intake_module
 from tui.session.service import SessionService
-from tui.state.changes import Change
+from tui.state.changes import Change, PartChanged
 from tui.state.store import Store
 from tui.state.transcript import ToolCall
 
@@ -60,7 +60,7 @@ async def test_running_shell_output_is_followed_then_polling_stops(fast_poll: No
         await wait_for(lambda: call() is not None and call().live_output == "first line\n")  # type: ignore[union-attr]
         server.shells["sh_live1"] += "second line\n"
         await wait_for(lambda: call().live_output == "first line\nsecond line\n")  # type: ignore[union-attr]
-        assert any(c.kind == "part" and c.part_key == "tool:call_live" for c in seen)
+        assert any(isinstance(c, PartChanged) and c.part_key == "tool:call_live" for c in seen)
 
         server.emit("session.tool.success", base | {"content": [{"type": "text", "text": "done"}],
                                                     "metadata": {"exit": 0}, "executed": True})

@@ -4,7 +4,7 @@ on ``skill.updated``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -22,7 +22,7 @@ SID = "ses_1"
 
 
 @pytest.fixture
-def router() -> respx.MockRouter:
+def router() -> Iterator[respx.MockRouter]:
     with respx.mock(base_url=BASE, assert_all_called=False) as mock:
         mock.post(f"/api/session/{SID}/prompt").respond(200, json={"data": {"id": "msg_1"}})
         mock.post(f"/api/session/{SID}/command").respond(200, json={"data": {"id": "msg_2"}})

@@ -395,9 +395,11 @@ class Violation:
 
 
 def _module_dicts(tree: ast.Module) -> dict[str, list[ast.expr]]:
-    return {stmt.targets[0].id: [stmt.value] for stmt in tree.body
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Dict)} | {
+    assigned: dict[str, list[ast.expr]] = {
+        stmt.targets[0].id: [stmt.value] for stmt in tree.body
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Dict)}
+    return assigned | {
         stmt.target.id: [stmt.value] for stmt in tree.body
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
         and isinstance(stmt.value, ast.Dict)}

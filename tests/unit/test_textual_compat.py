@@ -17,7 +17,7 @@ import inspect
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import rich
@@ -198,9 +198,10 @@ def test_get_renders_is_the_one_replaced() -> None:
     assert textual._compositor.Compositor._get_renders is compat._cropped_renders
     # What a crop's cells being Textual's own rests on (``_cropped_renders``' docstring).
     compositor, chops = textual._compositor.Compositor, textual._compositor.ChopsUpdate
-    for method, digest in ((compositor._render_chops, "ca8c3359d7afd017"),
-                           (chops.render_segments, "4c1cdb567e0b8354"),
-                           (compositor.visible_widgets.fget, "6eddec5f271628f7")):
+    methods: tuple[tuple[Any, str], ...] = (
+        (compositor._render_chops, "ca8c3359d7afd017"), (chops.render_segments, "4c1cdb567e0b8354"),
+        (cast(property, compositor.visible_widgets).fget, "6eddec5f271628f7"))
+    for method, digest in methods:
         assert _hash(inspect.getsource(method)) == digest, _recheck(
             f"install_cropped_renders ({method.__qualname__} changed: is the first strip of a chop "
             "still the one shown, front to back, and only chops meeting a span read?)")
@@ -490,7 +491,8 @@ async def test_one_layout_pass_keeps_the_base_class_css() -> None:
 
 
 def test_own_vertical_scrollbar_copies_the_property_and_wraps_the_scroll_update() -> None:
-    assert _hash(inspect.getsource(Widget.vertical_scrollbar.fget)) == "6b140a728f0b50e4", _recheck(
+    scrollbar: Any = cast(property, Widget.vertical_scrollbar).fget
+    assert _hash(inspect.getsource(scrollbar)) == "6b140a728f0b50e4", _recheck(
         "OwnVerticalScrollBar.vertical_scrollbar (a copy of Widget.vertical_scrollbar, its class swapped)")
     assert _hash(inspect.getsource(Widget._scroll_update)) == "edb9f6257285830d", _recheck(
         "OwnVerticalScrollBar._scroll_update (it hands the bar the repaint Widget._scroll_update asks)")
@@ -724,7 +726,7 @@ def _private_handler(name: str, cls: type, handlers: set[str]) -> bool:
     if name[1:] in handlers:
         return True
     match = re.match(r"_(watch|compute|validate)_(\w+)$", name)
-    return bool(match) and isinstance(getattr(cls, match.group(2), None), Reactive)
+    return match is not None and isinstance(getattr(cls, match.group(2), None), Reactive)
 
 
 def _calls_super_init(init: ast.FunctionDef) -> bool:
@@ -765,10 +767,10 @@ def private_uses(files: list[Path], root: Path = REPO) -> list[str]:
                     found.append(f"{where}:{node.lineno} .{node.attr}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                     node.func.id in ("getattr", "setattr", "hasattr") and len(node.args) >= 2:
-                name = node.args[1]
-                if isinstance(name, ast.Constant) and isinstance(name.value, str) and \
-                        name.value in external and name.value not in own:
-                    found.append(f"{where}:{node.lineno} {node.func.id}(…, {name.value!r})")
+                argument = node.args[1]
+                if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and \
+                        argument.value in external and argument.value not in own:
+                    found.append(f"{where}:{node.lineno} {node.func.id}(…, {argument.value!r})")
             if not isinstance(node, ast.ClassDef):
                 continue
             cls = getattr(module, node.name, None)

@@ -47,7 +47,7 @@ async def open_session(replay: ReplayServer, *, identify: bool) -> tuple[Session
     await (client.identify() if identify else client.connect())
     service = SessionService(client, Store(), lambda _c: None, lambda _s: None)
     warnings: list[str] = []
-    service.intake.warn = warnings.append  # type: ignore[method-assign]
+    service.intake.warn = warnings.append  # type: ignore[method-assign,assignment]
     await service.open_session(SID)
     await client.aclose()
     return service, warnings
