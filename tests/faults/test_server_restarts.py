@@ -118,10 +118,11 @@ async def test_a_killed_turn_is_marked_interrupted_and_its_streamed_text_kept(
         await driver.wait_until(lambda: (t := _tool(driver, shell)) is not None and t.status == "running",
                                 "the tool to run", 20.0)
         await _kill_restart_reconnect(driver, server)
+
         def interrupted() -> ToolCall | None:
             t = _tool(driver, shell)
-            interrupted = t is not None and t.error is not None and t.error.message == TOOL_INTERRUPTED
-            return t if interrupted else None
+            marked = t is not None and t.error is not None and t.error.message == TOOL_INTERRUPTED
+            return t if marked else None
 
         tool = await driver.wait_until(interrupted, "the tool marked interrupted", 10.0)
         assert tool.status == "error" and tool.finished
