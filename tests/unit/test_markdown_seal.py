@@ -1063,15 +1063,20 @@ def test_error_tokens_that_open_no_string_do_not_stop_the_cuts(language: str, co
     """Pygments reads many things in code that is whole as Error tokens: only one that may open
     a string (a quote, ``@"``, ``$$``) holds the cuts after it (a reviewer found these fences no
     longer cut at all, each rendered whole on every frame up to 16 KB)."""
-    pieces = assert_renders_like_whole(f"```{language}\n{code}```\n", 64)
+    assert_cut_as_any_fence(language, code, 64)
+
+
+def assert_cut_as_any_fence(language: str, code: str, chunk: int) -> None:
+    """Streamed ``chunk`` at a time, a ``language`` fence of ``code`` renders like the whole and
+    is cut into pieces no longer than twice LIMIT_PIECE (nothing held its cuts)."""
+    pieces = assert_renders_like_whole(f"```{language}\n{code}```\n", chunk)
     assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
 
 
 def test_a_slash_star_in_a_string_does_not_stop_the_cuts() -> None:
     """``"**/*.js"`` is no comment: the fence is cut as any other."""
     code = "".join(f"const files{i} = glob('src/**/*.js', {{ cwd: root{i} }});\n" for i in range(120))
-    pieces = assert_renders_like_whole(f"```javascript\n{code}```\n", 29)
-    assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
+    assert_cut_as_any_fence("javascript", code, 29)
 
 
 CONFIG = "".join(f"  setting{i}: true,\n" for i in range(100))
@@ -1090,8 +1095,7 @@ CONFIG = "".join(f"  setting{i}: true,\n" for i in range(100))
         "csharp-verbatim-quotes", "kotlin-quotes-in-a-comment"])
 def test_what_only_looks_like_an_open_block_does_not_stop_the_cuts(language: str, code: str) -> None:
     """(A reviewer found each of these fences no longer cut at all: rendered whole on every frame.)"""
-    pieces = assert_renders_like_whole(f"```{language}\n{code}```\n", 64)
-    assert max(len(piece.source) for piece in pieces) < 2 * LIMIT_PIECE
+    assert_cut_as_any_fence(language, code, 64)
 
 
 LINES = "".join(f"line {i} of the file with some words\n" for i in range(40))

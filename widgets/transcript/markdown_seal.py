@@ -58,7 +58,7 @@ import inspect
 import re
 import weakref
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, islice
@@ -817,13 +817,18 @@ def _opens_there(lexer: Lexer, code: str, at: int) -> bool:
     return is_open
 
 
-def _opens_string(error: str, following: str) -> bool:
-    """Whether an Error token (``error``, and the text of the token after it) may be the opener of
-    a string that some lexers read with one rule, opener to closer, over lines, and whose closer
-    has not come: until it comes the lexer cannot read the opener (Go's raw strings' backtick,
-    Scala's triple quotes, a quote in JSX text in a JavaScript fence, C#'s ``@"``, PostgreSQL's
-    ``$$``) and the lines after it lex as code. Other Error tokens are common in code that is
-    whole (``</h2>`` in JavaScript, ``!pip``, CSS nesting's ``&``, SQL's ``$1``) and stay so."""
+def _opens_string(tokens: Sequence[tuple[Any, ...]], index: int) -> bool:
+    """Whether ``tokens[index]`` (each token's kind and text last) is an Error token that may be
+    the opener of a string that some lexers read with one rule, opener to closer, over lines, and
+    whose closer has not come: until it comes the lexer cannot read the opener (Go's raw strings'
+    backtick, Scala's triple quotes, a quote in JSX text in a JavaScript fence, C#'s ``@"`` and
+    PostgreSQL's ``$$``, seen with the token after them) and the lines after it lex as code.
+    Other Error tokens are common in code that is whole (``</h2>`` in JavaScript, ``!pip``, CSS
+    nesting's ``&``, SQL's ``$1``) and stay so."""
+    kind, error = tokens[index][-2:]
+    if kind not in Token.Error:
+        return False
+    following = tokens[index + 1][-1] if index + 1 < len(tokens) else ""
     return error in ("`", '"', "'") or (error == "@" and following.startswith('"')) \
         or (error == "$" and following.startswith("$"))
 
@@ -834,11 +839,10 @@ def _first_unread(lines: list[list[tuple[Any, str]]], start: int, stop: int) -> 
     string closes later, so no cut comes after one in a piece (until the fence has closed)."""
     tokens = [(row, kind, value) for row in range(start, min(stop + 1, len(lines)))
               for kind, value in lines[row]]  # (and the line after: the token after the last)
-    for index, (row, kind, value) in enumerate(tokens):
+    for index, (row, _kind, _value) in enumerate(tokens):
         if row >= stop:
             break
-        following = tokens[index + 1][2] if index + 1 < len(tokens) else ""
-        if kind in Token.Error and _opens_string(value, following):
+        if _opens_string(tokens, index):
             return row
     return stop
 
@@ -1012,8 +1016,7 @@ def _lexed(lexer: Lexer, text: str) -> _Lexed | None:
         tokens.append((kind, value))
     if "".join(value for _kind, value in tokens) != text:
         return None
-    unread += [line for index, line in errors
-               if _opens_string(tokens[index][1], tokens[index + 1][1] if index + 1 < len(tokens) else "")]
+    unread += [line for index, line in errors if _opens_string(tokens, index)]
     return _Lexed(lexer, text, starts, token_lines(tokens), syncs, sorted(set(unread)))
 
 
