@@ -96,7 +96,8 @@ class TimedChunks(list[str]):
         SENT[END_MARKER] = time.monotonic()
 
 
-SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps", "quotes", "longlines")
+SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps", "quotes", "longlines",
+          "nested", "wide", "headings", "diff", "links")
 """Answer shapes: ``mixed`` (headings, paragraphs, lists, code fences, quotes; the default) and
 answers of one block that grows all along (a table, a block quote, a code fence, one paragraph,
 a numbered list, a code fence of lines longer than a row), the costly case for a client that
@@ -140,13 +141,30 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
         elif shape == "quotes":  # one block quote of paragraphs and lists
             items = "".join(f"> - point {i}: {words[:70]}\n" for i in range(4))
             body = f"> **Note {n}**: checkpoint {label} {words}\n>\n{items}>\n"
+        elif shape == "nested":  # a list three levels deep
+            items = "".join(f"{'  ' * (i % 3)}- level {i % 3} item {i}: {words[:80]}\n" for i in range(9))
+            body = f"{items}- checkpoint {label} in the nested list\n"
+        elif shape == "wide":  # CJK and emoji: two cells a character
+            wide = "流式输出的基准文本，包含**粗体**与`代码`，😀 表情符号和全角字符会换行。"
+            body = f"{wide * 8}checkpoint {label} 在这里。\n\n"
+        elif shape == "headings":  # a heading and a short paragraph, again and again
+            body = "".join(f"### Heading {n}.{i}\n\n{words[:100]}\n\n" for i in range(5)) + \
+                f"checkpoint {label} after headings.\n\n"
+        elif shape == "diff":  # one diff fence
+            head = "```diff\n" if n == 1 else ""
+            lines = "".join(f"-    old_{i} = compute({i})\n+    new_{i} = compute({i}, fast=True)\n"
+                            f"     unchanged_{i} = {i}\n" for i in range(6))
+            body = f"{head}@@ -{n * 20},18 +{n * 20},18 @@\n{lines}+    checkpoint = '{label}'\n"
+        elif shape == "links":  # a paragraph dense with links
+            links = "".join(f"[link {n}.{i}](https://example.com/docs/{n}/{i}) and " for i in range(12))
+            body = f"{links}checkpoint {label} linked.\n\n"
         elif shape == "numbered":
             items = "".join(f"{n * 10 + i - 9}. step {i}: {words[:100]}\n" for i in range(9))
             body = f"{items}{n * 10}. checkpoint {label} in the list\n"  # numbered from 1
         else:
             body = _mixed_section(n, label, words)
         sections.append(body)
-    if shape in ("code", "longlines"):
+    if shape in ("code", "longlines", "diff"):
         sections.append("```\n")
     return "".join(sections), labels
 

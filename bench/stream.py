@@ -7,7 +7,8 @@ streams, a probe task sleeps 1 ms at a time and records how late it wakes (event
 and a key is sent to the composer every 50 ms (round trip: key event → character in the box).
 
     python -m bench.stream [--deltas 50000] [--kib 1024] [--pace-ms 0] [--cpu-only]
-                           [--shape bench|real|table|quote|code|prose|numbered|steps|quotes|longlines]
+                           [--shape bench|real|table|quote|code|prose|numbered|steps|quotes|longlines|
+                                    nested|wide|headings|diff|links]
 
 ``--pace-ms N`` sends one delta every N ms instead of a flood (``--deltas 1000 --pace-ms 30
 --shape real``: the paced variant of ``bench.real_stream``, headless, its answer's shape), and
@@ -228,8 +229,9 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=50_000)
     parser.add_argument("--kib", type=int, default=1024)
     parser.add_argument("--pace-ms", type=float, default=0.0, help="one delta every N ms (0: a flood)")
-    parser.add_argument("--shape", choices=("bench", "real", "table", "quote", "code", "prose", "numbered",
-                                            "steps", "quotes", "longlines"),
+    from bench.real_stream import SHAPES
+
+    parser.add_argument("--shape", choices=("bench", "real", *SHAPES[1:]),
                         default="bench", help="this script's answer, or bench.real_stream's (real: mixed)")
     parser.add_argument("--cpu-only", action="store_true", help="no stall probe, no keypresses")
     args = parser.parse_args()
