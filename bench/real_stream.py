@@ -36,7 +36,8 @@ send-keys``. Figures per client:
 Then the octui / OpenCode ratio of each median, and the load average before and after.
 
     python -m bench.real_stream [--deltas 4000] [--kib 20] [--rounds 2] [--variants fast,30ms]
-                                [--shape mixed|table|quote|code|prose|numbered|steps|quotes|longlines]
+                                [--shape mixed|table|quote|code|prose|numbered|steps|quotes|longlines|
+                                         nested|wide|headings|diff|links]
                                 [--clients octui,opencode] [--idle 10] [--keep DIR]
 
 Needs tmux and the repo-local ``opencode`` (``.opencode/node_modules``; ``$OPENCODE_BIN``).
@@ -100,8 +101,10 @@ SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps", "quot
           "nested", "wide", "headings", "diff", "links")
 """Answer shapes: ``mixed`` (headings, paragraphs, lists, code fences, quotes; the default) and
 answers of one block that grows all along (a table, a block quote, a code fence, one paragraph,
-a numbered list, a code fence of lines longer than a row), the costly case for a client that
-re-lays out the block it is streaming."""
+a numbered list, a code fence of lines longer than a row, one ``diff`` fence), the costly case for
+a client that re-lays out the block it is streaming; and ``nested`` (lists three levels deep),
+``wide`` (CJK prose and emoji: two cells a character), ``headings`` (a heading and a short
+paragraph, again and again) and ``links`` (paragraphs dense with links)."""
 
 
 def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
