@@ -92,12 +92,16 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
                          classes="dialog-hint")
 
     def on_mount(self) -> None:
+        fields = self.query_one("#form-fields", VerticalScroll)
         for editor in self.editors():
             if editor.display and editor.form_field.type != "external":
                 editor.focus_control()
+                # Tab goes from field to field and to the buttons: the list itself is no stop
+                # (it scrolls to the focused field; the wheel scrolls it too).
+                fields.can_focus = False
                 break
         else:  # nothing to fill in (links, hidden fields): the list, so the keys scroll it
-            self.query_one("#form-fields", VerticalScroll).focus()
+            fields.focus()
 
     def editors(self) -> list[FieldEditor]:
         return list(self.query(FieldEditor).results(FieldEditor))
