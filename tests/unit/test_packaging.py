@@ -62,6 +62,12 @@ def test_installed_code_imports_by_its_own_names(installed: Path) -> None:
             "import widgets.plain, styles\n"
             "assert widgets.plain is sys.modules['octui.widgets.plain']\n"
             "from tui.app.app import OctuiApp\n"  # the whole app imports (Textual, the screens)
+            # Help lists the keys of octui's widgets, found by their modules' names (octui.widgets…
+            # installed): it listed the app's and the screen's only, no prompt key.
+            "from tui.screens.help import is_ours\n"
+            "from widgets.composer.composer import Composer\n"
+            "from textual.widgets import TextArea\n"
+            "assert is_ours(Composer) and not is_ours(TextArea), Composer.__module__\n"
             "print(tui.__file__)\n"
             "print(styles.__file__)\n")
     # The unpacked wheel goes first on the path; the checkout is not on it at all.

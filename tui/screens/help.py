@@ -27,7 +27,9 @@ from widgets.plain import plain_rich
 
 __all__ = ["HelpRow", "HelpScreen", "binding_rows", "help_sections"]
 
-OUR_PACKAGES = ("widgets.", "tui.")
+_ROOT = __name__.removesuffix("tui.screens.help")
+"""Where octui's packages sit: "" in a checkout, "octui." when installed (``tui/_octui``)."""
+OUR_PACKAGES = (f"{_ROOT}widgets.", f"{_ROOT}tui.")
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,11 @@ def binding_rows(sections: Iterable[tuple[str, BindingsMap]],
     return rows
 
 
+def is_ours(kind: type) -> bool:
+    """Whether ``kind`` is one of octui's classes (its keys are listed), not Textual's."""
+    return kind.__module__.startswith(OUR_PACKAGES)
+
+
 def help_sections(screen: Screen[Any]) -> list[tuple[str, BindingsMap]]:
     """The app's, the screen's and our widgets' bindings on ``screen``, one section per class."""
     sections: list[tuple[str, BindingsMap]] = [(_title(screen.app), node_bindings(screen.app)),
@@ -76,7 +83,7 @@ def help_sections(screen: Screen[Any]) -> list[tuple[str, BindingsMap]]:
     seen: set[type] = set()
     for widget in screen.walk_children():
         kind = type(widget)
-        if kind in seen or not kind.__module__.startswith(OUR_PACKAGES):
+        if kind in seen or not is_ours(kind):
             continue
         seen.add(kind)
         bindings = node_bindings(widget)
