@@ -13,8 +13,20 @@ from typing import Any
 from textual import events
 from textual.pilot import Pilot
 
-from tests.snapshots.main_app import MainApp, frozen, wait_connected
+from tests.snapshots.main_app import (
+    NOW,
+    SIZE,
+    MainApp,
+    ManualClock,
+    frozen,
+    main_screen,
+    make_demo,
+    settle,
+    wait_connected,
+)
+from tui.demo import history_fixture
 from widgets.composer.composer import Composer
+from widgets.transcript.transcript import Transcript
 
 
 def burst(app: MainApp, *keys: str) -> None:
@@ -64,3 +76,56 @@ async def test_alt_enter_queues_only_what_was_typed_before_it() -> None:
         async with app.run_test(size=(100, 24), message_hook=hook) as pilot:
             await composer_after(pilot, *"first", "alt+enter", *"late")
             assert list(sent.values()) == [("first", "queue")]
+
+
+async def test_editing_keys_at_once_keep_the_order() -> None:
+    """TextArea's own keys (Backspace, Ctrl+U, the arrows) ran after the letters typed after them."""
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(100, 24)) as pilot:
+            composer = await composer_after(pilot, *"fix teh", "backspace", "backspace", *"he bug")
+            assert composer.text == "fix the bug"
+            composer.text = ""
+            burst(app, *"abc", "ctrl+u", *"xyz")
+            await pilot.pause(0.2)
+            assert composer.text == "xyz"
+            composer.text = ""
+            burst(app, *"abc", "left", "left", "X", "end", "!")
+            await pilot.pause(0.2)
+            assert composer.text == "aXbc!"
+
+
+async def test_a_key_the_prompt_declines_goes_on_to_the_app() -> None:
+    """Ctrl+C copies a selection in the prompt; with none, the app's Ctrl+C says how to quit."""
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(100, 24), notifications=True) as pilot:
+            composer = await composer_after(pilot, *"typed", "ctrl+c")
+            assert composer.text == "typed"
+            assert any("quit" in str(toast.message) for toast in app._notifications)
+
+
+async def test_page_keys_in_the_prompt_page_the_transcript() -> None:
+    with frozen(NOW):
+        clock = ManualClock()
+        demo = make_demo(clock)
+        app = MainApp(demo, demo_clock=clock)
+        async with app.run_test(size=SIZE) as pilot:
+            sid = demo.seed_session("Reading", history_fixture(80))["id"]
+            await wait_connected(pilot)
+            main_screen(app).open(sid)
+            await settle(pilot)
+            transcript = main_screen(app).query_one(Transcript)
+            composer = main_screen(app).query_one(Composer)
+            composer.focus()
+            await settle(pilot)
+            bottom = transcript.scroll_y
+            assert bottom > 0 and bottom >= transcript.max_scroll_y - 1
+            burst(app, *"draft", "pageup")
+            await settle(pilot)
+            page = transcript.scrollable_content_region.height
+            assert transcript.scroll_y == max(0, bottom - page)  # a page up, held there
+            assert composer.text == "draft" and composer.has_focus
+            burst(app, "pagedown", "pagedown", "pagedown")
+            await settle(pilot)
+            assert transcript.scroll_y >= transcript.max_scroll_y - 1

@@ -522,6 +522,15 @@ class MainScreen(Screen[None]):
     def action_toggle_reasoning(self) -> None:
         self.reading.toggle_reasoning()
 
+    def action_page_transcript(self, step: int) -> None:
+        """PageUp/PageDown from the prompt: the transcript's pages, as with it focused."""
+        transcript = self.query_one(Transcript)
+        if transcript.allow_vertical_scroll:
+            if step < 0:
+                transcript.scroll_page_up()
+            else:
+                transcript.scroll_page_down()
+
     def action_toggle_tree(self) -> None:
         self.subagents.toggle()
         self._refresh_tree()

@@ -26,8 +26,11 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
     BINDINGS = [
         Binding("alt+enter", "submit('queue')", "Queue", show=False, id="octui.submit_queue"),
         Binding("ctrl+j,shift+enter", "newline", "Newline", show=False, id="octui.newline"),
-        Binding("ctrl+up", "history(-1)", "Previous prompt", show=False, id="octui.history_1"),
-        Binding("ctrl+down", "history(1)", "Next prompt", show=False, id="octui.history_1"),
+        Binding("ctrl+up", "history(-1)", "Previous prompt", show=False, id="octui.history_previous"),
+        Binding("ctrl+down", "history(1)", "Next prompt", show=False, id="octui.history_next"),
+        # The transcript's pages, from the prompt (a prompt pages rarely; its arrows still move).
+        Binding("pageup", "screen.page_transcript(-1)", "Page up", show=False, id="octui.page_up"),
+        Binding("pagedown", "screen.page_transcript(1)", "Page down", show=False, id="octui.page_down"),
     ]
 
     @dataclass
@@ -170,26 +173,29 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
             event.stop()
             self.action_submit("steer")
             return
-        own = self._own_binding(event.key)
-        if own is not None:
-            # Run it now, in key order. As a binding it would run only after the key bubbled up
-            # the DOM, and keys typed right after it (one terminal read) would land first:
-            # Ctrl+J then "two" gave "two\n", Alt+Enter queued the text typed after it.
-            event.prevent_default()
-            event.stop()
-            await self.run_action(own)
-            return
         if event.key in ("up", "down") and self._at_edge(event.key):
             event.prevent_default()
             event.stop()
             self.action_history(-1 if event.key == "up" else 1)
             return
+        bound = self._bound_action(event.key)
+        # Run it now, in key order. As a binding it would run only after the key bubbled up the
+        # DOM, and keys typed right after it (one terminal read: fast typing, a slow SSH link,
+        # keys sent by a script) would land first: Ctrl+J then "two" gave "two\n", Alt+Enter
+        # queued the text typed after it, "teh" Backspace Backspace "he" gave "tehhe". An action
+        # that declines (Ctrl+C with nothing selected) lets the key go on to the bindings above.
+        if bound is not None and await self.app.run_action(bound, self):
+            event.prevent_default()
+            event.stop()
+            return
         await super().take_key(event)
 
-    def _own_binding(self, key: str) -> str | None:
-        """The action of one of the Composer's own bindings (as remapped) for ``key``."""
+    def _bound_action(self, key: str) -> str | None:
+        """The action the prompt's own bindings (its TextArea's editing keys and the Composer's,
+        as remapped) give ``key``. The screen's and the app's priority bindings took their keys
+        before the prompt saw them; other bindings of theirs come after the prompt's anyway."""
         for binding in node_bindings(self).key_to_bindings.get(key, []):
-            if binding.action in _OWN_ACTIONS:
+            if not binding.priority:
                 return binding.action
         return None
 
@@ -219,6 +225,3 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         self.text = self.prompt_history[index] if index < len(self.prompt_history) else ""
         self.move_cursor(self.document.end)
 
-
-_OWN_ACTIONS = frozenset(b.action for b in Composer.BINDINGS if isinstance(b, Binding))
-"""The actions of ``Composer.BINDINGS``: handled with the key, not after it bubbled."""
