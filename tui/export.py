@@ -1,8 +1,11 @@
 """Provides transcript export: Markdown for people, JSON for tools and tests.
 
 Pure and deterministic: the output depends only on the ``SessionState`` (no clock, no ids
-minted here), and every server string passes through ``clean_text`` (hidden characters are
-written as visible tokens, so printing an export never obeys an escape).
+minted here), and every server string, ids included, passes through ``clean_text`` (hidden
+characters are written as visible tokens, so printing an export never obeys an escape). The
+Markdown writes text as the transcript shows it: a shell's output has its SGR colours dropped
+(drawn as colours there, they would be ``␛[1;34m`` noise here) and tool titles are strict, as in
+the tool header; JSON is data for tools and keeps every escape, SGR too, as a token.
 
 JSON shape (``export_json``), format ``octui.export/1``; every key is always present::
 
@@ -40,7 +43,8 @@ from tui.protocol.models import ModelRef, StructuredError, TokenUsage
 from tui.session.connect import OpenCodeClient
 from tui.state.store import Store
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
-from tui.text.sanitize import clean_text, one_line, shows_nothing
+from tui.text.sanitize import clean_text, drop_sgr, one_line, reveal, shows_nothing
+from tui.text.tools import kind_of
 
 __all__ = ["EXPORT_FORMAT", "MAX_OUTPUT_CHARS", "MAX_OUTPUT_LINES", "export_json", "export_markdown",
            "fetch_session"]
@@ -87,9 +91,9 @@ def export_json(state: SessionState) -> dict[str, Any]:
     agent, model = _session_agent_model(state)
     return {
         "format": EXPORT_FORMAT,
-        "id": state.id,
+        "id": clean_text(state.id),
         "title": _title(state),
-        "parentID": state.parent_id,
+        "parentID": _opt(state.parent_id),
         "agent": agent,
         "model": model,
         "cost": _cost(state),
@@ -106,7 +110,7 @@ def _message_json(message: Message) -> dict[str, Any]:
         else:
             parts.append(_tool_json(part))
     return {
-        "id": message.id,
+        "id": clean_text(message.id),
         "role": message.role,
         "agent": _opt(message.agent),
         "model": _model(message.model),
@@ -123,7 +127,7 @@ def _message_json(message: Message) -> dict[str, Any]:
 def _tool_json(tool: ToolCall) -> dict[str, Any]:
     return {
         "type": "tool",
-        "id": tool.id,
+        "id": clean_text(tool.id),
         "name": clean_text(tool.name),
         "status": tool.status,
         "input": _clean_value(tool.input),
@@ -178,9 +182,9 @@ def export_markdown(state: SessionState) -> str:
 
 def _summary(state: SessionState) -> str:
     agent, model = _session_agent_model(state)
-    bits = [f"Session `{state.id}`"]
+    bits = [f"Session `{one_line(state.id, 200)}`"]
     if state.parent_id:
-        bits.append(f"child of `{state.parent_id}`")
+        bits.append(f"child of `{one_line(state.parent_id, 200)}`")
     if agent:
         bits.append(f"agent {agent}")
     if model:
@@ -244,7 +248,7 @@ def _tool_markdown(tool: ToolCall) -> list[str]:
     title = _tool_title(tool)
     head = f"- 🔧 {name}: {title} — {tool.status}" if title else f"- 🔧 {name} — {tool.status}"
     out = [head]
-    output = clean_text(tool.output_text).strip("\n")
+    output = _tool_output(tool).strip("\n")
     if output.strip():
         out.extend(["", *_fence(_truncate(output))])
     if tool.error is not None:
@@ -252,12 +256,22 @@ def _tool_markdown(tool: ToolCall) -> list[str]:
     return out
 
 
+def _tool_output(tool: ToolCall) -> str:
+    """The output as its tool row draws it: a shell's SGR colours are drawn as colours, so they
+    are dropped; any other escape, and every one in another tool's output (drawn as tokens there
+    too), is a visible token."""
+    if kind_of(tool.name) == "shell":
+        return drop_sgr(tool.output_text)
+    return clean_text(tool.output_text)
+
+
 def _tool_title(tool: ToolCall) -> str:
     for source in (tool.metadata, tool.input):
         for key in _TITLE_KEYS:
             value = source.get(key)
             if isinstance(value, str) and value.strip():
-                return one_line(value, 100)
+                # Strict, as the tool header shows a command or a path: no tab or odd space hidden.
+                return one_line(reveal(value, strict=True), 100)
     return ""
 
 
@@ -291,7 +305,7 @@ def _error_quote(error: StructuredError) -> list[str]:
 
 
 def _title(state: SessionState) -> str:
-    return one_line(state.title, 200) or state.id
+    return one_line(state.title, 200) or one_line(state.id, 200)
 
 
 def _opt(value: str | None) -> str | None:

@@ -13,6 +13,7 @@ from tui.protocol.models import (
     ToolContent,
 )
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
+from tui.text.sanitize import hidden_characters
 
 SONNET = ModelRef(providerID="anthropic", id="claude-sonnet-4-5")
 
@@ -181,3 +182,98 @@ def test_lost_text_of_control_characters_only_is_exported() -> None:
     state = SessionState(id="ses_9", info=SessionInfo(id="ses_9"))
     state.messages = {"m": Message(id="m", role="assistant", interrupted="Interrupted", lost_text="\x0b\x0c")}
     assert "> ␋␌" in export_markdown(state)  # str.strip() took them for whitespace and left them out
+
+
+# ------------------------------------------------------------ escapes in the server's text
+
+HOSTILE = ("\x1b[1;31mred\x1b[0m"  # SGR colour
+           " \x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\"  # OSC 8 hyperlink
+           " \x1b[2J\x1b[H"  # CSI: clear the screen, cursor home
+           " \u202egnp.exe\u202c"  # bidi override
+           " \x9b31m")  # C1 CSI (an 8-bit SGR is not a colour we draw)
+SHOWN = ("␛[1;31mred␛[0m ␛]8;;https://evil.example/␛\\link␛]8;;␛\\ ␛[2J␛[H <U+202E>gnp.exe<U+202C>"
+         " <U+009B>31m")
+"""``HOSTILE`` as the transcript shows prose and plain tool output: every escape a token."""
+NO_COLOUR = SHOWN.replace("␛[1;31m", "").replace("␛[0m", "")
+"""``HOSTILE`` as a shell's output is drawn: its SGR colours are colours, not characters."""
+LS_COLOR = ("total 8\n"
+            "drwxr-xr-x 4 demo demo 4096 Jan  2 10:00 \x1b[1;34m.\x1b[0m\n"
+            "-rwxr-xr-x 1 demo demo  220 Jan  2 10:00 \x1b[32mrun.sh\x1b[0m\n")
+
+
+def tool_state(*tools: ToolCall) -> SessionState:
+    state = SessionState(id="ses_1")
+    state.messages = {"m": Message(id="m", role="assistant", parts=list(tools))}
+    return state
+
+
+def test_shell_output_has_its_colours_dropped_and_every_other_escape_shown() -> None:
+    state = tool_state(ToolCall(id="c", name="bash", status="completed", input={"command": "ls --color"},
+                                content=[ToolContent(text=LS_COLOR + HOSTILE)]))
+    assert export_markdown(state).endswith(
+        "- 🔧 bash: ls --color — completed\n\n```text\ntotal 8\n"
+        "drwxr-xr-x 4 demo demo 4096 Jan  2 10:00 .\n"
+        "-rwxr-xr-x 1 demo demo  220 Jan  2 10:00 run.sh\n"
+        f"{NO_COLOUR}\n```\n")
+
+
+def test_plain_tool_output_shows_its_colour_codes_as_the_row_does() -> None:
+    """A file read is drawn without colours, its escapes all tokens: so is its export."""
+    state = tool_state(ToolCall(id="c", name="read", status="completed", input={"filePath": "/w/a.log"},
+                                content=[ToolContent(text=HOSTILE)]))
+    assert f"```text\n{SHOWN}\n```" in export_markdown(state)
+
+
+def test_json_keeps_the_shell_colours_as_tokens() -> None:
+    """JSON is data for tools: nothing dropped, every escape a token ``decode_tokens`` reads back."""
+    state = tool_state(ToolCall(id="c", name="bash", status="completed", content=[ToolContent(text=HOSTILE)]))
+    assert export_json(state)["messages"][0]["parts"][0]["output"] == SHOWN
+
+
+def test_an_answer_keeps_its_markdown_and_shows_its_escapes() -> None:
+    answer = ("# Plan\n\n* **bold** and `code`\t[link](https://x.example)\n\n"
+              "| a | b |\n|---|---|\n| 1 | 2 |\n\n")
+    state = SessionState(id="ses_1")
+    state.messages = {"m": Message(id="m", role="assistant", parts=[TextBlock("text", 0, answer + HOSTILE)])}
+    assert export_markdown(state).endswith(f"## Assistant\n\n{answer}{SHOWN}\n")
+
+
+def hostile_session() -> SessionState:
+    """``HOSTILE`` in every server string the export writes."""
+    h = HOSTILE
+    info = SessionInfo(id=f"ses_{h}", parentID=f"ses_p{h}", agent=f"build{h}",
+                       model=ModelRef(providerID=f"p{h}", id=f"m{h}"))
+    state = SessionState(id=f"ses_{h}", info=info)
+    messages = [
+        Message(id=f"msg_1{h}", role="user", text=f"prompt {h}", files=[{"name": f"notes{h}.md"}]),
+        Message(id=f"msg_2{h}", role="assistant", agent=f"build{h}", finish=f"stop{h}",
+                interrupted=f"Interrupted {h}", lost_text=f"lost {h}",
+                error=StructuredError(type=f"provider{h}", message=f"failed {h}"),
+                parts=[
+                    TextBlock("reasoning", 0, f"thinking {h}"),
+                    TextBlock("text", 1, f"answer {h}"),
+                    ToolCall(id=f"call_1{h}", name=f"bash{h}", status="completed",
+                             input={"command": f"ls --color {h}"}, content=[ToolContent(text=f"out {h}")]),
+                    ToolCall(id=f"call_2{h}", name="read", status="error", input={"filePath": f"/w/{h}"},
+                             metadata={"title": f"/w/{h}"}, content=[ToolContent(text=f"file {h}")],
+                             error=StructuredError(type=f"tool{h}", message=f"not found {h}")),
+                ]),
+        Message(id=f"msg_3{h}", role="synthetic", text=f"done {h}", description=f"explore {h}"),
+    ]
+    state.messages = {m.id: m for m in messages}
+    return state
+
+
+def test_no_server_string_reaches_the_markdown_raw() -> None:
+    markdown = export_markdown(hostile_session())
+    assert hidden_characters(markdown, strict=False) == []
+    assert markdown.startswith(f"# ses_{SHOWN}\n\nSession `ses_{SHOWN}` · child of `ses_p{SHOWN}`")
+
+
+def test_no_server_string_reaches_the_json_raw() -> None:
+    data = export_json(hostile_session())
+    text = json.dumps(data, ensure_ascii=False)  # as ``octui export --format json`` prints it
+    assert hidden_characters(text, strict=False) == []
+    assert (data["id"], data["parentID"], data["messages"][0]["id"]) == (
+        f"ses_{SHOWN}", f"ses_p{SHOWN}", f"msg_1{SHOWN}")
+    assert data["messages"][1]["parts"][2]["id"] == f"call_1{SHOWN}"

@@ -12,6 +12,7 @@ from tui.text.sanitize import (
     clean_text,
     decode_tokens,
     describe_hidden,
+    drop_sgr,
     hidden_characters,
     keep_sgr,
     one_line,
@@ -112,6 +113,20 @@ def test_keep_sgr_shows_carriage_returns() -> None:
     assert keep_sgr("\x1b[32m10%\r\x1b[32m100%\x1b[0m") == "\x1b[32m10%\\r\x1b[32m100%\x1b[0m"
 
 
+def test_drop_sgr_drops_colours_and_shows_the_rest() -> None:
+    raw = ("\x1b[1;31mred\x1b[0m \x1b[38:5:1mx\x1b[m \x1b]8;;https://e.example/\x1b\\l\x1b]8;;\x1b\\"
+           " \x1b[2J\x1b[H \u202eabc\u202c \x9b31m\r\n\x1b[>4;2m\x1b[\x1b[31mend")
+    assert drop_sgr(raw) == ("red x ␛]8;;https://e.example/␛\\l␛]8;;␛\\ ␛[2J␛[H <U+202E>abc<U+202C>"
+                             " <U+009B>31m\n␛[>4;2m␛[end")
+    assert drop_sgr("a\tb\x07\r\n") == clean_text("a\tb\x07\r\n") == "a\tb␇\n"
+
+
+def test_drop_sgr_cleans_each_piece_as_keep_sgr_does() -> None:
+    """A dropped sequence does not join what it stood between: a joiner after it joins nothing."""
+    raw = "👨\x1b[31m\u200d👩"
+    assert drop_sgr(raw) == "👨<U+200D>👩" == keep_sgr(raw).replace("\x1b[31m", "")
+
+
 def test_one_line() -> None:
     assert one_line("a\n  b\x1b[2J\tc") == "a b␛[2J c"
     long = one_line("x" * 300, limit=10)
@@ -125,7 +140,7 @@ def test_one_line_never_cuts_a_token() -> None:
 
 
 def test_empty() -> None:
-    assert clean_text("") == "" and keep_sgr("") == "" and reveal("") == ""
+    assert clean_text("") == "" and keep_sgr("") == "" and drop_sgr("") == "" and reveal("") == ""
 
 
 def test_describe_hidden() -> None:

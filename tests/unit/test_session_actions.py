@@ -22,12 +22,20 @@ from tui.app.session_actions import (
     undo_target,
     write_export,
 )
-from tui.protocol.models import FileDiff, QuestionRequest, SessionInfo, SessionRevert, StructuredError
+from tui.protocol.models import (
+    FileDiff,
+    QuestionRequest,
+    SessionInfo,
+    SessionRevert,
+    StructuredError,
+    ToolContent,
+)
 from tui.session.errors import Conflict, Unavailable
 from tui.session.service import SessionService
 from tui.state.changes import AsksChanged, Change, SessionChanged
 from tui.state.store import Store
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
+from tui.text.sanitize import hidden_characters
 
 ANSWER_1 = "Here is the plan.\n\n```python\nprint('one')\n```\n"
 ANSWER_2 = "Done. Run:\n\n~~~sh\nmake test\n~~~\n\nand then\n\n```\nmake lint\n```"
@@ -188,6 +196,51 @@ def test_copy_nothing_says_so(tmp_path: Path) -> None:
     acts, app = actions(tmp_path)
     acts.copy_code_block(SessionState(id="x"))
     assert app.clipboard == [] and app.toasts[-1][0] == "warning"
+
+
+# The demo's ``ls --color`` (QA saw its colour codes in the copy and the export), then escapes
+# that are not colours: an OSC 8 hyperlink, a CSI that clears the screen, a bidi override, a C1 CSI.
+LS_COLOR = "drwxr-xr-x 4 demo demo 4096 Jan  2 10:00 \x1b[1;34m.\x1b[0m\n"
+HOSTILE = ("\x1b[1;31mred\x1b[0m \x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\ \x1b[2J"
+           " \u202egnp.exe \x9b31m")
+SHOWN = "␛[1;31mred␛[0m ␛]8;;https://evil.example/␛\\link␛]8;;␛\\ ␛[2J <U+202E>gnp.exe <U+009B>31m"
+
+
+def escapes_state() -> SessionState:
+    s = SessionState(id="ses_1", info=SessionInfo(id="ses_1", title="ls"))
+    msgs = [
+        Message(id="msg_u", role="user", text="list the files"),
+        Message(id="msg_a", role="assistant", parts=[
+            ToolCall(id="call_1", name="bash", status="completed", input={"command": "ls --color -la"},
+                     content=[ToolContent(text=LS_COLOR + HOSTILE)]),
+            TextBlock("text", 0, f"Listed. **{HOSTILE}**")]),
+    ]
+    s.messages = {m.id: m for m in msgs}
+    return s
+
+
+def test_export_and_transcript_copy_drop_shell_colours_and_show_other_escapes(tmp_path: Path) -> None:
+    acts, app = actions(tmp_path)
+    path = acts.export(escapes_state())  # f7
+    acts.copy_transcript(escapes_state())  # f6
+    assert path is not None
+    written = [path.read_text("utf-8"), app.clipboard[-1], (tmp_path / CLIPBOARD_FILE).read_text("utf-8")]
+    assert written[0] == written[1] == written[2]
+    transcript = written[0]
+    assert hidden_characters(transcript, strict=False) == []  # nothing a `cat` of it would obey
+    # The output as the row draws it: colours gone, the rest shown ...
+    no_colour = SHOWN.replace("␛[1;31m", "").replace("␛[0m", "")
+    assert f"```text\ndrwxr-xr-x 4 demo demo 4096 Jan  2 10:00 .\n{no_colour}\n```" in transcript
+    # ... and the answer exactly as the model wrote it, its escapes (SGR too: not drawn) as tokens.
+    assert f"Listed. **{SHOWN}**\n" in transcript
+
+
+def test_message_and_answer_copies_show_every_escape(tmp_path: Path) -> None:
+    acts, app = actions(tmp_path)
+    state = escapes_state()
+    acts.copy_message(state.messages["msg_a"])  # y
+    acts.copy_last_answer(state)  # f5
+    assert app.clipboard == [f"Listed. **{SHOWN}**"] * 2
 
 
 async def test_compact_on_1_18_is_a_plain_warning(tmp_path: Path) -> None:

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import time
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from widgets.tools.terminal_output import SHOW_ALL_MAX_CHARS, VISIBLE_MAX_CHARS, TerminalOutput
+from tui.text.sanitize import drop_sgr
+from widgets.tools.terminal_output import (
+    SHOW_ALL_MAX_CHARS,
+    VISIBLE_MAX_CHARS,
+    TerminalOutput,
+    ansi_to_content,
+)
 
 
 class OutputApp(App[None]):
@@ -85,3 +93,17 @@ async def test_all_of_a_long_output_read_through_keeps_only_the_lines_near_the_v
             await pilot.pause()
         assert len(text._styles_cache._cache) <= 5 * 10
         assert "line 599" in "".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+# Pieces of terminal output: SGR colours (Rich parses these), other escapes, controls, bidi, joiners.
+OUTPUT_PIECES = st.lists(st.sampled_from([
+    "\x1b[1;34m", "\x1b[0m", "\x1b[m", "\x1b[38:5:1m", "\x1b[2J", "\x1b]8;;https://e.example/\x1b\\",
+    "\x1b", "[", "m", "\x9b31m", "\u202e", "\u200d", "👨", "\r\n", "\r", "\n", "\t", "\x07", "ls", " ",
+]), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(OUTPUT_PIECES)
+def test_the_export_of_shell_output_is_the_text_drawn(text: str) -> None:
+    """``drop_sgr`` (the export and the copies) writes what the shell's output row draws."""
+    assert drop_sgr(text) == ansi_to_content(text).plain

@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 __all__ = [
-    "LINE_WINDOW", "LONGEST_TOKEN", "clean_text", "decode_tokens", "describe_hidden", "flatten",
-    "hidden_characters", "hidden_name", "keep_sgr", "line_from_start", "one_line", "reveal",
+    "LINE_WINDOW", "LONGEST_TOKEN", "clean_text", "decode_tokens", "describe_hidden", "drop_sgr",
+    "flatten", "hidden_characters", "hidden_name", "keep_sgr", "line_from_start", "one_line", "reveal",
     "shows_nothing", "token_for", "visible_runs",
 ]
 
@@ -256,6 +256,16 @@ def keep_sgr(text: str) -> str:
         pos = match.end()
     out.append(reveal(text[pos:]))
     return "".join(out)
+
+
+def drop_sgr(text: str) -> str:
+    """The characters ``keep_sgr``'s output draws, for a file or the clipboard: the SGR colour
+    sequences dropped (drawn as colours, as tokens they would be noise the screen never showed),
+    every other escape byte and hidden character a visible token, each piece between them cleaned
+    on its own as ``keep_sgr`` does. ``"\\x1b[31mred\\x1b[0m\\x1b[2J"`` -> ``"red␛[2J"``."""
+    if "\x1b" not in text:
+        return clean_text(text)
+    return "".join(reveal(piece) for piece in _SGR.split(text.replace("\r\n", "\n")))
 
 
 _FLAT = re.compile(r"[ \t\n]+")
