@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Input
+from textual.widgets import Input, Static, Tab
 
 from tests.snapshots.dialog_app import DialogApp
 from tui.app import clock
@@ -137,6 +137,10 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
+def toasts(app: DialogApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
 # ------------------------------------------------------------------------------- permission
 
 
@@ -256,6 +260,86 @@ class TestQuestionKeys:
             await pilot.press("escape")
             await settle(pilot)
         assert app.result == QuestionDismissed()
+
+    async def test_submit_straight_away_sends_nothing_and_says_why(self) -> None:
+        # QA: Ctrl+S at once sent an empty answer ("answered: ;") although the dialog says "Pick one".
+        app = app_for(lambda: QuestionScreen(question_ask()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert not app.answered
+            pane = app.screen.query_one("#q-0")
+            assert pane.has_class("-invalid")
+            error = pane.query_one(".question-error", Static)
+            assert error.display and "Pick one, or type your own answer" in str(error.render())
+            assert not pane.query_one(".question-hint").display  # the error takes the hint's line
+            assert app.focused is not None and app.focused.has_class("choice-list")
+            assert "Color" in toasts(app)[-1]
+            await pilot.press("2")  # the error goes as soon as the question is answered
+            await settle(pilot)
+            assert not pane.has_class("-invalid") and not error.display
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["Green"]])
+
+    async def test_submit_goes_to_the_question_still_unanswered(self) -> None:
+        extras = QuestionItem(question="What else?", header="Extras", multiple=True,
+                              options=[QuestionOption(label="Tests"), QuestionOption(label="Docs")])
+        colour = question_ask().questions[0]
+        ask = QuestionRequest(id="que_1", sessionID="ses_a", questions=[extras, colour])
+        app = app_for(lambda: QuestionScreen(ask))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+s")  # Extras may stay empty; Color may not
+            await settle(pilot)
+            assert not app.answered
+            screen = app.screen
+            assert isinstance(screen, QuestionScreen) and screen.current == 1
+            assert screen.query_one("#q-1").has_class("-invalid")
+            assert not screen.query_one("#q-0").has_class("-invalid")
+            assert app.focused is not None and screen.query_one("#q-1") in app.focused.ancestors
+            assert str(screen.query_one("#qt-1", Tab).label).startswith("!")
+            await pilot.press("3", "ctrl+s")
+            await settle(pilot)
+        assert app.result == QuestionAnswer([[], ["Blue"]])
+
+    async def test_enter_on_the_last_question_checks_the_earlier_ones(self) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask(count=2)))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("right", "1", "enter")  # skip Color; Tests, then Enter on the last
+            await settle(pilot)
+            assert not app.answered
+            screen = app.screen
+            assert isinstance(screen, QuestionScreen) and screen.current == 0
+            assert app.focused is not None and screen.query_one("#q-0") in app.focused.ancestors
+            await pilot.press("1", "enter", "enter")  # Red, next; the last submits
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["Red"], ["Tests"]])
+
+    async def test_empty_multiple_choice_is_an_answer(self) -> None:
+        app = app_for(lambda: QuestionScreen(question_ask(multiple=True)))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+        assert app.result == QuestionAnswer([[]])
+
+    async def test_question_form_submit_straight_away_sends_nothing(self) -> None:
+        # The question tool asks through a form (the demo's `question` prompt, current servers).
+        from tui.state.asks import form_from_question
+
+        form = form_from_question(question_ask(count=2))
+        app = app_for(lambda: screen_for_ask(form, None, "s"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            assert not app.answered
+            await pilot.press("1", "ctrl+s")
+            await settle(pilot)
+        assert answer_for(form, app.result) == FormAnswer({"q0": "Red", "q1": []})
 
     async def test_question_form_routes_to_question_screen(self) -> None:
         from tui.state.asks import form_from_question

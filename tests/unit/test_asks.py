@@ -35,6 +35,7 @@ from tui.state.asks import (
     question_from_form,
     validate_field,
     validate_form,
+    validate_questions,
     visible_keys,
 )
 from tui.state.transcript import ToolCall
@@ -89,6 +90,36 @@ def test_build_question_answer_in_question_order() -> None:
     two.pick(0)
     two.pick(1)
     assert build_question_answer([one, two]) == QuestionAnswer([["Green"], ["Red", "Green"]])
+
+
+def test_single_choice_needs_an_answer_multiple_may_be_empty() -> None:
+    # "Pick one" is one answer; "Pick any" includes none (the question tool's multiselect field
+    # has no minItems, and the server takes an empty list for it).
+    single, multi = QuestionState(item()), QuestionState(item(multiple=True))
+    assert validate_questions([single, multi]) == {0: "Pick one, or type your own answer"}
+    single.pick(2)
+    assert validate_questions([single, multi]) == {}
+    assert build_question_answer([single, multi]) == QuestionAnswer([["Blue"], []])
+
+
+def test_single_choice_typed_answer_counts_blank_does_not() -> None:
+    state = QuestionState(item())
+    state.set_custom("   ")
+    assert validate_questions([state]) == {0: "Pick one, or type your own answer"}
+    state.set_custom(" Teal ")
+    assert validate_questions([state]) == {}
+    state.set_custom("")  # typing cleared the pick: nothing left
+    assert state.error == "Pick one, or type your own answer"
+
+
+def test_question_error_says_what_can_answer_it() -> None:
+    assert QuestionState(item(custom=False)).error == "Pick one"
+    typed_only = QuestionItem(question="Your name?", header="Name", options=[])
+    assert QuestionState(typed_only).error == "Type your answer"
+    # Neither options nor a typed answer: nothing could answer it, so it cannot hold up the rest.
+    unanswerable = QuestionItem(question="?", header="Void", options=[], custom=False)
+    assert QuestionState(unanswerable).error is None and not QuestionState(unanswerable).needs_answer
+    assert validate_questions([QuestionState(item(multiple=True, custom=False))]) == {}
 
 
 # ---------------------------------------------------------------------------------------- forms

@@ -14,7 +14,13 @@ from textual.widgets import Button, ContentSwitcher, Static, Tab, Tabs
 
 from tui.protocol.models import QuestionRequest
 from tui.screens.permission import STYLES
-from tui.state.asks import QuestionAnswer, QuestionDismissed, QuestionState, build_question_answer
+from tui.state.asks import (
+    QuestionAnswer,
+    QuestionDismissed,
+    QuestionState,
+    build_question_answer,
+    validate_questions,
+)
 from tui.text.sanitize import one_line
 from widgets.asks.form_field import QuestionPane
 from widgets.plain import toast
@@ -23,6 +29,9 @@ from widgets.plain import toast
 class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
     """Tabs of questions; Enter confirms a question and moves on, the last one submits.
 
+    Submitting (Ctrl+S, the button, Enter on the last question) sends nothing while a question
+    that needs an answer has none (``tui.state.asks.validate_questions``): it goes to the first
+    of them and says why in its pane and a toast; errors then update live, as in the form dialog.
     Esc rejects the request (``QuestionDismissed``). A question-kind form is shown here after
     ``tui.state.asks.question_from_form``; convert the result back with ``asks.answer_for``.
     """
@@ -41,6 +50,8 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
         self.ask_id = ask.id
         self.session_title = session_title
         self.states = [QuestionState(item) for item in ask.questions]
+        self._attempted = False
+        """A submit was refused: from then on unanswered questions say so as they change."""
 
     def compose(self) -> ComposeResult:
         count = len(self.states)
@@ -66,7 +77,12 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
     def _tab_label(self, index: int) -> Content:
         state = self.states[index]
         header = one_line(state.item.header or f"Q{index + 1}", 24)
-        mark = Content.styled("✓ ", "$text-success") if state.answered else Content.styled("• ", "dim")
+        if state.answered:
+            mark = Content.styled("✓ ", "$text-success")
+        elif self._attempted and state.error:
+            mark = Content.styled("! ", "bold $text-error")
+        else:
+            mark = Content.styled("• ", "dim")
         return Content.assemble(mark, header)
 
     def on_mount(self) -> None:
@@ -93,6 +109,8 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
         event.stop()
         index = int((event.pane.id or "q-0").removeprefix("q-"))
         self.query_one(f"#qt-{index}", Tab).label = self._tab_label(index)
+        if self._attempted:
+            event.pane.set_error(self.states[index].error)
 
     @on(QuestionPane.Confirmed)
     def _confirmed(self, event: QuestionPane.Confirmed) -> None:
@@ -108,7 +126,26 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
             self.query_one(Tabs).active = f"qt-{target}"
 
     def action_submit(self) -> None:
+        errors = validate_questions(self.states)
+        if errors:
+            self._show_errors(errors)
+            return
         self.dismiss(build_question_answer(self.states))
+
+    def _show_errors(self, errors: dict[int, str]) -> None:
+        """Mark every question still to answer (pane and tab), go to the first, name them all."""
+        self._attempted = True
+        for index in range(len(self.states)):
+            self.query_one(f"#q-{index}", QuestionPane).set_error(errors.get(index))
+            self.query_one(f"#qt-{index}", Tab).label = self._tab_label(index)
+        first = min(errors)
+        self.query_one(Tabs).active = f"qt-{first}"
+        self.query_one(ContentSwitcher).current = f"q-{first}"
+        pane = self.query_one(f"#q-{first}", QuestionPane)
+        pane.focus_first()
+        pane.scroll_visible()
+        names = ", ".join(one_line(self.states[i].item.header or f"Q{i + 1}", 24) for i in sorted(errors))
+        toast(self, f"Still to answer: {names}", title="Question", severity="warning", timeout=4)
 
     def action_dismiss_questions(self) -> None:
         self.dismiss(QuestionDismissed())

@@ -40,7 +40,7 @@ __all__ = [
     "PermissionPreview", "QuestionAnswer", "QuestionDismissed", "QuestionState", "answer_for",
     "build_form_answer", "build_question_answer", "describe_ask", "form_answer_from_question",
     "form_from_question", "initial_values", "is_question_form", "permission_preview",
-    "question_from_form", "validate_field", "validate_form", "visible_keys",
+    "question_from_form", "validate_field", "validate_form", "validate_questions", "visible_keys",
 ]
 
 PermissionReplyKind = Literal["once", "always", "reject"]
@@ -134,6 +134,30 @@ class QuestionState:
     @property
     def answered(self) -> bool:
         return bool(self.answer())
+
+    @property
+    def needs_answer(self) -> bool:
+        """Whether the reply must carry an answer to this question: single choice ("Pick one") is
+        one answer, an option or typed text. Multiple choice ("Pick any") may be left empty, none
+        being an answer: the question tool's multiselect field has no ``minItems`` and the server
+        takes ``[]``. Nor does a question that nothing could answer (no options, no typed answer)
+        hold up the rest. (The wire takes an empty single-choice answer too, reading it to the
+        model as "Unanswered": a reply the user never chose, so the dialog does not send it.)"""
+        return not self.multiple and (bool(self.item.options) or self.allows_custom)
+
+    @property
+    def error(self) -> str | None:
+        """Why this question cannot be sent yet, or None."""
+        if self.answered or not self.needs_answer:
+            return None
+        if not self.item.options:
+            return "Type your answer"
+        return "Pick one, or type your own answer" if self.allows_custom else "Pick one"
+
+
+def validate_questions(states: list[QuestionState]) -> dict[int, str]:
+    """Error message by question index (see ``QuestionState.needs_answer``)."""
+    return {index: message for index, state in enumerate(states) if (message := state.error)}
 
 
 def build_question_answer(states: list[QuestionState]) -> QuestionAnswer:

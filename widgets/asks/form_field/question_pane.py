@@ -11,11 +11,12 @@ from textual.widgets import Input, Static
 from tui.state.asks import QuestionState
 from tui.text.sanitize import clean_text
 from widgets.asks.form_field.choice_list import ChoiceList
-from widgets.plain import plain_cut
+from widgets.plain import plain, plain_cut
 
 
 class QuestionPane(Vertical):
-    """Question text, a hint, a ``ChoiceList`` and (unless ``custom`` is False) an Input."""
+    """Question text, a hint (or the error, ``set_error``), a ``ChoiceList`` and (unless ``custom``
+    is False) an Input."""
 
     class Confirmed(Message):
         """The user pressed Enter on this question."""
@@ -49,6 +50,10 @@ class QuestionPane(Vertical):
         if item.options:
             hint = "Pick any: space toggles" if self.state.multiple else "Pick one"
             yield Static(hint, classes="question-hint")
+        # Shown after a submit that this question held up, on the hint's line (the dialog fills
+        # an 80x24 terminal: one more line would push the buttons out of it).
+        yield Static("", classes="question-error")
+        if item.options:
             yield ChoiceList(self.state)
         if self.state.allows_custom:
             yield Input(
@@ -56,6 +61,11 @@ class QuestionPane(Vertical):
                 placeholder="Type your own answer",
                 classes="question-custom",
             )
+
+    def set_error(self, message: str | None) -> None:
+        """Say why this question cannot be sent yet (None: clear it)."""
+        self.set_class(bool(message), "-invalid")
+        self.query_one(".question-error", Static).update(plain(f"⚠ {message}" if message else ""))
 
     def focus_first(self) -> None:
         for widget in self.query("ChoiceList, Input"):
