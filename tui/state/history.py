@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tui.protocol.models import ModelRef, StructuredError, TokenUsage, ToolContent
-from tui.state.transcript import Message, Part, TextBlock, ToolCall
+from tui.state.transcript import SUBAGENT_TOOLS, Message, Part, TextBlock, ToolCall
 
 _TRAILING_NUMBER = re.compile(r"(\d+)$")
 _TOOL_STATUS = {"pending": "streaming", "streaming": "streaming", "running": "running",
@@ -118,6 +118,27 @@ def tool_from_wire(raw: dict[str, Any], session_id: str, message_id: str) -> Too
     elif isinstance(state.get("error"), str):
         call.error = StructuredError(message=state["error"])
     return call
+
+
+def carry_child_links(old: dict[str, Message], new: dict[str, Message]) -> None:
+    """Keep in ``new`` (messages rebuilt from the server's history) each subagent call's link to
+    its child session that ``old`` knew and the history's form of the call no longer names.
+
+    The live stream names the child in ``tool.progress``; a call that then fails is stored
+    self-contained, without that metadata, and the failure text does not always name the child
+    (an interrupt, an older server's wording). A reload must not cut a link the store had."""
+    for mid, fresh in new.items():
+        before = old.get(mid)
+        if before is None or before.role != "assistant" or fresh.role != "assistant":
+            continue
+        for part in fresh.parts:
+            if not isinstance(part, ToolCall) or (part.name and part.name not in SUBAGENT_TOOLS) \
+                    or part.child_session_id:
+                continue
+            known = before.tool(part.id)
+            child = known.child_session_id if known is not None else None
+            if child:
+                part.known_child = child
 
 
 def contents(value: Any) -> list[ToolContent]:

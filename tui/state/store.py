@@ -41,7 +41,7 @@ from tui.state.changes import (
     severity_of,
 )
 from tui.state.deltas import append_delta
-from tui.state.history import message_from_wire
+from tui.state.history import carry_child_links, message_from_wire
 from tui.state.transcript import Ask, Message, PendingInput, SessionState, TextBlock
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
@@ -203,6 +203,7 @@ class Store:
             rebuilt = {**kept, **rebuilt}
             older = state.older
         interrupts.carry_streamed(state.messages, rebuilt)  # what streamed is not dropped
+        carry_child_links(state.messages, rebuilt)  # nor a subagent call's link to its child
         if state.busy:
             _resume_open_blocks(state.messages, rebuilt)
         state.messages = rebuilt
@@ -255,6 +256,7 @@ class Store:
         msg = message_from_wire(raw, session_id)
         if msg is None:
             return []
+        carry_child_links(state.messages, {msg.id: msg})
         state.messages[msg.id] = msg
         state.inbox.pop(msg.id, None)
         session_events.recount_usage(state)

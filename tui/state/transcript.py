@@ -6,6 +6,7 @@ carries ``version``, bumped on each change, so a widget can skip a repaint when 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -22,6 +23,18 @@ from tui.protocol.models import (
 
 BlockKind = Literal["text", "reasoning"]
 ToolStatus = Literal["streaming", "running", "completed", "error"]
+
+SUBAGENT_TOOLS = frozenset({"subagent", "task"})
+"""Tool names that spawn a child session (v2 ``subagent``, 1.18 ``task``)."""
+
+# Where the server's own words name a subagent call's child when its ``metadata`` does not: a
+# failed or cancelled call's stored state is self-contained (no metadata, no progress: both
+# generations record ``{status: "error", input, error}``), but the failure text keeps the child's
+# id "so the model can continue the child" (core ``tool/plugin/subagent.ts``).
+_CHILD_IN_ERROR = re.compile(
+    r"^(?:Subagent (?:failed|cancelled) \(sessionID: (?P<id>[^)\s]+)\)"
+    r"|Failed to prompt subagent: (?P<prompted>\S+)$)")
+_CHILD_IN_CONTENT = re.compile(r'^<subagent sessionID="(?P<id>[^"\s]+)"')
 
 
 @dataclass
@@ -66,6 +79,10 @@ class ToolCall:
     time_ran: float | None = None
     time_completed: float | None = None
     live_output: str = ""  # v2: output of a running shell, polled from /api/shell/{id}/output
+    known_child: str = ""
+    """A subagent call's child as the live stream named it (``tool.progress``), kept when the
+    server's history is loaded again and its form of the call names no child (see
+    ``tui.state.history.carry_child_links``)."""
     version: int = 0
 
     @property
@@ -87,11 +104,21 @@ class ToolCall:
 
     @property
     def child_session_id(self) -> str | None:
+        """The child session of a subagent call: its progress or result ``metadata.sessionID``;
+        else (a failed call from history keeps no metadata) the id its error or result text
+        names; else the one the live stream named before."""
         for source in (self.progress, self.metadata):
             value = source.get("sessionID")
             if isinstance(value, str) and value:
                 return value
-        return None
+        if self.name and self.name not in SUBAGENT_TOOLS:
+            return None
+        if self.error is not None and (match := _CHILD_IN_ERROR.match(self.error.message or "")):
+            return match.group("id") or match.group("prompted")
+        if self.status == "completed" and self.content and self.content[0].type == "text" \
+                and (match := _CHILD_IN_CONTENT.match(self.content[0].text or "")):
+            return match.group("id")
+        return self.known_child or None
 
     @property
     def finished(self) -> bool:

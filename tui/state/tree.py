@@ -26,13 +26,10 @@ from typing import Literal
 
 from tui.protocol.models import TokenUsage
 from tui.state.store import Store
-from tui.state.transcript import Message, SessionState, ToolCall
+from tui.state.transcript import SUBAGENT_TOOLS, Message, SessionState, ToolCall
 from tui.text.sanitize import clean_text
 
 NodeStatus = Literal["running", "completed", "error", "cancelled", "waiting"]
-
-SUBAGENT_TOOLS = frozenset({"subagent", "task"})
-"""Tool names that spawn a child session (v2 ``subagent``, 1.18 ``task``)."""
 
 MAX_DEPTH = 64
 """Deeper nesting than this is treated as corrupt and cut off."""
