@@ -47,3 +47,13 @@ def test_demo_generation_without_demo_is_a_usage_error(ran: list[OctuiApp],
     with pytest.raises(SystemExit):
         cli.main(["--demo", "--demo-generation", "1.9"])
     assert ran == []
+
+
+def test_each_demo_run_has_session_ids_of_its_own(ran: list[OctuiApp]) -> None:
+    """Settings and drafts are kept per session id: a second run must not get the first's (QA:
+    "full access" set in one demo run was on in the next, and its shell ran without asking)."""
+    assert cli.main(["--demo"]) == 0
+    assert cli.main(["--demo"]) == 0
+    first, second = (app.demo.create_session(title="t")["id"] for app in ran if app.demo is not None)
+    assert first != second
+    assert first.startswith("ses_") and second.startswith("ses_")

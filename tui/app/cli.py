@@ -12,6 +12,7 @@ import gc
 import json
 import logging
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -205,8 +206,11 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
     demo = None
     if args.demo:
         from tui.demo import DemoServer
+        from tui.demo.ids import IdGenerator
 
-        demo = DemoServer(directory=directory, generation=args.demo_generation)
+        # Session ids of this run's own (settings and drafts are kept per session id).
+        demo = DemoServer(directory=directory, generation=args.demo_generation,
+                          ids=IdGenerator(run=secrets.token_hex(2)))
         spec = ConnectSpec(url=demo.base_url, transport=demo.transport, directory=directory,
                            session_id=args.session)
     elif connection is not None:

@@ -71,10 +71,15 @@ _FORMATS: dict[str, tuple[str, int]] = {
 
 
 class IdGenerator:
-    """Counter-based ids (``ses_demo0001``, ``evt_demo000001``, ``call_1``): same run, same ids."""
+    """Counter-based ids (``ses_demo0001``, ``evt_demo000001``, ``call_1``): same run, same ids.
 
-    def __init__(self) -> None:
+    ``run`` goes into session ids (``ses_demo7f3a_0001``): octui keeps settings and drafts per
+    session id between runs, and ``--demo`` numbering its sessions from 1 every time gave a new
+    run the last one's (a "full access" mode, a draft)."""
+
+    def __init__(self, run: str = "") -> None:
         self._counters: defaultdict[str, int] = defaultdict(int)
+        self._run = f"{run}_" if run else ""
 
     def __call__(self, kind: str) -> str:
         self._counters[kind] += 1
@@ -82,4 +87,6 @@ class IdGenerator:
         if kind == "call":
             return f"call_{n}"
         prefix, width = _FORMATS.get(kind, (f"{kind}_demo", 4))
+        if kind == "ses":
+            prefix += self._run
         return f"{prefix}{n:0{width}d}"
