@@ -24,6 +24,7 @@ from textual import events
 from textual._ansi_sequences import SYNC_END, SYNC_START
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual._styles_cache import StylesCache
+from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.binding import BindingsMap
 from textual.dom import DOMNode
@@ -41,7 +42,7 @@ __all__ = [
     "DisplayHookApp",
     "LayoutUpdate", "LightRepaintBase", "OneLayoutPass", "OwnVerticalScrollBar", "PreparsedMarkdown",
     "SteadyScrollView", "TextAreaInputHooks",
-    "anchor_released", "console_color_system", "driver_write", "install_cropped_renders",
+    "anchor_released", "console_color_system", "driver_write", "install_alt_keys", "install_cropped_renders",
     "install_light_strips", "node_bindings",
     "report_exception", "rich_divide_line", "table_column_widths", "table_padding_width",
     "terminal_sync_available", "widget_visual",
@@ -237,6 +238,31 @@ def install_cropped_renders() -> None:
     ``_render_chops`` fills chops or the way ``ChopsUpdate.render_segments`` reads them change,
     chops come out wrong: the canary hashes each of them."""
     Compositor._get_renders = _cropped_renders  # type: ignore[method-assign]
+
+
+_ALT_KEYS = {"\x1b\r": "alt+enter"}
+"""Sequences Textual 8.2.8 reads without their Alt: tmux, and terminals that send Alt as an ESC
+prefix, send Alt+Enter as ESC CR, which Textual's parser reads as "enter" (it adds "alt+" only to
+keys of one character), so the prompt's Alt+Enter (queue) steered instead."""
+
+textual_sequence_to_key_events = XTermParser._sequence_to_key_events
+
+
+def _alt_aware_key_events(self: XTermParser, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+    name = _ALT_KEYS.get(sequence)
+    if name is not None:
+        yield events.Key(name, None)
+        return
+    yield from textual_sequence_to_key_events(self, sequence, alt)
+
+
+def install_alt_keys() -> None:
+    """Replace ``XTermParser._sequence_to_key_events(self, sequence, alt=False)`` (Textual 8.2.8)
+    with one that reads the sequences of ``_ALT_KEYS`` with their Alt. The parser asks it for
+    each sequence as it grows (ESC, then ESC CR), so ESC CR is one key; anything else is Textual's.
+    If Textual renames it, the patch adds a dead method and Alt+Enter steers again (the canary
+    parses ESC CR with the driver's parser)."""
+    XTermParser._sequence_to_key_events = _alt_aware_key_events  # type: ignore[method-assign]
 
 
 # ---------------------------------------------------------------------------- widgets

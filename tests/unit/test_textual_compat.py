@@ -875,3 +875,26 @@ def test_light_strips_make_the_caches_strip_init_makes() -> None:
     for cut in range(11, 16):
         strip.divide([cut, 40])
     assert len(strip._divide_cache) == 4
+
+
+def test_alt_enter_sent_as_esc_cr_is_read_as_alt_enter() -> None:
+    """tmux sends Alt+Enter as ESC CR; Textual's own parser reads it as "enter" (the prompt then
+    steered where Alt+Enter queues). Read through the driver's parser, in one read and split."""
+    from textual._xterm_parser import XTermParser
+
+    from widgets._textual_compat import install_alt_keys, textual_sequence_to_key_events
+
+    def keys(*reads: str) -> list[str]:
+        parser = XTermParser()
+        return [event.key for data in reads for event in parser.feed(data) if isinstance(event, events.Key)]
+
+    original = XTermParser._sequence_to_key_events
+    try:
+        XTermParser._sequence_to_key_events = textual_sequence_to_key_events  # type: ignore[method-assign]
+        assert keys("a\x1b\rb", "") == ["a", "enter", "b"]  # Textual's own: the Alt is lost
+        install_alt_keys()
+        assert keys("a\x1b\rb\r") == ["a", "alt+enter", "b", "enter"]
+        assert keys("\x1b", "\r") == ["alt+enter"]
+        assert keys("\x1b[A\x1b[1;3A\r") == ["up", "alt+up", "enter"]  # the rest is Textual's
+    finally:
+        XTermParser._sequence_to_key_events = original  # type: ignore[method-assign]

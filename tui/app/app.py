@@ -41,13 +41,14 @@ from tui.session.service import SessionService
 from tui.state.changes import Change, PartChanged
 from tui.state.store import Store
 from tui.storage.config import Config, load_config
-from widgets._textual_compat import driver_write
+from widgets._textual_compat import driver_write, install_alt_keys
 from widgets.composer.composer import Composer
 from widgets.plain import toast
 from widgets.tools.tool_row import ToolRow
 from widgets.transcript.message_view import MessageView
 
 log = logging.getLogger("octui")
+install_alt_keys()  # Alt+Enter sent as ESC CR (tmux) is Alt+Enter, not Enter
 STYLES = Path(styles.__file__).resolve().parent
 CATALOG_RETRY_S = (0.5, 1.0, 2.0, 4.0)  # waits between /api/model attempts
 FRAME_S = 1 / 30  # repaint budget: at most ~30 flushes a second, however fast deltas come
