@@ -106,6 +106,32 @@ async def test_escape_interrupts_the_long_script() -> None:
         assert 0 < len(streamed) < len(SCRIPTS["long"].steps[0].text)
 
 
+async def test_escape_counts_only_the_sessions_it_stopped() -> None:
+    """Finished subagents of earlier turns are stopped too (harmless), but not counted: the
+    toast said "Interrupted 6 sessions." when one was running."""
+    demo_clock = ManualClock()
+    demo = DemoServer(clock=demo_clock, speed=1.0, heartbeat=0, directory="/home/demo/project",
+                      ids=IdGenerator())
+    app = MainApp(demo, demo_clock=demo_clock)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_connected(pilot)
+        parent = demo.create_session(title="parent")["id"]
+        for n in range(3):
+            demo.create_session(title=f"done {n}", parent_id=parent)
+        await app.open_session(parent)
+        await settle(pilot)
+        screen = main_screen(app)
+        await wait_until(pilot, lambda: len(app.store.children(parent)) == 3)
+        await type_prompt(pilot, "Write something long.")
+        await wait_until(pilot, lambda: screen.state is not None and screen.state.busy)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: any("Interrupted" in str(n.message) for n in app._notifications))
+        said = [str(n.message) for n in app._notifications if "Interrupted" in str(n.message)]
+        assert said == ["Interrupted."]
+        interrupted = [e for e in demo.emitted if e["type"] == "session.execution.interrupted"]
+        assert {e["data"]["sessionID"] for e in interrupted} == {parent}
+
+
 async def test_ctrl_t_toggles_reasoning() -> None:
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:

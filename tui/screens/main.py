@@ -485,12 +485,15 @@ class MainScreen(Screen[None]):
         session = app.session
         if not session.is_ready:
             return
-        targets = [session_id, *tree_nav.descendants(app.store, session_id)]
+        store = app.store
+        targets = [session_id, *tree_nav.descendants(store, session_id)]
+        # Every one is stopped (a child about to start is not busy yet); the toast counts those
+        # that were running or asking, not the finished subagents of earlier turns.
+        stopped = sum(1 for sid in targets if store.session(sid).busy or store.asks_for(sid))
         try:
             for sid in reversed(targets):  # children first, so none outlives its parent
                 await session.interrupt(sid)
-            toast(self, "Interrupted." if len(targets) == 1 else
-                        f"Interrupted {len(targets)} sessions.", timeout=2)
+            toast(self, "Interrupted." if stopped <= 1 else f"Interrupted {stopped} sessions.", timeout=2)
         except OctuiError as exc:
             toast(self, f"Interrupt failed: {exc}", severity="error")
 
