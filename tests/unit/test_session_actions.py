@@ -195,7 +195,14 @@ def test_copy_sends_osc52_and_writes_the_fallback_file(tmp_path: Path) -> None:
 def test_copy_nothing_says_so(tmp_path: Path) -> None:
     acts, app = actions(tmp_path)
     acts.copy_code_block(SessionState(id="x"))
-    assert app.clipboard == [] and app.toasts[-1][0] == "warning"
+    assert app.clipboard == [] and app.toasts[-1] == (
+        "warning", "Nothing to copy: no code block in this session yet.")
+    # A message with no code block has none (QA: "code block is empty" on a user message).
+    acts.copy_message_code(Message(id="msg_u", role="user", text="plain words"))
+    assert app.toasts[-1] == ("warning", "Nothing to copy: this message has no code block.")
+    acts.copy_message_code(Message(id="msg_u", role="user", text="```\n```"))  # one, empty
+    assert app.toasts[-1] == ("warning", "Nothing to copy: code block is empty.")
+    assert app.clipboard == []
 
 
 # The demo's ``ls --color`` (QA saw its colour codes in the copy and the export), then escapes

@@ -206,14 +206,20 @@ class SessionActions:
 
     def copy_code_block(self, state: SessionState | None) -> None:
         block = last_code_block(state) if state else None
-        self.copy(block or "", "Last code block")
+        if block is None:
+            toast(self.app, "Nothing to copy: no code block in this session yet.", severity="warning")
+            return
+        self.copy(block, "Last code block")
 
     def copy_message(self, message: Message) -> None:
         self.copy(message_copy_text(message), "Message")
 
     def copy_message_code(self, message: Message) -> None:
         blocks = code_blocks(message_copy_text(message))
-        self.copy(blocks[-1] if blocks else "", "Code block")
+        if not blocks:  # (not "the code block is empty": there is none)
+            toast(self.app, "Nothing to copy: this message has no code block.", severity="warning")
+            return
+        self.copy(blocks[-1], "Code block")
 
     def export(self, state: SessionState | None) -> Path | None:
         if state is None:
