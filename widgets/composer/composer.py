@@ -64,12 +64,18 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         self.mentioned: set[str] = set()
         """``@`` paths picked from completion; they are sent as file attachments."""
         self._completion: CompletionContext | None = None
+        self._menu: CompletionMenu | None = None
 
     # ---------------------------------------------------------------- completion
     @property
     def menu(self) -> CompletionMenu | None:
-        found = self.screen.query(CompletionMenu) if self.is_attached else None
-        return found.first() if found else None
+        # Looked up once: a query walks the whole screen, and this is read several times a key
+        # (6,000 keys in one read, a paste into a terminal without bracketed paste, took 10 s).
+        menu = self._menu
+        if menu is None or not menu.is_attached:
+            found = self.screen.query(CompletionMenu) if self.is_attached else None
+            menu = self._menu = found.first() if found else None
+        return menu
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if not self.text:
