@@ -26,11 +26,14 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
     BINDINGS = [
         Binding("alt+enter", "submit('queue')", "Queue", show=False, id="octui.submit_queue"),
         Binding("ctrl+j,shift+enter", "newline", "Newline", show=False, id="octui.newline"),
-        Binding("ctrl+up", "history(-1)", "Previous prompt", show=False, id="octui.history_previous"),
-        Binding("ctrl+down", "history(1)", "Next prompt", show=False, id="octui.history_next"),
+        # Ids by the keymap's rule (octui. + the action's name): each key rebindable on its own.
+        Binding("ctrl+up", "history('previous')", "Previous prompt", show=False, id="octui.history_previous"),
+        Binding("ctrl+down", "history('next')", "Next prompt", show=False, id="octui.history_next"),
         # The transcript's pages, from the prompt (a prompt pages rarely; its arrows still move).
-        Binding("pageup", "screen.page_transcript(-1)", "Page up", show=False, id="octui.page_up"),
-        Binding("pagedown", "screen.page_transcript(1)", "Page down", show=False, id="octui.page_down"),
+        Binding("pageup", "page_transcript('up')", "Transcript page up", show=False,
+                id="octui.page_transcript_up"),
+        Binding("pagedown", "page_transcript('down')", "Transcript page down", show=False,
+                id="octui.page_transcript_down"),
     ]
 
     @dataclass
@@ -182,7 +185,7 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         if event.key in ("up", "down") and self._at_edge(event.key):
             event.prevent_default()
             event.stop()
-            self.action_history(-1 if event.key == "up" else 1)
+            self.action_history("previous" if event.key == "up" else "next")
             return
         bound = self._bound_action(event.key)
         # Run it now, in key order. As a binding it would run only after the key bubbled up the
@@ -223,9 +226,13 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
     def action_newline(self) -> None:
         self.insert("\n")
 
-    def action_history(self, step: int) -> None:
+    async def action_page_transcript(self, direction: str) -> None:
+        await self.run_action(f"screen.page_transcript({-1 if direction == 'up' else 1})")
+
+    def action_history(self, direction: str) -> None:
         if not self.prompt_history:
             return
+        step = -1 if direction == "previous" else 1
         index = max(0, min(len(self.prompt_history), self._history_index + step))
         self._history_index = index
         self.text = self.prompt_history[index] if index < len(self.prompt_history) else ""
