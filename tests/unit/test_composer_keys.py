@@ -25,6 +25,7 @@ from tests.snapshots.main_app import (
     wait_connected,
 )
 from tui.demo import history_fixture
+from widgets._textual_compat import anchor_released
 from widgets.composer.composer import Composer
 from widgets.transcript.transcript import Transcript
 
@@ -125,7 +126,16 @@ async def test_page_keys_in_the_prompt_page_the_transcript() -> None:
             await settle(pilot)
             page = transcript.scrollable_content_region.height
             assert transcript.scroll_y == max(0, bottom - page)  # a page up, held there
+            assert anchor_released(transcript)  # not yanked back by what streams meanwhile
             assert composer.text == "draft" and composer.has_focus
             burst(app, "pagedown", "pagedown", "pagedown")
             await settle(pilot)
             assert transcript.scroll_y >= transcript.max_scroll_y - 1
+            assert not anchor_released(transcript)  # at the bottom: following again
+            transcript.focus()  # the same keys with the transcript focused (Textual's own PgDn
+            await settle(pilot)  # at the bottom released the anchor, and it stayed released)
+            assert app.focused is transcript
+            for key in ("pageup", "pagedown", "pagedown"):  # one at a time: a page scroll is done
+                burst(app, key)  # after the next refresh, and a burst would judge from before it
+                await settle(pilot)
+            assert transcript.scroll_y >= transcript.max_scroll_y - 1 and not anchor_released(transcript)

@@ -528,11 +528,10 @@ class MainScreen(Screen[None]):
     def action_page_transcript(self, step: int) -> None:
         """PageUp/PageDown from the prompt: the transcript's pages, as with it focused."""
         transcript = self.query_one(Transcript)
-        if transcript.allow_vertical_scroll:
-            if step < 0:
-                transcript.scroll_page_up()
-            else:
-                transcript.scroll_page_down()
+        if step > 0:
+            transcript.action_page_down()
+        elif transcript.allow_vertical_scroll:
+            transcript.scroll_page_up()
 
     def action_toggle_tree(self) -> None:
         self.subagents.toggle()

@@ -329,6 +329,17 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
             self._unseen = unseen
             self.post_message(self.Unseen(len(unseen)))
 
+    def action_page_down(self) -> None:
+        """PgDn; one that reaches the bottom follows the stream again. Textual's own releases the
+        anchor first, and at the bottom, where the scroll then changes nothing, it stays released:
+        paging down to the end left the reader no longer following."""
+        if not self.allow_vertical_scroll:
+            return
+        if self._tail and self.scroll_y + self.scrollable_content_region.height >= self.max_scroll_y:
+            self.jump_to_end()
+        else:
+            self.scroll_page_down()
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if self._unseen and self._tail and not self._restoring and new_value >= self.max_scroll_y:
