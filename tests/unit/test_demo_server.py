@@ -392,3 +392,31 @@ async def test_runs_are_deterministic() -> None:
         return server.emitted
 
     assert await run() == await run()
+
+
+async def test_revert_stage_clear_and_commit(server: DemoServer, client: httpx.AsyncClient) -> None:
+    """F4 (undo) in --demo got "no route for POST …/revert/stage": the routes of PROTOCOL.md §4."""
+    sid = await new_session(client)
+    for _ in range(2):  # two turns that ask nothing
+        server.run_script(sid, "long")
+        await server.idle()
+    listed = (await client.get(f"/api/session/{sid}/message")).json()["data"]
+    listed.reverse()  # (listed newest first)
+    second = [m["id"] for m in listed if m["type"] == "user"][1]
+    missing = await client.post(f"/api/session/{sid}/revert/stage", json={"messageID": "msg_nope"})
+    assert missing.status_code == 404 and missing.json()["_tag"] == "MessageNotFoundError"
+
+    staged = await client.post(f"/api/session/{sid}/revert/stage", json={"messageID": second})
+    assert staged.status_code == 200 and staged.json()["data"]["messageID"] == second
+    assert (await client.get(f"/api/session/{sid}")).json()["data"]["revert"]["messageID"] == second
+    assert (await client.post(f"/api/session/{sid}/revert/clear")).status_code == 204
+    assert "revert" not in (await client.get(f"/api/session/{sid}")).json()["data"]
+
+    await client.post(f"/api/session/{sid}/revert/stage", json={"messageID": second})
+    assert (await client.post(f"/api/session/{sid}/revert/commit")).status_code == 204
+    kept = [m["id"] for m in (await client.get(f"/api/session/{sid}/message")).json()["data"]]
+    before = [m["id"] for m in listed]
+    assert sorted(kept) == sorted(before[:before.index(second)])  # the first turn, whole
+    assert [e["type"] for e in server.emitted if e["type"].startswith("session.revert.")] == [
+        "session.revert.staged", "session.revert.cleared", "session.revert.staged",
+        "session.revert.committed"]

@@ -90,6 +90,22 @@ class Projection:
             for key in [k for k, v in pending.items() if v["sessionID"] == sid]:
                 del pending[key]
 
+    def _on_session_revert_staged(self, d: Json, at: float) -> None:
+        self.sessions[d["sessionID"]]["revert"] = copy.deepcopy(d["revert"])
+
+    def _on_session_revert_cleared(self, d: Json, at: float) -> None:
+        self.sessions[d["sessionID"]].pop("revert", None)
+
+    def _on_session_revert_committed(self, d: Json, at: float) -> None:
+        """The boundary message and every one after it are gone."""
+        sid = d["sessionID"]
+        self.sessions[sid].pop("revert", None)
+        kept = self.messages.get(sid, [])
+        for index, message in enumerate(kept):
+            if message["id"] == d["to"]:
+                del kept[index:]
+                break
+
     def _on_session_agent_selected(self, d: Json, at: float) -> None:
         self.sessions[d["sessionID"]]["agent"] = d["agent"]
         msg = {"id": self._new_message_id(), "time": {"created": at}, "type": "agent-switched"}

@@ -166,6 +166,43 @@ async def select_model(s: DemoServer, r: httpx.Request, sid: str) -> Result:
     return 204, None
 
 
+# -- revert (PROTOCOL.md §4: stage a boundary, then clear it or commit it) ------------------------------
+
+def _idle(s: DemoServer, sid: str) -> None:
+    if sid in s.state.active:
+        raise ApiError(409, "SessionBusyError", f"Session is busy: {sid}", sessionID=sid)
+
+
+@on("POST", "/api/session/{sid}/revert/stage")
+async def revert_stage(s: DemoServer, r: httpx.Request, sid: str) -> Result:
+    body = read_body(r, {"messageID": str, "files": bool}, ("messageID",))
+    _idle(s, sid)
+    mid = body["messageID"]
+    if s.state.message(sid, mid) is None:
+        raise ApiError(404, "MessageNotFoundError", f"Message not found: {mid}", sessionID=sid,
+                       messageID=mid)
+    revert: Json = {"messageID": mid, "files": []}  # the demo changes no files
+    s.emit("session.revert.staged", {"sessionID": sid, "revert": revert})
+    return 200, {"data": revert}
+
+
+@on("POST", "/api/session/{sid}/revert/clear")
+async def revert_clear(s: DemoServer, r: httpx.Request, sid: str) -> Result:
+    _idle(s, sid)
+    if "revert" in s.state.sessions[sid]:
+        s.emit("session.revert.cleared", {"sessionID": sid})
+    return 204, None
+
+
+@on("POST", "/api/session/{sid}/revert/commit")
+async def revert_commit(s: DemoServer, r: httpx.Request, sid: str) -> Result:
+    _idle(s, sid)
+    staged = s.state.sessions[sid].get("revert")
+    if staged is not None:
+        s.emit("session.revert.committed", {"sessionID": sid, "to": staged["messageID"]})
+    return 204, None
+
+
 # -- messages ------------------------------------------------------------------------------------------
 
 @on("GET", "/api/session/{sid}/message")
