@@ -23,6 +23,7 @@ from rich.table import Table
 from textual import events
 from textual._ansi_sequences import SYNC_END, SYNC_START
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+from textual._context import NoActiveAppError
 from textual._styles_cache import StylesCache
 from textual._xterm_parser import XTermParser
 from textual.app import App
@@ -43,7 +44,7 @@ __all__ = [
     "LayoutUpdate", "LightRepaintBase", "OneLayoutPass", "OwnVerticalScrollBar", "PreparsedMarkdown",
     "SteadyScrollView", "TextAreaInputHooks",
     "anchor_released", "console_color_system", "driver_write", "install_alt_keys", "install_cropped_renders",
-    "install_light_strips", "node_bindings",
+    "install_light_strips", "keymapped_bindings", "node_bindings",
     "report_exception", "rich_divide_line", "table_column_widths", "table_padding_width",
     "terminal_sync_available", "widget_visual",
 ]
@@ -245,7 +246,7 @@ _ALT_KEYS = {"\x1b\r": "alt+enter"}
 prefix, send Alt+Enter as ESC CR, which Textual's parser reads as "enter" (it adds "alt+" only to
 keys of one character), so the prompt's Alt+Enter (queue) steered instead."""
 
-textual_sequence_to_key_events = XTermParser._sequence_to_key_events
+textual_sequence_to_key_events = getattr(XTermParser, "_sequence_to_key_events", None)
 
 
 def _alt_aware_key_events(self: XTermParser, sequence: str, alt: bool = False) -> Iterable[events.Key]:
@@ -253,6 +254,7 @@ def _alt_aware_key_events(self: XTermParser, sequence: str, alt: bool = False) -
     if name is not None:
         yield events.Key(name, None)
         return
+    assert textual_sequence_to_key_events is not None  # (installed only where it exists)
     yield from textual_sequence_to_key_events(self, sequence, alt)
 
 
@@ -260,18 +262,35 @@ def install_alt_keys() -> None:
     """Replace ``XTermParser._sequence_to_key_events(self, sequence, alt=False)`` (Textual 8.2.8)
     with one that reads the sequences of ``_ALT_KEYS`` with their Alt. The parser asks it for
     each sequence as it grows (ESC, then ESC CR), so ESC CR is one key; anything else is Textual's.
-    If Textual renames it, the patch adds a dead method and Alt+Enter steers again (the canary
-    parses ESC CR with the driver's parser)."""
-    XTermParser._sequence_to_key_events = _alt_aware_key_events  # type: ignore[method-assign]
+    If Textual renames it, nothing is installed and Alt+Enter steers again (the canary parses ESC
+    CR with the driver's parser)."""
+    if textual_sequence_to_key_events is not None:
+        XTermParser._sequence_to_key_events = _alt_aware_key_events  # type: ignore[method-assign]
 
 
 # ---------------------------------------------------------------------------- widgets
 def node_bindings(node: DOMNode) -> BindingsMap:
-    """``DOMNode._bindings``: the node's own bindings (its class's merged ``BINDINGS``, copied per
-    instance in ``DOMNode.__init__``; Textual's keymap is applied to it as the binding chain is
-    built). Textual 8.2.8 has no public per-node view. Used by the help screen, the palette and
-    the composer's own-key check; if it is renamed they list nothing and remapped keys misfire."""
+    """``DOMNode._bindings``: the node's own bindings, its class's merged ``BINDINGS`` (copied per
+    instance in ``DOMNode.__init__``), as written: Textual 8.2.8 has no public per-node view. Not
+    remapped: the keymap is applied to copies as the binding chain is built (``keymapped_bindings``)."""
     return node._bindings
+
+
+def keymapped_bindings(node: DOMNode) -> BindingsMap:
+    """``node``'s bindings as the binding chain has them: a copy with the app's keymap
+    (``App._keymap``) applied, as ``Screen._binding_chain`` does in Textual 8.2.8. The help screen,
+    the palette and the prompt's in-order keys read these: a remapped key is shown and acts under
+    its new key only. If either name changes, they list and act on the keys as written."""
+    bindings = node._bindings
+    try:
+        keymap = node.app._keymap
+    except NoActiveAppError:  # a node outside a running app: its bindings as written
+        keymap = None
+    if not keymap:
+        return bindings
+    mapped = bindings.copy()
+    mapped.apply_keymap(keymap)
+    return mapped
 
 
 def anchor_released(widget: Widget) -> bool:

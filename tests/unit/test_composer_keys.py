@@ -139,3 +139,24 @@ async def test_page_keys_in_the_prompt_page_the_transcript() -> None:
                 burst(app, key)  # after the next refresh, and a burst would judge from before it
                 await settle(pilot)
             assert transcript.scroll_y >= transcript.max_scroll_y - 1 and not anchor_released(transcript)
+
+
+async def test_a_remapped_prompt_key_acts_under_its_new_key_only() -> None:
+    """The in-order keys read the bindings as remapped (``[keys]`` in the config): the old key
+    recalled the history still, and took a key the user had given to something else."""
+    from tui.screens.help import binding_rows, help_sections
+
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(100, 24)) as pilot:
+            app.set_keymap({"octui.history_previous": "alt+p"})
+            composer = await composer_after(pilot)
+            composer.prompt_history.append("first")  # as a sent prompt leaves it
+            burst(app, "ctrl+up")
+            await pilot.pause(0.2)
+            assert composer.text == ""  # not the old key any more
+            burst(app, "alt+p")
+            await pilot.pause(0.2)
+            assert composer.text == "first"
+            rows = binding_rows(help_sections(app.screen), app)
+            assert [row.keys for row in rows if row.description == "Previous prompt"] == ["alt+p"]

@@ -890,6 +890,7 @@ def test_alt_enter_sent_as_esc_cr_is_read_as_alt_enter() -> None:
 
     original = XTermParser._sequence_to_key_events
     try:
+        assert textual_sequence_to_key_events is not None  # (the canary: Textual still has it)
         XTermParser._sequence_to_key_events = textual_sequence_to_key_events  # type: ignore[method-assign]
         assert keys("a\x1b\rb", "") == ["a", "enter", "b"]  # Textual's own: the Alt is lost
         install_alt_keys()

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 
-from widgets._textual_compat import node_bindings
+from widgets._textual_compat import keymapped_bindings
 from widgets.plain import highlight_match, palette_help, plain
 
 __all__ = ["TEXTUAL_LABELS", "UNBOUND", "ActionsProvider", "PaletteAction", "action_label", "palette_actions"]
@@ -67,7 +67,7 @@ def palette_actions(nodes: Iterable[DOMNode]) -> list[PaletteAction]:
     for node in nodes:
         keys_of: dict[str, list[str]] = {}
         descriptions: dict[str, str] = {}
-        for _, binding in node_bindings(node):
+        for _, binding in keymapped_bindings(node):
             if binding.action in SYSTEM_ACTIONS or binding.action in found:
                 continue
             keys_of.setdefault(binding.action, []).append(node.app.get_key_display(binding))

@@ -22,10 +22,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
 from tui.app.palette import action_label
-from widgets._textual_compat import node_bindings
+from widgets._textual_compat import keymapped_bindings
 from widgets.plain import plain_rich
 
-__all__ = ["HelpRow", "HelpScreen", "binding_rows", "help_sections"]
+__all__ = ["HelpRow", "HelpScreen", "binding_rows", "help_sections", "is_ours"]
 
 _ROOT = __name__.removesuffix("tui.screens.help")
 """Where octui's packages sit: "" in a checkout, "octui." when installed (``tui/_octui``)."""
@@ -78,15 +78,15 @@ def is_ours(kind: type) -> bool:
 
 def help_sections(screen: Screen[Any]) -> list[tuple[str, BindingsMap]]:
     """The app's, the screen's and our widgets' bindings on ``screen``, one section per class."""
-    sections: list[tuple[str, BindingsMap]] = [(_title(screen.app), node_bindings(screen.app)),
-                                               (_title(screen), node_bindings(screen))]
+    sections: list[tuple[str, BindingsMap]] = [(_title(screen.app), keymapped_bindings(screen.app)),
+                                               (_title(screen), keymapped_bindings(screen))]
     seen: set[type] = set()
     for widget in screen.walk_children():
         kind = type(widget)
         if kind in seen or not is_ours(kind):
             continue
         seen.add(kind)
-        bindings = node_bindings(widget)
+        bindings = keymapped_bindings(widget)
         if bindings.key_to_bindings:
             sections.append((_title(widget), bindings))
     return sections

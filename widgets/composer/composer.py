@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
@@ -12,7 +13,7 @@ from textual.widgets import TextArea
 from tui.session.attachments import pasted_path
 from tui.session.mentions import CompletionContext, completion_context
 from tui.text.sanitize import clean_text
-from widgets._textual_compat import SteadyScrollView, TextAreaInputHooks, node_bindings
+from widgets._textual_compat import SteadyScrollView, TextAreaInputHooks, keymapped_bindings
 from widgets.composer.completion import Completion, CompletionMenu
 from widgets.plain import toast
 
@@ -192,7 +193,8 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         # DOM, and keys typed right after it (one terminal read: fast typing, a slow SSH link,
         # keys sent by a script) would land first: Ctrl+J then "two" gave "two\n", Alt+Enter
         # queued the text typed after it, "teh" Backspace Backspace "he" gave "tehhe". An action
-        # that declines (Ctrl+C with nothing selected) lets the key go on to the bindings above.
+        # that declines (Ctrl+C with nothing selected) lets the key go on to the bindings above
+        # (the chain asks it again there, and it declines again: it changed nothing).
         if bound is not None and await self.app.run_action(bound, self):
             event.prevent_default()
             event.stop()
@@ -203,7 +205,7 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         """The action the prompt's own bindings (its TextArea's editing keys and the Composer's,
         as remapped) give ``key``. The screen's and the app's priority bindings took their keys
         before the prompt saw them; other bindings of theirs come after the prompt's anyway."""
-        for binding in node_bindings(self).key_to_bindings.get(key, []):
+        for binding in keymapped_bindings(self).key_to_bindings.get(key, []):
             if not binding.priority:
                 return binding.action
         return None
@@ -227,7 +229,9 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         self.insert("\n")
 
     async def action_page_transcript(self, direction: str) -> None:
-        await self.run_action(f"screen.page_transcript({-1 if direction == 'up' else 1})")
+        # A screen without a transcript to page: the key goes on (as TextArea's own would).
+        if not await self.app.run_action(f"screen.page_transcript({-1 if direction == 'up' else 1})", self):
+            raise SkipAction()
 
     def action_history(self, direction: str) -> None:
         if not self.prompt_history:

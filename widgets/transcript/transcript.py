@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from textual.actions import SkipAction
 from textual.content import Content
 from textual.message import Message as TextualMessage
 from textual.widget import AwaitMount
@@ -334,7 +335,7 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
         anchor first, and at the bottom, where the scroll then changes nothing, it stays released:
         paging down to the end left the reader no longer following."""
         if not self.allow_vertical_scroll:
-            return
+            raise SkipAction()  # (as Textual's own: the key goes on)
         if self._tail and self.scroll_y + self.scrollable_content_region.height >= self.max_scroll_y:
             self.jump_to_end()
         else:
