@@ -45,6 +45,7 @@ from tui.session.errors import OctuiError
 from tui.state import tree_nav
 from tui.state.changes import Resynced, SessionChanged
 from tui.state.modes import Mode
+from tui.state.store import Store
 from tui.state.transcript import SessionState
 from tui.text.sanitize import one_line
 from widgets.asks.ask_flow import AskFlow
@@ -72,6 +73,13 @@ from widgets.transcript.transcript_panel import EMPTY_SESSION, TranscriptPanel
 
 HOME_TEXT = ("No session open.\n\nType a prompt below to start a new session in this directory,\n"
              "or press Ctrl+S to browse sessions.")
+
+
+def _running(store: Store, session_id: str) -> bool:
+    """Whether ``session_id`` runs a turn or waits on an ask (a child known only by its tool
+    link has no state: it is not made one here)."""
+    state = store.sessions.get(session_id)
+    return bool(state is not None and state.busy) or bool(store.asks_for(session_id))
 
 
 class MainScreen(Screen[None]):
@@ -473,8 +481,7 @@ class MainScreen(Screen[None]):
         if state is None:
             return
         store = octui_app(self).store
-        tree = [state.id, *tree_nav.descendants(store, state.id)]
-        if not any(store.session(sid).busy or store.asks_for(sid) for sid in tree):
+        if not any(_running(store, sid) for sid in [state.id, *tree_nav.descendants(store, state.id)]):
             return
         self._interrupt(state.id)
 
@@ -489,11 +496,11 @@ class MainScreen(Screen[None]):
         targets = [session_id, *tree_nav.descendants(store, session_id)]
         # Every one is stopped (a child about to start is not busy yet); the toast counts those
         # that were running or asking, not the finished subagents of earlier turns.
-        stopped = sum(1 for sid in targets if store.session(sid).busy or store.asks_for(sid))
+        running = sum(1 for sid in targets if _running(store, sid))
         try:
             for sid in reversed(targets):  # children first, so none outlives its parent
                 await session.interrupt(sid)
-            toast(self, "Interrupted." if stopped <= 1 else f"Interrupted {stopped} sessions.", timeout=2)
+            toast(self, "Interrupted." if running <= 1 else f"Interrupted {running} sessions.", timeout=2)
         except OctuiError as exc:
             toast(self, f"Interrupt failed: {exc}", severity="error")
 
