@@ -37,6 +37,7 @@ async def test_tab_visits_each_field_and_the_buttons_never_the_list() -> None:
         assert stops[len(fields):] == ["submit", "cancel", stops[0]]  # then round again
         assert scrolled > 0  # the list followed the focus down
 
+
 async def test_a_form_with_nothing_to_fill_in_focuses_the_list() -> None:
     """Only a link to open: the list takes the keys, so they scroll it."""
     fields = [FormField(key="docs", title="Docs", type="external", url="https://example.com/docs")]

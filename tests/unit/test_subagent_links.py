@@ -166,12 +166,14 @@ def test_a_failed_subagent_keeps_its_child_when_the_history_is_loaded_again(
 
 
 @DIALECTS
-def test_a_failed_subagent_read_only_from_history_names_its_child(dialect: Dialect) -> None:
+@pytest.mark.parametrize("message", [FAILED, f"Failed to prompt subagent: {CHILD}"],
+                         ids=["failed", "prompt-failed"])  # (both worded in core's subagent tool)
+def test_a_failed_subagent_read_only_from_history_names_its_child(dialect: Dialect, message: str) -> None:
     """A client that attaches after the turn never saw the progress: the failure text names
     the child."""
     store = Store()
     store.load_history(PARENT, history(dialect, stored_tool(
-        dialect, {"type": "tool.execution", "message": FAILED})))
+        dialect, {"type": "tool.execution", "message": message})))
     assert linked_child(store) == CHILD
 
 

@@ -210,7 +210,7 @@ def _run_ui(args: argparse.Namespace, connection: Connection | None, directory: 
 
         # Session ids of this run's own (settings and drafts are kept per session id).
         demo = DemoServer(directory=directory, generation=args.demo_generation,
-                          ids=IdGenerator(run=secrets.token_hex(2)))
+                          ids=IdGenerator(run=secrets.token_hex(4)))
         spec = ConnectSpec(url=demo.base_url, transport=demo.transport, directory=directory,
                            session_id=args.session)
     elif connection is not None:
