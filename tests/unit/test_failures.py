@@ -20,7 +20,7 @@ from tui.session.service import SessionService
 from tui.state.changes import Change, TurnFailed
 from tui.state.store import Store
 from tui.state.transcript import Message
-from tui.text.failures import FIX, failure_fix, failure_headline
+from tui.text.failures import FIX, FIX_BUSY, FIX_MODEL, failure_fix, failure_headline
 from tui.text.sanitize import decode_tokens
 from widgets.plain import content_runs
 from widgets.transcript.message_view import failure_text
@@ -157,3 +157,21 @@ def test_the_failure_line_shows_the_servers_parts_through_plain() -> None:
         "[provider.unknown]")
     tokens = [piece for piece, token in content_runs(shown) if token]
     assert [decode_tokens(t) for t in tokens] == ["\u202e", "\x9b", "\x1b", "\x07"]
+
+
+@pytest.mark.parametrize(("error", "fix"), [
+    # The recorded 2.x causes (traces-2.0: m09_429_retry_after, 07d_400, the demo's 500).
+    (StructuredError(type="provider.rate-limit", message="Provider request failed with HTTP 429: {}"),
+     FIX_BUSY),
+    (StructuredError(type="provider",
+                     message='Provider request failed with HTTP 500: {"error":"upstream overloaded"}'),
+     FIX_BUSY),
+    (StructuredError(type="unknown", message="Overloaded, try later"), FIX_BUSY),  # 1.18: the words alone
+    (StructuredError(type="provider.no-route", message="Model unavailable: nope/nope"), FIX_MODEL),
+    (StructuredError(type="provider", message="Provider request failed with HTTP 400: {}"), FIX),
+    (StructuredError(type="unknown", message="HTTP transport failed"), FIX),  # unreachable: set up
+    (StructuredError(type="provider", message="Provider request failed with HTTP 5000"), FIX),  # no code
+])
+def test_the_fix_fits_the_cause(error: StructuredError, fix: str) -> None:
+    """A busy provider is no setup problem (QA: "upstream overloaded" was told to log in)."""
+    assert failure_fix(error) == fix

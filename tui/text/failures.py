@@ -9,15 +9,28 @@ use these lines.
 
 from __future__ import annotations
 
+import re
+
 from tui.protocol.models import ModelRef, StructuredError
 from tui.text.sanitize import one_line
 
-__all__ = ["FIX", "Piece", "failure_fix", "failure_headline", "failure_log_line", "failure_pieces",
-           "is_interruption"]
+__all__ = ["FIX", "FIX_BUSY", "FIX_MODEL", "Piece", "failure_fix", "failure_headline", "failure_log_line",
+           "failure_pieces", "is_interruption"]
 
 FIX = ("Fix: Ctrl+K picks another model, or set up a provider where the server runs "
        "(`opencode auth login`, or \"provider\" in opencode.json)")
-"""What the user can do about a failed provider request, in one line."""
+"""What the user can do about a failed provider request, in one line (when the cause says no
+more: an unreachable provider, an unknown error)."""
+FIX_BUSY = ("Fix: send the prompt again in a moment (the provider is busy or limits requests), "
+            "or Ctrl+K picks another model")
+"""A rate limit or an overloaded provider: the setup is fine, the moment is not."""
+FIX_MODEL = "Fix: Ctrl+K picks a model the server has"
+"""The selected model does not exist where the server runs (2.x ``provider.no-route``)."""
+
+# The provider's own words, as the server passes them on (2.x: "Provider request failed with HTTP
+# 429: …", type provider.rate-limit; 1.18: the message alone). A 5xx is the provider's trouble.
+_BUSY = re.compile(r"\bHTTP (?:429|5\d\d)\b|rate[ -]?limit|overloaded|too many requests|"
+                   r"temporarily unavailable|capacity", re.IGNORECASE)
 
 _GENERIC_TYPES = frozenset({"", "unknown"})
 
@@ -78,8 +91,14 @@ def failure_headline(error: StructuredError, model: ModelRef | None) -> str:
 
 
 def failure_fix(error: StructuredError) -> str | None:
-    """The fix line, or None for an interruption."""
-    return None if is_interruption(error) else FIX
+    """The fix line for the cause, or None for an interruption."""
+    if is_interruption(error):
+        return None
+    if error.type == "provider.no-route":
+        return FIX_MODEL
+    if error.type == "provider.rate-limit" or _BUSY.search(error.message):
+        return FIX_BUSY
+    return FIX
 
 
 def failure_log_line(session_id: str, error: StructuredError, model: ModelRef | None) -> str:
