@@ -207,3 +207,36 @@ async def test_reader_scrolled_up_is_not_yanked_and_gets_a_new_activity_chip() -
         await settle(pilot)
         assert transcript.scroll_y >= transcript.max_scroll_y - 1
         assert not chip.display
+
+
+async def test_a_tool_waiting_on_a_permission_says_so_until_it_is_answered() -> None:
+    """Its timer alone read as a command still running (QA), after Esc put the ask in the inbox."""
+    from tui.protocol.models import PermissionRequest
+    from widgets.tools.tool_header import ToolHeader
+    from widgets.tools.tool_row import ToolRow
+
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        await type_prompt(pilot, "Give me a tour of this project.")
+        await settle(pilot)
+        assert isinstance(app.screen, PermissionScreen)
+        await pilot.press("escape")  # later: the ask stays, in the inbox
+        await settle(pilot)
+        screen = main_screen(app)
+        (ask,) = [a for a in app.store.asks.values() if isinstance(a, PermissionRequest)]
+        assert ask.source is not None
+
+        def summary() -> str:
+            row = next(r for r in screen.query(ToolRow) if r.call.id == ask.source.id)  # type: ignore[union-attr]
+            return row.query_one(ToolHeader).parts.summary.plain
+
+        assert summary() == "waiting for your approval"
+        await app.session.reply_permission(ask.sessionID, ask.id, "once")
+        await demo_idle(app)
+        await settle(pilot)
+        assert summary() != "waiting for your approval"
+
+
+async def demo_idle(app: MainApp) -> None:
+    await app.server.idle(timeout=5)

@@ -38,6 +38,7 @@ from tui.app.messages import (
     TranscriptFrame,
 )
 from tui.app.session_pages import SessionPages
+from tui.protocol.models import PermissionRequest
 from tui.screens.mode_confirm import ModeCommands
 from tui.screens.sessions import SessionsScreen
 from tui.session.connect import StreamState
@@ -236,6 +237,10 @@ class MainScreen(Screen[None]):
 
     def _refresh_tree(self) -> None:
         self.reading.set_child_states(self.subagents.show(self.session_id))
+        # The tool calls a permission waits on, whoever's session: a row shows it is waiting.
+        self.reading.set_asking_calls({ask.source.id for ask in octui_app(self).store.asks.values()
+                                       if isinstance(ask, PermissionRequest) and ask.source is not None
+                                       and ask.source.id})
 
     def show_starting_server(self) -> None:
         """Boot is starting ``opencode serve`` (a second or two): the banner says so."""

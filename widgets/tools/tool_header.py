@@ -77,11 +77,12 @@ class ToolHeader(Widget):
     }
     """Each part's look; the icon's, the title's and the summary's follow the call's status."""
 
-    def __init__(self, call: ToolCall, *, child_status: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, call: ToolCall, *, child_status: str | None = None, asking: bool = False,
+                 id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._call = call
         self._child_status = child_status
+        self._asking = asking
         self._expanded = False
         self._timer: Timer | None = None
         self._ready = False
@@ -89,12 +90,14 @@ class ToolHeader(Widget):
 
     def on_mount(self) -> None:
         self._ready = True
-        self.show(self._call, child_status=self._child_status)
+        self.show(self._call, child_status=self._child_status, asking=self._asking)
 
-    def show(self, call: ToolCall, *, child_status: str | None = None) -> None:
-        """Repaint from ``call`` (and a subagent child's real status) and start/stop the ticker."""
+    def show(self, call: ToolCall, *, child_status: str | None = None, asking: bool = False) -> None:
+        """Repaint from ``call`` (a subagent child's real status; ``asking``: a permission for the
+        call waits on the user) and start/stop the ticker."""
         self._call = call
         self._child_status = child_status
+        self._asking = asking
         self._parts = None
         if not self._ready:
             return
@@ -138,6 +141,8 @@ class ToolHeader(Widget):
         kind = kind_of(call.name)
         if call.status == "streaming":
             return "writing input…"
+        if self._asking and not call.finished:  # (its timer alone read as a command still running)
+            return "waiting for your approval"
         if kind == "question":
             state, answers = question_state(call)
             if state == "answered":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
 from textual import on
@@ -74,6 +75,7 @@ class ToolRow(Vertical, can_focus=True):
         expanded: bool | None = None,
         policy: Mapping[str, bool] | None = None,
         child_states: Mapping[str, str] | None = None,
+        asking_calls: AbstractSet[str] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -84,6 +86,7 @@ class ToolRow(Vertical, can_focus=True):
         self._version = call.version
         self._policy = policy
         self._child_states: Mapping[str, str] = child_states if child_states is not None else {}
+        self._asking_calls: AbstractSet[str] = asking_calls if asking_calls is not None else set()
         self._user_expanded = expanded
         self._show_all = False
         self._split: bool | None = None
@@ -97,7 +100,7 @@ class ToolRow(Vertical, can_focus=True):
         self._sync_status(update=False)
 
     def compose(self) -> ComposeResult:
-        yield ToolHeader(self.call, child_status=self.child_status)
+        yield ToolHeader(self.call, child_status=self.child_status, asking=self.asking)
         yield ToolBody()
 
     @property
@@ -106,17 +109,23 @@ class ToolRow(Vertical, can_focus=True):
         child = self.call.child_session_id
         return self._child_states.get(child) if child else None
 
+    @property
+    def asking(self) -> bool:
+        """A permission for this call waits on the user (the dialog, or the inbox after Esc)."""
+        return self.call.id in self._asking_calls
+
     def child_changed(self) -> None:
-        """The child session's state moved (the call itself may not have): repaint."""
+        """The child session's state, or an ask for the call, moved (the call itself may not
+        have): repaint."""
         if self._ready:
-            self.query_one(ToolHeader).show(self.call, child_status=self.child_status)
+            self.query_one(ToolHeader).show(self.call, child_status=self.child_status, asking=self.asking)
             if self.expanded:
                 self._repaint_body()
 
     def on_mount(self) -> None:
         self._ready = True
         header = self.query_one(ToolHeader)
-        header.show(self.call, child_status=self.child_status)  # the child may have moved since compose
+        header.show(self.call, child_status=self.child_status, asking=self.asking)  # (moved since compose?)
         header.set_expanded(self.expanded)
         self._repaint_body()
 
@@ -130,7 +139,7 @@ class ToolRow(Vertical, can_focus=True):
         self._version = call.version
         self._sync_status()
         if self._ready:
-            self.query_one(ToolHeader).show(call, child_status=self.child_status)
+            self.query_one(ToolHeader).show(call, child_status=self.child_status, asking=self.asking)
         wanted = self._wanted_expanded()
         if wanted != self.expanded:
             self.expanded = wanted  # the watcher repaints the body

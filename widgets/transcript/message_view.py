@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
@@ -131,10 +132,12 @@ class MessageView(LightRepaint, Vertical):
         self.post_message(self.ActionRequested(self, action))
 
     def __init__(self, message: Message, *, reasoning_collapsed: bool = True,
-                 child_states: Mapping[str, str] | None = None) -> None:
+                 child_states: Mapping[str, str] | None = None,
+                 asking_calls: AbstractSet[str] | None = None) -> None:
         super().__init__()
         self.message = message
         self.child_states = child_states if child_states is not None else {}
+        self.asking_calls = asking_calls if asking_calls is not None else set()
         self.reasoning_collapsed = reasoning_collapsed
         self._version = -1
         self._mount_ran = False
@@ -197,7 +200,7 @@ class MessageView(LightRepaint, Vertical):
     def _make_part(self, part: TextBlock | ToolCall) -> Widget:
         widget: Widget
         if isinstance(part, ToolCall):
-            widget = ToolRow(part, child_states=self.child_states)
+            widget = ToolRow(part, child_states=self.child_states, asking_calls=self.asking_calls)
         elif part.kind == "reasoning":
             widget = ReasoningView(part, collapsed=self.reasoning_collapsed)
         else:

@@ -79,6 +79,8 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
         self._unseen: set[tuple[str, str]] = set()
         self.child_states: dict[str, str] = {}
         """Subagent child id -> its real status (``tui.state.tree``), shared with every row."""
+        self.asking_calls: set[str] = set()
+        """Tool calls a permission ask waits on the user for, shared with every row."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -93,6 +95,17 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
         self.child_states.update(states)  # in place: every row holds this same mapping
         for row in self.query(ToolRow):
             if row.call.child_session_id in moved:
+                row.child_changed()
+
+    def set_asking_calls(self, calls: set[str]) -> None:
+        """The tool calls permission asks wait on: their rows repaint."""
+        moved = calls ^ self.asking_calls
+        if not moved:
+            return
+        self.asking_calls.clear()
+        self.asking_calls.update(calls)  # in place: every row holds this same set
+        for row in self.query(ToolRow):
+            if row.call.id in moved:
                 row.child_changed()
 
     # ------------------------------------------------------------------ showing
@@ -202,7 +215,7 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
         # No DOM ids: a rebuild may mount a message again before the old view is gone.
         assert self.state is not None
         return MessageView(self.state.messages[message_id], reasoning_collapsed=self.reasoning_collapsed,
-                           child_states=self.child_states)
+                           child_states=self.child_states, asking_calls=self.asking_calls)
 
     def _update_buttons(self) -> None:
         state = self.state

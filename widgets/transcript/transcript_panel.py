@@ -87,6 +87,9 @@ class TranscriptPanel(Widget):
     def set_child_states(self, states: dict[str, str]) -> None:
         self.transcript.set_child_states(states)
 
+    def set_asking_calls(self, calls: set[str]) -> None:
+        self.transcript.set_asking_calls(calls)
+
     def toggle_reasoning(self) -> None:
         self.reasoning_collapsed = not self.reasoning_collapsed
         self.transcript.set_reasoning_collapsed(self.reasoning_collapsed)
