@@ -13,6 +13,7 @@ reader's place when they switch sessions and come back.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.actions import SkipAction
@@ -21,7 +22,7 @@ from textual.message import Message as TextualMessage
 from textual.widget import AwaitMount
 from textual.widgets import Button, Static
 
-from tui.state.transcript import SessionState
+from tui.state.transcript import SessionState, ToolCall
 from widgets._textual_compat import OwnVerticalScrollBar, anchor_released
 from widgets.plain import plain
 from widgets.tools.tool_row import ToolRow
@@ -89,23 +90,22 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
         """The subagents' real states (from the tree): rows of the children that moved repaint."""
         moved = {sid for sid in states.keys() | self.child_states.keys()
                  if states.get(sid) != self.child_states.get(sid)}
-        if not moved:
-            return
-        self.child_states.clear()
-        self.child_states.update(states)  # in place: every row holds this same mapping
-        for row in self.query(ToolRow):
-            if row.call.child_session_id in moved:
-                row.child_changed()
+        if moved:
+            self.child_states.clear()
+            self.child_states.update(states)  # in place: every row holds this same mapping
+            self._repaint_rows(lambda call: call.child_session_id in moved)
 
     def set_asking_calls(self, calls: set[str]) -> None:
         """The tool calls permission asks wait on: their rows repaint."""
         moved = calls ^ self.asking_calls
-        if not moved:
-            return
-        self.asking_calls.clear()
-        self.asking_calls.update(calls)  # in place: every row holds this same set
+        if moved:
+            self.asking_calls.clear()
+            self.asking_calls.update(calls)  # in place: every row holds this same set
+            self._repaint_rows(lambda call: call.id in moved)
+
+    def _repaint_rows(self, moved: Callable[[ToolCall], bool]) -> None:
         for row in self.query(ToolRow):
-            if row.call.id in moved:
+            if moved(row.call):
                 row.child_changed()
 
     # ------------------------------------------------------------------ showing
