@@ -281,7 +281,7 @@ def keymapped_bindings(node: DOMNode) -> BindingsMap:
     (``App._keymap``) applied, as ``Screen._binding_chain`` does in Textual 8.2.8. The help screen,
     the palette and the prompt's in-order keys read these: a remapped key is shown and acts under
     its new key only. If either name changes, they list and act on the keys as written."""
-    bindings = node._bindings
+    bindings = node_bindings(node)
     try:
         keymap = node.app._keymap
     except NoActiveAppError:  # a node outside a running app: its bindings as written

@@ -184,10 +184,12 @@ class SessionActions:
         self.root = root  # state dir override (tests); None = tui.storage.config.state_dir()
 
     # -------------------------------------------------------------------------- local
-    def copy(self, text: str, what: str) -> Path | None:
-        """Copy via OSC 52 and to the state-dir file; toast says both. Returns the file path."""
+    def copy(self, text: str | None, what: str, *, missing: str = "") -> Path | None:
+        """Copy via OSC 52 and to the state-dir file; toast says both. Returns the file path.
+        ``None``: there is no such thing to copy, and ``missing`` says so (not "… is empty")."""
         if not text:
-            toast(self.app, f"Nothing to copy: {what.lower()} is empty.", severity="warning")
+            said = missing if text is None and missing else f"{what.lower()} is empty"
+            toast(self.app, f"Nothing to copy: {said}.", severity="warning")
             return None
         self.app.copy_to_clipboard(text)
         path: Path | None
@@ -206,20 +208,14 @@ class SessionActions:
 
     def copy_code_block(self, state: SessionState | None) -> None:
         block = last_code_block(state) if state else None
-        if block is None:
-            toast(self.app, "Nothing to copy: no code block in this session yet.", severity="warning")
-            return
-        self.copy(block, "Last code block")
+        self.copy(block, "Last code block", missing="no code block in this session yet")
 
     def copy_message(self, message: Message) -> None:
         self.copy(message_copy_text(message), "Message")
 
     def copy_message_code(self, message: Message) -> None:
         blocks = code_blocks(message_copy_text(message))
-        if not blocks:  # (not "the code block is empty": there is none)
-            toast(self.app, "Nothing to copy: this message has no code block.", severity="warning")
-            return
-        self.copy(blocks[-1], "Code block")
+        self.copy(blocks[-1] if blocks else None, "Code block", missing="this message has no code block")
 
     def export(self, state: SessionState | None) -> Path | None:
         if state is None:

@@ -243,19 +243,7 @@ def shows_nothing(text: str) -> bool:
 def keep_sgr(text: str) -> str:
     """Like ``clean_text`` but well-formed 7-bit SGR colour sequences (``ESC [ … m``) are kept raw
     for our own ANSI renderer; every other escape byte becomes a visible token."""
-    if not text:
-        return ""
-    if "\x1b" not in text:
-        return clean_text(text)
-    text = text.replace("\r\n", "\n")
-    out: list[str] = []
-    pos = 0
-    for match in _SGR.finditer(text):
-        out.append(reveal(text[pos:match.start()]))
-        out.append(match.group(0))
-        pos = match.end()
-    out.append(reveal(text[pos:]))
-    return "".join(out)
+    return _around_sgr(text, keep=True)
 
 
 def drop_sgr(text: str) -> str:
@@ -263,9 +251,24 @@ def drop_sgr(text: str) -> str:
     sequences dropped (drawn as colours, as tokens they would be noise the screen never showed),
     every other escape byte and hidden character a visible token, each piece between them cleaned
     on its own as ``keep_sgr`` does. ``"\\x1b[31mred\\x1b[0m\\x1b[2J"`` -> ``"red␛[2J"``."""
+    return _around_sgr(text, keep=False)
+
+
+def _around_sgr(text: str, *, keep: bool) -> str:
+    """Each piece between SGR sequences cleaned on its own (``reveal``); the sequences kept raw
+    or dropped."""
     if "\x1b" not in text:
         return clean_text(text)
-    return "".join(reveal(piece) for piece in _SGR.split(text.replace("\r\n", "\n")))
+    text = text.replace("\r\n", "\n")
+    out: list[str] = []
+    pos = 0
+    for match in _SGR.finditer(text):
+        out.append(reveal(text[pos:match.start()]))
+        if keep:
+            out.append(match.group(0))
+        pos = match.end()
+    out.append(reveal(text[pos:]))
+    return "".join(out)
 
 
 _FLAT = re.compile(r"[ \t\n]+")
