@@ -149,3 +149,13 @@ async def type_prompt(pilot: Pilot[Any], text: str) -> None:
     composer.text = text
     composer.move_cursor(composer.document.end)
     await pilot.press("enter")
+
+
+async def permission_open(pilot: Pilot[Any]) -> None:
+    """The welcome script's prompt, up to its shell permission dialog."""
+    from tui.screens.permission import PermissionScreen
+
+    await wait_connected(pilot)
+    await type_prompt(pilot, "Give me a tour of this project.")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, PermissionScreen)

@@ -21,6 +21,7 @@ from tests.snapshots.main_app import (
     frozen,
     main_screen,
     make_demo,
+    permission_open,
     settle,
     type_prompt,
     wait_connected,
@@ -75,21 +76,11 @@ async def open_browser(pilot: Pilot[Any]) -> None:
 
 
 async def welcome_answered(pilot: Pilot[Any]) -> None:
-    await wait_connected(pilot)
-    await type_prompt(pilot, "Give me a tour of this project.")
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, PermissionScreen)
+    await permission_open(pilot)
     await pilot.press("o")
     await settle(pilot)
     main_screen(pilot.app).query_one(Transcript).scroll_home(animate=False, immediate=True)
     await pilot.pause()
-
-
-async def permission_open(pilot: Pilot[Any]) -> None:
-    await wait_connected(pilot)
-    await type_prompt(pilot, "Give me a tour of this project.")
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, PermissionScreen)
 
 
 async def mid_stream(pilot: Pilot[Any]) -> None:

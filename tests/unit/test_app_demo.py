@@ -19,13 +19,17 @@ from tests.snapshots.main_app import (
     frozen,
     main_screen,
     make_demo,
+    permission_open,
     settle,
     type_prompt,
     wait_connected,
 )
 from tui.demo import SCRIPTS, DemoServer, IdGenerator, history_fixture
+from tui.protocol.models import PermissionRequest
 from tui.screens.main import MainScreen
 from tui.screens.permission import PermissionScreen
+from widgets.tools.tool_header import ToolHeader
+from widgets.tools.tool_row import ToolRow
 from widgets.transcript.message_view import MessageView
 from widgets.transcript.reasoning_block import ReasoningView
 from widgets.transcript.text_block import TextBlockView
@@ -50,9 +54,7 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: 
 async def test_prompt_permission_answer_and_final_text() -> None:
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_connected(pilot)
-        await type_prompt(pilot, "Give me a tour of this project.")
-        await settle(pilot)
+        await permission_open(pilot)
         assert isinstance(app.screen, PermissionScreen)
         assert app.screen.ask_id in app.store.asks
 
@@ -211,16 +213,9 @@ async def test_reader_scrolled_up_is_not_yanked_and_gets_a_new_activity_chip() -
 
 async def test_a_tool_waiting_on_a_permission_says_so_until_it_is_answered() -> None:
     """Its timer alone read as a command still running (QA), after Esc put the ask in the inbox."""
-    from tui.protocol.models import PermissionRequest
-    from widgets.tools.tool_header import ToolHeader
-    from widgets.tools.tool_row import ToolRow
-
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_connected(pilot)
-        await type_prompt(pilot, "Give me a tour of this project.")
-        await settle(pilot)
-        assert isinstance(app.screen, PermissionScreen)
+        await permission_open(pilot)
         await pilot.press("escape")  # later: the ask stays, in the inbox
         await settle(pilot)
         screen = main_screen(app)
@@ -233,10 +228,6 @@ async def test_a_tool_waiting_on_a_permission_says_so_until_it_is_answered() -> 
 
         assert summary() == "waiting for your approval"
         await app.session.reply_permission(ask.sessionID, ask.id, "once")
-        await demo_idle(app)
+        await app.server.idle(timeout=5)
         await settle(pilot)
         assert summary() != "waiting for your approval"
-
-
-async def demo_idle(app: MainApp) -> None:
-    await app.server.idle(timeout=5)
