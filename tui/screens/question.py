@@ -74,12 +74,9 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
                 classes="dialog-hint",
             )
 
-    def _header(self, index: int) -> str:
-        return one_line(self.states[index].item.header or f"Q{index + 1}", 24)
-
     def _tab_label(self, index: int) -> Content:
         state = self.states[index]
-        header = self._header(index)
+        header = one_line(state.item.header or f"Q{index + 1}", 24)
         if state.answered:
             mark = Content.styled("✓ ", "$text-success")
         elif self._attempted and state.error:
@@ -147,7 +144,7 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
         pane = self.query_one(f"#q-{first}", QuestionPane)
         pane.focus_first()
         pane.scroll_visible()
-        names = ", ".join(self._header(index) for index in sorted(errors))
+        names = ", ".join(one_line(self.states[i].item.header or f"Q{i + 1}", 24) for i in sorted(errors))
         toast(self, f"Still to answer: {names}", title="Question", severity="warning", timeout=4)
 
     def action_dismiss_questions(self) -> None:
