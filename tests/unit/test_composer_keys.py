@@ -160,3 +160,46 @@ async def test_a_remapped_prompt_key_acts_under_its_new_key_only() -> None:
             assert composer.text == "first"
             rows = binding_rows(help_sections(app.screen), app)
             assert [row.keys for row in rows if row.description == "Previous prompt"] == ["alt+p"]
+
+
+async def test_letters_in_one_read_are_one_edit() -> None:
+    """A paste where the terminal has no bracketed paste arrives as thousands of keys: inserted one
+    by one, TextArea wrapped the whole line again at each, ~9 s of CPU for 6,000 characters."""
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(100, 24)) as pilot:
+            composer = await composer_after(pilot)
+            edits: list[str] = []
+            real_edit = composer.edit
+
+            def counted(edit: Any) -> Any:
+                edits.append(edit.text)
+                return real_edit(edit)
+
+            composer.edit = counted  # type: ignore[method-assign]
+            text = "the quick brown fox jumps over the lazy dog " * 40
+            for ch in text:  # as the driver reads them: a space is the key "space"
+                app.post_message(events.Key("space" if ch == " " else ch, ch))
+            await pilot.pause(0.2)
+            assert composer.text == text
+            assert 1 <= len(edits) <= 5, len(edits)  # not one a key
+            assert composer.cursor_location == (0, len(text))
+
+
+async def test_letters_typed_ahead_replace_the_selection_and_are_read_in_order() -> None:
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(100, 24)) as pilot:
+            composer = await composer_after(pilot, *"old text")
+            composer.select_all()
+            burst(app, *"new", "left", *"ly")
+            await pilot.pause(0.2)
+            assert composer.text == "nelyw"
+            # Read from outside while a letter waits to be inserted: it is in the text already,
+            # at the cursor.
+            composer._typed.append("!")  # as the key handler leaves it, before its callback ran
+            assert composer.text == "nely!w"
+            composer._typed.append("?")
+            composer.text = "reset"  # written after the letter: the letter went in first
+            await pilot.pause(0.2)
+            assert composer.text == "reset" and not composer._typed

@@ -9,6 +9,7 @@ from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Edit, EditResult
 
 from tui.session.attachments import pasted_path
 from tui.session.mentions import CompletionContext, completion_context
@@ -69,6 +70,41 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         """``@`` paths picked from completion; they are sent as file attachments."""
         self._completion: CompletionContext | None = None
         self._menu: CompletionMenu | None = None
+        self._typed: list[str] = []
+        """Characters typed ahead, not inserted yet (see ``take_key``)."""
+
+    # ---------------------------------------------------------------- typed ahead
+    # Characters typed in one terminal read (a paste where the terminal has no bracketed paste,
+    # keys over a slow link, a script) are inserted as one edit: TextArea wraps the whole line
+    # again at each insert, so 6,000 keys one by one into one line cost ~9 s of CPU. They are
+    # inserted before anything else the prompt handles (any other key, a click, its own
+    # callbacks) and before its text is read or changed from outside, so the order is the keys'.
+    def settle_typed(self) -> None:
+        """Insert the characters typed ahead, where the first of them was typed."""
+        if self._typed:
+            text = "".join(self._typed)
+            self._typed.clear()
+            start, end = self.selection
+            self.replace(text, start, end, maintain_selection_offset=False)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._typed and not isinstance(event, events.Key):
+            self.settle_typed()
+        await super().on_event(event)
+
+    @property
+    def text(self) -> str:
+        self.settle_typed()
+        return self.document.text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.settle_typed()
+        self.load_text(value)
+
+    def edit(self, edit: Edit) -> EditResult:
+        self.settle_typed()  # empty by then when the edit is the settling itself
+        return super().edit(edit)
 
     # ---------------------------------------------------------------- completion
     @property
@@ -174,6 +210,15 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
             toast(self, f"Pasted {lines:,} lines ({len(text):,} characters).", timeout=3)
 
     async def take_key(self, event: events.Key) -> None:
+        bound = self._bound_action(event.key)
+        if bound is None and event.is_printable and event.character and not self.read_only:
+            event.prevent_default()
+            event.stop()
+            if not self._typed:
+                self.call_later(self.settle_typed)  # after the keys queued behind this one
+            self._typed.append(event.character)
+            return
+        self.settle_typed()
         if self._completion_key(event.key):
             event.prevent_default()
             event.stop()
@@ -188,7 +233,6 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
             event.stop()
             self.action_history("previous" if event.key == "up" else "next")
             return
-        bound = self._bound_action(event.key)
         # Run it now, in key order. As a binding it would run only after the key bubbled up the
         # DOM, and keys typed right after it (one terminal read: fast typing, a slow SSH link,
         # keys sent by a script) would land first: Ctrl+J then "two" gave "two\n", Alt+Enter
