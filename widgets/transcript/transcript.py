@@ -55,7 +55,7 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
 
     @dataclass
     class Unseen(TextualMessage):
-        """Parts changed below the reader's scroll position (0: they caught up)."""
+        """Messages that came or changed below the reader's scroll position (0: they caught up)."""
 
         count: int
 
@@ -341,7 +341,9 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
     def _set_unseen(self, unseen: set[tuple[str, str]]) -> None:
         if unseen != self._unseen:
             self._unseen = unseen
-            self.post_message(self.Unseen(len(unseen)))
+            # Messages, not parts: an answer's reasoning, text and each tool call are one message
+            # (a chip that counted parts said "3 new" for one answer), as on coming back to it.
+            self.post_message(self.Unseen(len({message_id for message_id, _ in unseen})))
 
     def action_page_down(self) -> None:
         """PgDn; one that reaches the bottom follows the stream again. Textual's own releases the

@@ -111,10 +111,11 @@ class TranscriptPanel(Widget):
 
     # ------------------------------------------------------------------ the reader's moves
     def unseen(self, count: int) -> None:
-        """``Transcript.Unseen``: the chip says how many rows came below the view."""
+        """``Transcript.Unseen``: the chip says how many messages came or grew below the view."""
         chip = self.chip
         chip.display = count > 0
-        chip.label = Content(f"↓ {count:,} new below — click to follow")
+        noun = "message" if count == 1 else "messages"
+        chip.label = Content(f"↓ {count:,} new {noun} below — click to follow")
 
     def follow(self) -> None:
         """The chip was pressed: back to the bottom, following."""
