@@ -27,13 +27,14 @@ from tests.snapshots.main_app import (
 from tui.demo import history_fixture
 from widgets._textual_compat import anchor_released
 from widgets.composer.composer import Composer
+from widgets.transcript.message_view import MessageView
 from widgets.transcript.transcript import Transcript
 
 
 def burst(app: MainApp, *keys: str) -> None:
     """Post every key at once (no pause, no waiting for the previous one to be handled)."""
     for key in keys:
-        app.post_message(events.Key(key, key if len(key) == 1 else None))
+        app.post_message(events.Key(key, " " if key == "space" else key if len(key) == 1 else None))
 
 
 async def composer_after(pilot: Pilot[Any], *keys: str) -> Composer:
@@ -203,3 +204,36 @@ async def test_letters_typed_ahead_replace_the_selection_and_are_read_in_order()
             composer.text = "reset"  # written after the letter: the letter went in first
             await pilot.pause(0.2)
             assert composer.text == "reset" and not composer._typed
+
+
+async def test_letters_typed_on_a_message_go_to_the_prompt() -> None:
+    """After a click on a message (or Tab to it), typing went nowhere (QA). Letters that are no
+    key of the message's go to the prompt, with the focus, in order; its own keys still act."""
+    with frozen(NOW):
+        clock = ManualClock()
+        demo = make_demo(clock)
+        app = MainApp(demo, demo_clock=clock)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            sid = demo.seed_session("Reading", history_fixture(6))["id"]
+            await wait_connected(pilot)
+            main_screen(app).open(sid)
+            await settle(pilot)
+            composer = main_screen(app).query_one(Composer)
+            views = list(main_screen(app).query(MessageView))
+            answer = next(view for view in reversed(views) if view.message.role == "assistant")
+            answer.focus()
+            await settle(pilot)
+            assert app.focused is answer
+            burst(app, *"fix", "space", *"it")  # (the driver's space: key "space", character " ")
+            await settle(pilot)
+            assert composer.text == "fix it" and app.focused is composer
+
+            answer.focus()
+            await settle(pilot)
+            burst(app, "y")  # the message's own key: it copies the message, types nothing
+            await settle(pilot)
+            assert composer.text == "fix it" and app.focused is answer
+            assert any("Message" in str(toast.message) for toast in app._notifications)
+            burst(app, "u", "p")  # undo is a prompt's key only: on an answer, "u" is a letter
+            await settle(pilot)
+            assert composer.text == "fix itup" and app.focused is composer

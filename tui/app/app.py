@@ -385,6 +385,10 @@ class OctuiApp(DiffedOutput[int]):
             self._input_at = perf_counter()
         if self._held is not None and (used or isinstance(event, events.Resize)):
             self.release_paint()
+        if isinstance(event, events.Key):
+            main = self._main_or_none()
+            if main is not None and main is self.screen:
+                main.take_typing(event)  # a letter typed on a message goes to the prompt
         await super().on_event(event)
 
     def _flush_changes(self) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -508,6 +508,22 @@ class MainScreen(Screen[None]):
             toast(self, "Interrupted." if running <= 1 else f"Interrupted {running} sessions.", timeout=2)
         except OctuiError as exc:
             toast(self, f"Interrupt failed: {exc}", severity="error")
+
+    def take_typing(self, event: events.Key) -> None:
+        """A letter typed while a message (or the transcript) has the focus, that is no key of
+        theirs (``y``, ``c``, ``u``) or of anything above: the focus goes to the prompt first, so
+        the app hands it that letter and all that follow (after a click on a message, typing
+        went nowhere). Called by the app before it forwards the key, to keep the keys' order."""
+        focused = self.focused
+        if focused is None or isinstance(focused, TextArea) or not event.is_printable or not event.character:
+            return  # (the prompt's own letters: this runs for every key)
+        transcript = self.query_one(Transcript)
+        if focused is not transcript and transcript not in focused.ancestors:
+            return
+        bound = self.active_bindings
+        if any(key in bound for key in (event.key, *event.aliases)):
+            return
+        self.set_focus(self.composer.composer)
 
     # ------------------------------------------------------------------ actions (keys, palette, /commands)
     def action_new_session(self) -> None:
