@@ -253,11 +253,19 @@ class TestQuestionKeys:
             await settle(pilot)
         assert app.result == QuestionAnswer([["Teal"]])
 
-    async def test_escape_dismisses(self) -> None:
+    async def test_escape_leaves_it_for_later_and_ctrl_r_dismisses(self) -> None:
+        # Esc rejected the question, and the turn ended; it now leaves it in the inbox, as the
+        # permission dialog does (a reflexive Esc loses nothing). Dismissing takes its own key.
         app = app_for(lambda: QuestionScreen(question_ask()))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             await pilot.press("escape")
+            await settle(pilot)
+        assert app.answered and app.result is None
+        app = app_for(lambda: QuestionScreen(question_ask()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+r")
             await settle(pilot)
         assert app.result == QuestionDismissed()
 
@@ -419,15 +427,21 @@ class TestFormFlow:
             await settle(pilot)
             assert app.screen.focused is app.screen.query_one(expected)
             assert len(focused) == 1, focused
-            await pilot.press("escape")
+            await pilot.press("ctrl+r")
             await settle(pilot)
         assert app.result == FormDismissed()
 
-    async def test_escape_cancels(self) -> None:
+    async def test_escape_leaves_it_for_later_and_ctrl_r_cancels(self) -> None:
         app = app_for(lambda: FormScreen(every_kind_form()))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             await pilot.press("escape")
+            await settle(pilot)
+        assert app.answered and app.result is None
+        app = app_for(lambda: FormScreen(every_kind_form()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+r")
             await settle(pilot)
         assert app.result == FormDismissed()
 

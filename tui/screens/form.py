@@ -42,7 +42,10 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
     AUTO_FOCUS = ""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit"),
-        Binding("escape", "cancel", "Cancel"),
+        # Esc leaves the form for later (it stays in the inbox), as the other asks do; cancelling
+        # it ends what waits on it, so it takes a key of its own.
+        Binding("escape", "later", "Later"),
+        Binding("ctrl+r", "cancel", "Cancel"),
     ]
 
     def __init__(self, form: FormInfo, *, session_title: str = "") -> None:
@@ -87,8 +90,8 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
                         "$text-warning"), id="repeated-fields")
             with Horizontal(id="buttons"):
                 yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
-                yield Button(Content("Cancel [esc]"), id="cancel", compact=True)
-            yield Static("tab next field · ctrl+s submit · esc cancel   (* required)",
+                yield Button(Content("Cancel [ctrl+r]"), id="cancel", compact=True)
+            yield Static("tab next field · ctrl+s submit · esc later   (* required)",
                          classes="dialog-hint")
 
     def on_mount(self) -> None:
@@ -138,6 +141,9 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
             toast(self, f"{len(errors)} field(s) need attention", severity="warning", timeout=3)
             return
         self.dismiss(build_form_answer(self.form, self.values()))
+
+    def action_later(self) -> None:
+        self.dismiss(None)
 
     def action_cancel(self) -> None:
         self.dismiss(FormDismissed())

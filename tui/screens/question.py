@@ -32,13 +32,16 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
     Submitting (Ctrl+S, the button, Enter on the last question) sends nothing while a question
     that needs an answer has none (``tui.state.asks.validate_questions``): it goes to the first
     of them and says why in its pane and a toast; errors then update live, as in the form dialog.
-    Esc rejects the request (``QuestionDismissed``). A question-kind form is shown here after
+    Esc leaves it for later (it stays in the inbox, the turn waits), as in the permission dialog:
+    a reflexive Esc must not end the turn. Ctrl+R or the Dismiss button rejects it
+    (``QuestionDismissed``). A question-kind form is shown here after
     ``tui.state.asks.question_from_form``; convert the result back with ``asks.answer_for``.
     """
 
     CSS_PATH = str(STYLES / "dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "dismiss_questions", "Dismiss"),
+        Binding("escape", "later", "Later"),
+        Binding("ctrl+r", "dismiss_questions", "Dismiss"),
         Binding("ctrl+s", "submit", "Submit"),
         Binding("left", "tab(-1)", "Previous", show=False),
         Binding("right", "tab(1)", "Next", show=False),
@@ -68,9 +71,9 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
                     yield QuestionPane(state, id=f"q-{i}")
             with Horizontal(id="buttons"):
                 yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
-                yield Button(Content("Dismiss [esc]"), id="dismiss", compact=True)
+                yield Button(Content("Dismiss [ctrl+r]"), id="dismiss", compact=True)
             yield Static(
-                "1-9 pick · ↑↓ move · space toggle · enter next · ←→ questions · esc dismiss",
+                "1-9 pick · ↑↓ move · space toggle · enter next · ←→ questions · esc later",
                 classes="dialog-hint",
             )
 
@@ -146,6 +149,9 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
         pane.scroll_visible()
         names = ", ".join(one_line(self.states[i].item.header or f"Q{i + 1}", 24) for i in sorted(errors))
         toast(self, f"Still to answer: {names}", title="Question", severity="warning", timeout=4)
+
+    def action_later(self) -> None:
+        self.dismiss(None)
 
     def action_dismiss_questions(self) -> None:
         self.dismiss(QuestionDismissed())
