@@ -420,3 +420,25 @@ async def test_revert_stage_clear_and_commit(server: DemoServer, client: httpx.A
     assert [e["type"] for e in server.emitted if e["type"].startswith("session.revert.")] == [
         "session.revert.staged", "session.revert.cleared", "session.revert.staged",
         "session.revert.committed"]
+
+
+async def test_allow_always_covers_the_saved_patterns_only(server: DemoServer,
+                                                          client: httpx.AsyncClient) -> None:
+    """"Allow always" on ``ls -la src`` (pattern ``ls *``) allowed every later shell command,
+    ``rm -rf build`` too (QA): as a real server does, it keeps the patterns, not the tool."""
+    from tui.demo.scripts import _CHILD_ASKS
+
+    sid = await new_session(client)
+    server.run_script(sid, "welcome")
+    await server.idle()
+    (rid,) = server.state.permissions
+    assert server.state.permissions[rid]["save"] == ["ls *"]
+    await client.post(f"/api/session/{sid}/permission/{rid}/reply", json={"reply": "always"})
+    await server.idle()
+    server.run_script(sid, "welcome")  # ls again: allowed without asking
+    await server.idle()
+    assert not server.state.permissions
+    server.prompt(sid, _CHILD_ASKS.prompt, script=_CHILD_ASKS)  # rm: still asks
+    await server.idle()
+    (asked,) = server.state.permissions.values()
+    assert asked["resources"] == ["rm -rf build"]

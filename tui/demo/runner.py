@@ -14,6 +14,7 @@ import asyncio
 import hashlib
 import json
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from tui.demo.scripts import FormAsk, PermissionAsk, QuestionAsk, Script, Step, Tool
@@ -336,8 +337,9 @@ class Runner:
         ask, s, sid = tool.ask, self.s, turn.session_id
         tool_ref = {"messageID": base["assistantMessageID"], "id": base["id"]}
         if isinstance(ask, PermissionAsk):
-            if ask.action in s.always_allowed:
-                return None
+            saved = s.always_allowed.get(ask.action, [])
+            if saved and all(any(fnmatchcase(r, p) for p in saved) for r in ask.resources):
+                return None  # "allow always" saved patterns that cover it
             request: Json = {"id": s.ids("per"), "sessionID": sid, "action": ask.action,
                              "resources": list(ask.resources), "source": {"type": "tool"} | tool_ref}
             if ask.save:

@@ -52,7 +52,9 @@ class DemoServer:
         self.ids: Callable[[str], str] = ids or IdGenerator()
         self.emitted: list[Json] = []
         self.state = Projection(lambda: self.ids("msg"))
-        self.always_allowed: set[str] = set()
+        self.always_allowed: dict[str, list[str]] = {}
+        """Per action, the patterns "allow always" saved (the request's ``save``), as a real server
+        keeps them: a later ask of that action whose resources they all match is allowed."""
         self.shells: dict[str, str] = {}  # shell id -> output so far (GET /api/shell/{id}/output)
         self.transport = DemoTransport(self)
         self.runner = Runner(self)
@@ -340,8 +342,9 @@ class DemoServer:
 
     def reply_permission(self, session_id: str, request_id: str, reply: str) -> None:
         request = self.state.permissions[request_id]
-        if reply == "always":
-            self.always_allowed.add(request["action"])
+        if reply == "always":  # no patterns offered: the action's every resource, as it was asked
+            saved = request.get("save") or request.get("resources") or []
+            self.always_allowed.setdefault(request["action"], []).extend(saved)
         self.emit("permission.replied", {"sessionID": session_id, "requestID": request_id,
                                          "reply": reply})
         self.answer(request_id, reply)
