@@ -442,3 +442,29 @@ async def test_allow_always_covers_the_saved_patterns_only(server: DemoServer,
     await server.idle()
     (asked,) = server.state.permissions.values()
     assert asked["resources"] == ["rm -rf build"]
+
+
+async def test_revert_lists_the_files_it_restores(server: DemoServer, client: httpx.AsyncClient) -> None:
+    """F4 in --demo said "No file changes were staged" after the welcome turn's edit: the demo
+    lists what a revert restores as a real server does (traces-2.0 m03), each edit undone."""
+    from tui.demo.scripts import GREET_DIFF
+
+    sid = await new_session(client)
+    server.run_script(sid, "welcome")
+    await server.idle()
+    (rid,) = server.state.permissions
+    await client.post(f"/api/session/{sid}/permission/{rid}/reply", json={"reply": "once"})
+    await server.idle()
+    prompt = next(m["id"] for m in server.state.messages[sid] if m["type"] == "user")
+    staged = (await client.post(f"/api/session/{sid}/revert/stage", json={"messageID": prompt})).json()
+    (restored,) = staged["data"]["files"]
+    assert restored["file"] == "src/greet.py" and restored["status"] == "modified"
+    assert restored["additions"] == GREET_DIFF["deletions"]
+    assert restored["deletions"] == GREET_DIFF["additions"]
+    changed = [line for line in restored["patch"].splitlines()
+               if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed == ['-    return f"Hello, {name}!"', '+    return "Hello " + name']
+    assert (await client.post(f"/api/session/{sid}/revert/clear")).status_code == 204
+    untouched = await client.post(f"/api/session/{sid}/revert/stage",
+                                  json={"messageID": prompt, "files": False})
+    assert untouched.json()["data"]["files"] == []

@@ -173,6 +173,52 @@ def _idle(s: DemoServer, sid: str) -> None:
         raise ApiError(409, "SessionBusyError", f"Session is busy: {sid}", sessionID=sid)
 
 
+_INVERSE_STATUS = {"added": "deleted", "deleted": "added", "modified": "modified"}
+
+
+def _restored_files(s: DemoServer, sid: str, mid: str) -> list[Json]:
+    """What staging a revert at ``mid`` restores, as a real server lists it (traces-2.0 m03): the
+    diff from each file as the edits after the boundary left it back to before them. The demo
+    writes no files; its edits' own diffs stand for the snapshots a server keeps."""
+    messages = s.state.messages.get(sid, [])
+    start = next((i for i, m in enumerate(messages) if m["id"] == mid), len(messages))
+    edits: dict[str, list[Json]] = {}
+    for message in messages[start:]:
+        for part in message.get("content") or []:
+            state = (part.get("state") or {}) if part.get("type") == "tool" else {}
+            if state.get("status") == "completed":
+                for diff in (state.get("metadata") or {}).get("files") or []:
+                    edits.setdefault(diff["file"], []).append(diff)
+    # One file edited twice is one entry; its inverse is that of the last edit (enough for a demo).
+    return [_inverse(diffs[-1]) for diffs in edits.values()]
+
+
+def _inverse(diff: Json) -> Json:
+    """A unified diff the other way round: the lines it added are removed, and so on."""
+    lines: list[str] = []
+    in_hunk = False
+    for line in str(diff.get("patch", "")).splitlines(keepends=True):
+        if line.startswith("@@ "):
+            in_hunk = True
+            head = line.split(" ")
+            if len(head) > 3:
+                head[1], head[2] = "-" + head[2][1:], "+" + head[1][1:]
+            line = " ".join(head)
+        elif not in_hunk and line.startswith("+++ ") and lines and lines[-1].startswith("--- "):
+            lines[-1], line = "--- " + line[4:], "+++ " + lines[-1][4:]  # the names, swapped
+        elif in_hunk and line[:1] in ("+", "-"):
+            line = ("-" if line[0] == "+" else "+") + line[1:]
+            run = len(lines)  # a run of changed lines lists its removals first, as diffs do
+            while run and lines[run - 1][:1] == "+" and line[0] == "-":
+                run -= 1
+            lines.insert(run, line)
+            continue
+        lines.append(line)
+    return {"file": diff["file"], "patch": "".join(lines), "additions": diff.get("deletions", 0),
+            "deletions": diff.get("additions", 0),
+            "status": _INVERSE_STATUS.get(diff.get("status", "modified"), "modified")}
+
+
 @on("POST", "/api/session/{sid}/revert/stage")
 async def revert_stage(s: DemoServer, r: httpx.Request, sid: str) -> Result:
     body = read_body(r, {"messageID": str, "files": bool}, ("messageID",))
@@ -181,7 +227,8 @@ async def revert_stage(s: DemoServer, r: httpx.Request, sid: str) -> Result:
     if s.state.message(sid, mid) is None:
         raise ApiError(404, "MessageNotFoundError", f"Message not found: {mid}", sessionID=sid,
                        messageID=mid)
-    revert: Json = {"messageID": mid, "files": []}  # the demo changes no files
+    files = _restored_files(s, sid, mid) if body.get("files", True) else []
+    revert: Json = {"messageID": mid, "files": files}
     s.emit("session.revert.staged", {"sessionID": sid, "revert": revert})
     return 200, {"data": revert}
 
