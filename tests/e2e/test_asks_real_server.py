@@ -42,6 +42,7 @@ from tests.e2e.ui_helpers import (
 )
 from tui.app.app import OctuiApp
 from tui.protocol.models import PermissionRequest, QuestionRequest
+from tui.screens.inbox import InboxScreen
 from tui.screens.main import MainScreen
 from tui.screens.permission import PermissionScreen
 from tui.screens.question import QuestionScreen
@@ -333,7 +334,7 @@ async def test_question_single_and_multi_choice(
 
 
 @pytest.mark.e2e
-async def test_question_rejected_with_esc(
+async def test_question_left_with_esc_then_rejected_with_ctrl_r(
     live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder
 ) -> None:
     sid = live_server.create_session()["id"]
@@ -343,7 +344,18 @@ async def test_question_rejected_with_esc(
         await submit_prompt(pilot, f"Ask me. {tag}")
         dialog = await wait_for_screen(pilot, QuestionScreen)
         ask_id = dialog.ask.id
+        # Esc leaves it for later: the server still waits on it, and the inbox opens it again.
         await pilot.press("escape")
+        await _dialog_closed(pilot)
+        await pilot.pause(0.3)
+        assert ask_id in app.store.asks and app.store.sessions[sid].busy
+        assert not events.of_type(live_server.wire.ev("question.rejected"), _of(sid))
+        await pilot.press("ctrl+b")
+        await wait_for_screen(pilot, InboxScreen)
+        await pilot.press("enter")
+        dialog = await wait_for_screen(pilot, QuestionScreen)
+        assert dialog.ask.id == ask_id
+        await pilot.press("ctrl+r")
         await _dialog_closed(pilot)
         call = await _finished(pilot, app, sid, "question")
         assert call.status == "error"
