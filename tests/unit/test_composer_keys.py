@@ -201,9 +201,31 @@ async def test_letters_typed_ahead_replace_the_selection_and_are_read_in_order()
             composer._typed.append("!")  # as the key handler leaves it, before its callback ran
             assert composer.text == "nely!w"
             composer._typed.append("?")
-            composer.text = "reset"  # written after the letter: the letter went in first
+            composer.text = "reset"  # written after the letter: it replaces the letter too
             await pilot.pause(0.2)
             assert composer.text == "reset" and not composer._typed
+            # Written into from outside (the server appends to the prompt, @ from the palette):
+            # after the letters typed ahead, where they leave the cursor.
+            composer.move_cursor(composer.document.end)
+            composer._typed.extend("cd")
+            composer.insert("X")
+            assert composer.text == "resetcdX" and composer.cursor_location == (0, 8)
+
+
+async def test_a_word_split_over_two_reads_is_still_one_undo_step() -> None:
+    """Typed ahead, a few letters go in one by one as keys do: TextArea makes any edit of more
+    than one character an undo step of its own, so undo would take back arbitrary fragments of
+    a word, as the terminal happened to split it."""
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(100, 24)) as pilot:
+            composer = await composer_after(pilot, *"hel")
+            burst(app, *"lo")
+            await pilot.pause(0.2)
+            assert composer.text == "hello"
+            burst(app, "ctrl+z")
+            await pilot.pause(0.2)
+            assert composer.text == ""
 
 
 async def test_letters_typed_on_a_message_go_to_the_prompt() -> None:
@@ -230,10 +252,46 @@ async def test_letters_typed_on_a_message_go_to_the_prompt() -> None:
 
             answer.focus()
             await settle(pilot)
-            burst(app, "y")  # the message's own key: it copies the message, types nothing
+            burst(app, "space")  # no start of a prompt: nothing moves
             await settle(pilot)
             assert composer.text == "fix it" and app.focused is answer
+            # The message's own key acts, also with a letter right behind it in the same read
+            # (looked up once it had bubbled up, it was looked up in the prompt by then: lost).
+            burst(app, "y", "x")
+            await settle(pilot)
             assert any("Message" in str(toast.message) for toast in app._notifications)
+            assert composer.text == "fix itx" and app.focused is composer
+            answer.focus()
+            await settle(pilot)
             burst(app, "u", "p")  # undo is a prompt's key only: on an answer, "u" is a letter
             await settle(pilot)
-            assert composer.text == "fix itup" and app.focused is composer
+            assert composer.text == "fix itxup" and app.focused is composer
+
+
+async def test_u_on_a_prompt_undoes_on_the_second_press_only() -> None:
+    """Undo stages a revert (the files are put back at once), and "u" is the first letter of
+    many a prompt typed on a focused message: the first press asks, the second undoes."""
+    with frozen(NOW):
+        clock = ManualClock()
+        demo = make_demo(clock)
+        app = MainApp(demo, demo_clock=clock)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            sid = demo.seed_session("Reading", history_fixture(6))["id"]
+            await wait_connected(pilot)
+            main_screen(app).open(sid)
+            await settle(pilot)
+            views = list(main_screen(app).query(MessageView))
+            prompt = next(view for view in reversed(views) if view.message.role == "user")
+            prompt.focus()
+            await settle(pilot)
+            staged = [e for e in demo.emitted if e["type"] == "session.revert.staged"]
+            burst(app, "u")
+            await settle(pilot)
+            assert any("Press u again" in str(toast.message) for toast in app._notifications)
+            assert [e for e in demo.emitted if e["type"] == "session.revert.staged"] == staged
+            burst(app, "u")
+            for _ in range(50):  # the undo is a worker's request to the (demo) server
+                await pilot.pause(0.1)
+                if any(e["type"] == "session.revert.staged" for e in demo.emitted):
+                    break
+            assert any(e["type"] == "session.revert.staged" for e in demo.emitted)

@@ -447,6 +447,7 @@ async def test_allow_always_covers_the_saved_patterns_only(server: DemoServer,
 async def test_revert_lists_the_files_it_restores(server: DemoServer, client: httpx.AsyncClient) -> None:
     """F4 in --demo said "No file changes were staged" after the welcome turn's edit: the demo
     lists what a revert restores as a real server does (traces-2.0 m03), each edit undone."""
+    from tui.demo.routes import _inverse as inverse
     from tui.demo.scripts import GREET_DIFF
 
     sid = await new_session(client)
@@ -462,9 +463,41 @@ async def test_revert_lists_the_files_it_restores(server: DemoServer, client: ht
     assert restored["additions"] == GREET_DIFF["deletions"]
     assert restored["deletions"] == GREET_DIFF["additions"]
     changed = [line for line in restored["patch"].splitlines()
-               if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+               if line.startswith(("+", "-")) and not line.startswith(("+++ ", "--- "))]
     assert changed == ['-    return f"Hello, {name}!"', '+    return "Hello " + name']
+    assert inverse(restored) == GREET_DIFF  # undoing the undo is the edit again
     assert (await client.post(f"/api/session/{sid}/revert/clear")).status_code == 204
     untouched = await client.post(f"/api/session/{sid}/revert/stage",
                                   json={"messageID": prompt, "files": False})
     assert untouched.json()["data"]["files"] == []
+
+
+def test_a_diff_undone_keeps_its_markers_headers_and_hunks() -> None:
+    """The revert's diff is the edit's, inverted: git's headers (a new file is a deleted one),
+    each hunk's ranges, "\\ No newline" with the line it belongs to, removals first."""
+    from tui.demo.routes import _inverse as inverse
+
+    added = {"file": "n.txt", "additions": 2, "deletions": 0, "status": "added", "patch": (
+        "diff --git a/n.txt b/n.txt\nnew file mode 100644\nindex 000..abc\n--- /dev/null\n"
+        "+++ b/n.txt\n@@ -0,0 +1,2 @@\n+x\n+-- y\n")}
+    undone = inverse(added)
+    assert undone["status"] == "deleted" and (undone["additions"], undone["deletions"]) == (0, 2)
+    assert undone["patch"] == ("diff --git a/n.txt b/n.txt\ndeleted file mode 100644\nindex abc..000\n"
+                               "--- a/n.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n--- y\n")
+    marked = {"file": "q", "additions": 1, "deletions": 1, "status": "modified", "patch": (
+        "--- q\n+++ q\n@@ -1,2 +1,2 @@\n a\n-x\n+y\n\\ No newline at end of file\n"
+        "@@ -9 +9 @@\n-p\n+P\n")}
+    assert inverse(marked)["patch"] == (
+        "--- q\n+++ q\n@@ -1,2 +1,2 @@\n a\n-y\n\\ No newline at end of file\n+x\n"
+        "@@ -9 +9 @@\n-P\n+p\n")
+    for diff in (added, marked):
+        assert inverse(inverse(diff)) == diff
+
+
+def test_saved_patterns_match_as_opencode_matches_them() -> None:
+    from tui.demo.runner import _wildcard as matches
+
+    assert matches("ls -la src", "ls *") and matches("ls", "ls *")  # the trailing " *" is optional
+    assert not matches("lsblk", "ls *") and not matches("rm -rf build", "ls *")
+    assert matches("cat a[1].txt", "cat a[1].txt") and not matches("cat a1.txt", "cat a[1].txt")
+    assert matches("ab", "a?") and not matches("a.b", "a?c")

@@ -385,10 +385,14 @@ class OctuiApp(DiffedOutput[int]):
             self._input_at = perf_counter()
         if self._held is not None and (used or isinstance(event, events.Resize)):
             self.release_paint()
-        if isinstance(event, events.Key):
+        if isinstance(event, events.Key) and not event.is_forwarded:  # (not one bubbling back up)
             main = self._main_or_none()
             if main is not None and main is self.screen:
-                main.take_typing(event)  # a letter typed on a message goes to the prompt
+                bound = main.take_typing(event)  # a letter typed on a message goes to the prompt
+                if bound is not None:  # ... or is the message's own key: run now, in key order
+                    if bound.enabled:
+                        await self.run_action(bound.binding.action, bound.node)
+                    return
         await super().on_event(event)
 
     def _flush_changes(self) -> None:

@@ -5,6 +5,7 @@ sessions and messages. Input and ask routes are in ``routes_input`` and ``routes
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 
 import httpx
@@ -173,50 +174,97 @@ def _idle(s: DemoServer, sid: str) -> None:
         raise ApiError(409, "SessionBusyError", f"Session is busy: {sid}", sessionID=sid)
 
 
-_INVERSE_STATUS = {"added": "deleted", "deleted": "added", "modified": "modified"}
-
-
 def _restored_files(s: DemoServer, sid: str, mid: str) -> list[Json]:
-    """What staging a revert at ``mid`` restores, as a real server lists it (traces-2.0 m03): the
-    diff from each file as the edits after the boundary left it back to before them. The demo
-    writes no files; its edits' own diffs stand for the snapshots a server keeps."""
+    """What staging a revert at ``mid`` restores, in the shape a real server lists it
+    (traces-2.0 m03): per file, the diff back to before the edits after the boundary. The demo
+    writes no files; its edits' own diffs stand for the snapshots a server keeps. Its scripts
+    edit a file once: a file edited twice is listed with its last edit undone."""
     messages = s.state.messages.get(sid, [])
     start = next((i for i, m in enumerate(messages) if m["id"] == mid), len(messages))
-    edits: dict[str, list[Json]] = {}
+    edits: dict[str, Json] = {}
     for message in messages[start:]:
         for part in message.get("content") or []:
             state = (part.get("state") or {}) if part.get("type") == "tool" else {}
             if state.get("status") == "completed":
                 for diff in (state.get("metadata") or {}).get("files") or []:
-                    edits.setdefault(diff["file"], []).append(diff)
-    # One file edited twice is one entry; its inverse is that of the last edit (enough for a demo).
-    return [_inverse(diffs[-1]) for diffs in edits.values()]
+                    edits[diff["file"]] = diff
+    return [_inverse(diff) for diff in edits.values()]
+
+
+_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+_INVERSE_STATUS = {"added": "deleted", "deleted": "added", "modified": "modified"}
+_INVERSE_HEADER = (("new file mode ", "deleted file mode "), ("deleted file mode ", "new file mode "))
 
 
 def _inverse(diff: Json) -> Json:
-    """A unified diff the other way round: the lines it added are removed, and so on."""
-    lines: list[str] = []
-    in_hunk = False
-    for line in str(diff.get("patch", "")).splitlines(keepends=True):
-        if line.startswith("@@ "):
-            in_hunk = True
-            head = line.split(" ")
-            if len(head) > 3:
-                head[1], head[2] = "-" + head[2][1:], "+" + head[1][1:]
-            line = " ".join(head)
-        elif not in_hunk and line.startswith("+++ ") and lines and lines[-1].startswith("--- "):
-            lines[-1], line = "--- " + line[4:], "+++ " + lines[-1][4:]  # the names, swapped
-        elif in_hunk and line[:1] in ("+", "-"):
-            line = ("-" if line[0] == "+" else "+") + line[1:]
-            run = len(lines)  # a run of changed lines lists its removals first, as diffs do
-            while run and lines[run - 1][:1] == "+" and line[0] == "-":
-                run -= 1
-            lines.insert(run, line)
+    """``diff`` the other way round (a unified diff, plain or git's): the lines it added are
+    removed and its removed ones added (removals first in each run of changes, each with its
+    "\\ No newline" marker), hunk ranges and file names swapped."""
+    lines = str(diff.get("patch", "")).splitlines(keepends=True)
+    out: list[str] = []
+    old_left = new_left = 0  # lines of the hunk still to come, counted as the diff counts them
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if old_left > 0 or new_left > 0:
+            removed: list[str] = []
+            added: list[str] = []
+            while i < len(lines) and lines[i][:1] in ("+", "-") and (old_left > 0 or new_left > 0):
+                kind = lines[i][0]
+                old_left -= kind == "-"
+                new_left -= kind == "+"
+                unit = [("+" if kind == "-" else "-") + lines[i][1:]]
+                i += 1
+                if i < len(lines) and lines[i].startswith("\\"):
+                    unit.append(lines[i])
+                    i += 1
+                (added if kind == "-" else removed).extend(unit)
+            if removed or added:
+                out += removed + added
+                continue
+            if not line.startswith("\\"):  # a context line (an empty one: a blank line's)
+                old_left -= 1
+                new_left -= 1
+            out.append(line)
+            i += 1
             continue
-        lines.append(line)
-    return {"file": diff["file"], "patch": "".join(lines), "additions": diff.get("deletions", 0),
+        hunk = _HUNK.match(line)
+        if hunk:
+            a, b, c, d = hunk.groups()
+            old_left, new_left = int(b[1:]) if b else 1, int(d[1:]) if d else 1
+            line = f"@@ -{c}{d or ''} +{a}{b or ''} @@" + line[hunk.end():]
+        elif line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            old, new = line[4:].rstrip("\n"), lines[i + 1][4:].rstrip("\n")
+            out += [f"--- {_relabel(new, old, 'a/')}\n", f"+++ {_relabel(old, new, 'b/')}\n"]
+            i += 2
+            continue
+        elif line.startswith("diff --git a/") and " b/" in line:
+            first, second = line.rstrip("\n")[len("diff --git a/"):].split(" b/", 1)
+            line = f"diff --git a/{second} b/{first}\n"
+        elif line.startswith("index ") and ".." in line:
+            hashes, _, mode = line.rstrip("\n")[6:].partition(" ")
+            before, _, after = hashes.partition("..")
+            line = f"index {after}..{before}" + (f" {mode}" if mode else "") + "\n"
+        else:
+            for was, now in _INVERSE_HEADER:
+                if line.startswith(was):
+                    line = now + line[len(was):]
+                    break
+        out.append(line)
+        i += 1
+    return {"file": diff["file"], "patch": "".join(out), "additions": diff.get("deletions", 0),
             "deletions": diff.get("additions", 0),
             "status": _INVERSE_STATUS.get(diff.get("status", "modified"), "modified")}
+
+
+def _relabel(path: str, other: str, prefix: str) -> str:
+    """``path`` as the other side of the header names it: git's ``a/``/``b/`` stay in their
+    places (``/dev/null`` has none)."""
+    if path == "/dev/null":
+        return path
+    bare = path[2:] if path[:2] in ("a/", "b/") else path
+    prefixed = other[:2] in ("a/", "b/") or (other == "/dev/null" and path[:2] in ("a/", "b/"))
+    return prefix + bare if prefixed else bare
 
 
 @on("POST", "/api/session/{sid}/revert/stage")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from tui.demo.scripts import FormAsk, PermissionAsk, QuestionAsk, Script, Step, Tool
@@ -338,7 +338,7 @@ class Runner:
         tool_ref = {"messageID": base["assistantMessageID"], "id": base["id"]}
         if isinstance(ask, PermissionAsk):
             saved = s.always_allowed.get(ask.action, [])
-            if saved and all(any(fnmatchcase(r, p) for p in saved) for r in ask.resources):
+            if saved and ask.resources and all(any(_wildcard(r, p) for p in saved) for r in ask.resources):
                 return None  # "allow always" saved patterns that cover it
             request: Json = {"id": s.ids("per"), "sessionID": sid, "action": ask.action,
                              "resources": list(ask.resources), "source": {"type": "tool"} | tool_ref}
@@ -430,3 +430,12 @@ def question_form(form_id: str, session_id: str, questions: Any, tool_ref: Json)
                        "options": options, "custom": True})
     return {"id": form_id, "sessionID": session_id, "title": "Questions",
             "metadata": {"kind": "question", "tool": tool_ref}, "fields": fields}
+
+
+def _wildcard(text: str, pattern: str) -> bool:
+    """A permission pattern as OpenCode matches it: ``*`` any run, ``?`` one character, the
+    rest literal (``[`` too); a pattern ending in `` *`` also matches without it (``ls *``: ``ls``)."""
+    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    if pattern.endswith(" *"):
+        body = body[: -len(re.escape(" ") + ".*")] + "(?: .*)?"
+    return re.fullmatch(body, text, re.DOTALL) is not None

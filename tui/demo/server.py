@@ -342,9 +342,8 @@ class DemoServer:
 
     def reply_permission(self, session_id: str, request_id: str, reply: str) -> None:
         request = self.state.permissions[request_id]
-        if reply == "always":  # no patterns offered: the action's every resource, as it was asked
-            saved = request.get("save") or request.get("resources") or []
-            self.always_allowed.setdefault(request["action"], []).extend(saved)
+        if reply == "always":  # (with no patterns offered, nothing is kept)
+            self.always_allowed.setdefault(request["action"], []).extend(request.get("save") or [])
         self.emit("permission.replied", {"sessionID": session_id, "requestID": request_id,
                                          "reply": reply})
         self.answer(request_id, reply)

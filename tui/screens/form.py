@@ -28,10 +28,11 @@ from widgets.asks.form_field import FieldEditor, editor_for, field_id
 from widgets.plain import toast
 
 
-class FormScreen(ModalScreen[FormAnswer | FormDismissed]):
+class FormScreen(ModalScreen[FormAnswer | FormDismissed | None]):
     """Every field kind of a v2 form; Ctrl+S (or Submit) validates and returns ``FormAnswer``.
 
-    Esc cancels (``FormDismissed``). Fields hide and show as ``when`` conditions change; errors
+    Esc leaves it for later (``None``: it stays in the inbox); Ctrl+R or Cancel cancels it
+    (``FormDismissed``). Fields hide and show as ``when`` conditions change; errors
     appear inline after the first submit attempt and update live from then on.
     """
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
@@ -509,21 +509,29 @@ class MainScreen(Screen[None]):
         except OctuiError as exc:
             toast(self, f"Interrupt failed: {exc}", severity="error")
 
-    def take_typing(self, event: events.Key) -> None:
-        """A letter typed while a message (or the transcript) has the focus, that is no key of
-        theirs (``y``, ``c``, ``u``) or of anything above: the focus goes to the prompt first, so
-        the app hands it that letter and all that follow (after a click on a message, typing
-        went nowhere). Called by the app before it forwards the key, to keep the keys' order."""
+    def take_typing(self, event: events.Key) -> ActiveBinding | None:
+        """A character typed while a message (or the transcript) has the focus: the app calls
+        this before it forwards the key, so the keys are decided in their order.
+
+        One that is a key of theirs (``y``, ``c``, ``u``, a tool row's ``d``, ``a``, Space) or of
+        anything above is returned for the app to run at once: looked up after it bubbled up,
+        as Textual does, it would be looked up where the focus is by then, and a letter typed
+        right after it (one terminal read) had moved the focus on. Any other character but a
+        space moves the focus to the prompt, which is then handed it and all that follow (after
+        a click on a message, typing went nowhere)."""
         focused = self.focused
         if focused is None or isinstance(focused, TextArea) or not event.is_printable or not event.character:
-            return  # (the prompt's own letters: this runs for every key)
+            return None  # (the prompt's own letters: this runs for every key)
         transcript = self.query_one(Transcript)
         if focused is not transcript and transcript not in focused.ancestors:
-            return
+            return None
         bound = self.active_bindings
-        if any(key in bound for key in (event.key, *event.aliases)):
-            return
-        self.set_focus(self.composer.composer)
+        for key in (event.key, *event.aliases):
+            if key in bound:
+                return bound[key]
+        if not event.character.isspace():  # (Space on a message is no start of a prompt)
+            self.set_focus(self.composer.composer)
+        return None
 
     # ------------------------------------------------------------------ actions (keys, palette, /commands)
     def action_new_session(self) -> None:

@@ -26,14 +26,14 @@ from widgets.asks.form_field import QuestionPane
 from widgets.plain import toast
 
 
-class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed]):
+class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
     """Tabs of questions; Enter confirms a question and moves on, the last one submits.
 
     Submitting (Ctrl+S, the button, Enter on the last question) sends nothing while a question
     that needs an answer has none (``tui.state.asks.validate_questions``): it goes to the first
     of them and says why in its pane and a toast; errors then update live, as in the form dialog.
-    Esc leaves it for later (it stays in the inbox, the turn waits), as in the permission dialog:
-    a reflexive Esc must not end the turn. Ctrl+R or the Dismiss button rejects it
+    Esc leaves it for later (``None``: it stays in the inbox, the turn waits), as the permission
+    dialog does: a reflexive Esc must not end the turn. Ctrl+R or the Dismiss button rejects it
     (``QuestionDismissed``). A question-kind form is shown here after
     ``tui.state.asks.question_from_form``; convert the result back with ``asks.answer_for``.
     """

@@ -9,7 +9,7 @@ from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
-from textual.widgets.text_area import Edit, EditResult
+from textual.widgets.text_area import EditResult, Location
 
 from tui.session.attachments import pasted_path
 from tui.session.mentions import CompletionContext, completion_context
@@ -19,6 +19,7 @@ from widgets.composer.completion import Completion, CompletionMenu
 from widgets.plain import toast
 
 LARGE_PASTE_LINES = 50
+TYPED_ONE_BY_ONE = 32  # characters typed ahead up to this many go in one by one (see settle_typed)
 
 
 class Composer(SteadyScrollView, TextAreaInputHooks):
@@ -75,17 +76,21 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
 
     # ---------------------------------------------------------------- typed ahead
     # Characters typed in one terminal read (a paste where the terminal has no bracketed paste,
-    # keys over a slow link, a script) are inserted as one edit: TextArea wraps the whole line
-    # again at each insert, so 6,000 keys one by one into one line cost ~9 s of CPU. They are
-    # inserted before anything else the prompt handles (any other key, a click, its own
-    # callbacks) and before its text is read or changed from outside, so the order is the keys'.
+    # keys over a slow link, a script) are held back and inserted together: TextArea wraps the
+    # whole line again at each insert, so 6,000 keys one by one into one line cost ~9 s of CPU.
+    # They go in before anything else the prompt handles (any other key, a click, its own
+    # callbacks) and before its text is changed from outside, so the order is the keys'; a read
+    # of ``text`` meanwhile sees them where they will be.
     def settle_typed(self) -> None:
-        """Insert the characters typed ahead, where the first of them was typed."""
-        if self._typed:
-            text = "".join(self._typed)
-            self._typed.clear()
+        """Insert the characters typed ahead, at the selection the first of them replaces. A few
+        go in one by one, as keys do (one undo step per word, however the terminal split them);
+        a paste-sized run is one edit."""
+        typed, self._typed = self._typed, []
+        if not typed or self.read_only:
+            return
+        for text in typed if len(typed) <= TYPED_ONE_BY_ONE else ["".join(typed)]:
             start, end = self.selection
-            self.replace(text, start, end, maintain_selection_offset=False)
+            super().replace(text, start, end, maintain_selection_offset=False)
 
     async def on_event(self, event: events.Event) -> None:
         if self._typed and not isinstance(event, events.Key):
@@ -94,17 +99,36 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
 
     @property
     def text(self) -> str:
-        self.settle_typed()
-        return self.document.text
+        # Read without inserting them (Textual reads it while rendering a line, too).
+        text = self.document.text
+        if not self._typed:
+            return text
+        start, end = sorted(self.selection)
+        return text[:self.index_of(start)] + "".join(self._typed) + text[self.index_of(end):]
 
     @text.setter
     def text(self, value: str) -> None:
-        self.settle_typed()
+        self._typed.clear()  # typed before the text was replaced: replaced with it
         self.load_text(value)
 
-    def edit(self, edit: Edit) -> EditResult:
-        self.settle_typed()  # empty by then when the edit is the settling itself
-        return super().edit(edit)
+    # The editing methods settle first: where they edit (the cursor, the end) is read after.
+    def insert(self, text: str, location: Location | None = None, *,
+               maintain_selection_offset: bool = True) -> EditResult:
+        self.settle_typed()
+        return super().insert(text, location, maintain_selection_offset=maintain_selection_offset)
+
+    def replace(self, insert: str, start: Location, end: Location, *,
+                maintain_selection_offset: bool = True) -> EditResult:
+        self.settle_typed()
+        return super().replace(insert, start, end, maintain_selection_offset=maintain_selection_offset)
+
+    def delete(self, start: Location, end: Location, *, maintain_selection_offset: bool = True) -> EditResult:
+        self.settle_typed()
+        return super().delete(start, end, maintain_selection_offset=maintain_selection_offset)
+
+    def clear(self) -> EditResult:
+        self._typed.clear()  # typed, then all of it cleared
+        return super().clear()
 
     # ---------------------------------------------------------------- completion
     @property

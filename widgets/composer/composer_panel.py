@@ -325,6 +325,7 @@ class ComposerPanel(Widget):
     def mention_file(self) -> None:
         composer = self.composer
         composer.focus()
+        composer.settle_typed()  # the cursor is read: after the letters typed ahead
         before = composer.index_of(composer.cursor_location)
         composer.insert("@" if before == 0 or composer.text[before - 1].isspace() else " @")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from tui.state.transcript import Message, TextBlock, ToolCall
 from tui.text.failures import failure_fix, failure_pieces
 from tui.text.sanitize import shows_nothing
 from widgets._textual_compat import widget_visual
-from widgets.plain import plain, plain_cut, plain_line
+from widgets.plain import plain, plain_cut, plain_line, toast
 from widgets.tools.tool_row import ToolRow
 from widgets.transcript.light_repaint import LightRepaint
 from widgets.transcript.reasoning_block import ReasoningView
@@ -58,6 +59,7 @@ def failure_text(msg: Message) -> Content:
 
 
 LOST_SHOWN_CHARS = 20_000  # of the text the server did not keep, shown here (copy/export: all)
+UNDO_CONFIRM_S = 3.0  # "u" on a prompt undoes when pressed again within this
 
 
 def interrupted_note(message: Message) -> Content:
@@ -96,6 +98,7 @@ class MessageView(LightRepaint, Vertical):
             return self.view.message
 
     _blank: tuple[Visual, Strip] | None  # a blank content line, and the visual it was made from
+    _undo_asked_at = 0.0  # when "u" was pressed once (a second press undoes)
 
     def render_line(self, y: int) -> Strip:
         # A container has no content of its own. Textual's default renders every line of the
@@ -129,6 +132,16 @@ class MessageView(LightRepaint, Vertical):
         return True
 
     def action_request(self, action: str) -> None:
+        if action == "undo":
+            # Undo stages a revert: the files are put back at once. "u" is also the first letter
+            # of a prompt typed on a focused message, so it asks for a second press.
+            now = time.monotonic()
+            if now - self._undo_asked_at > UNDO_CONFIRM_S:
+                self._undo_asked_at = now
+                toast(self, "Press u again to undo to this prompt (the files changed after it are "
+                            "put back; F8 redoes).", timeout=UNDO_CONFIRM_S)
+                return
+            self._undo_asked_at = 0.0
         self.post_message(self.ActionRequested(self, action))
 
     def __init__(self, message: Message, *, reasoning_collapsed: bool = True,

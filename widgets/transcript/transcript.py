@@ -340,10 +340,12 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
 
     def _set_unseen(self, unseen: set[tuple[str, str]]) -> None:
         if unseen != self._unseen:
-            self._unseen = unseen
             # Messages, not parts: an answer's reasoning, text and each tool call are one message
             # (a chip that counted parts said "3 new" for one answer), as on coming back to it.
-            self.post_message(self.Unseen(len({message_id for message_id, _ in unseen})))
+            count = len({message_id for message_id, _ in unseen})
+            if count != len({message_id for message_id, _ in self._unseen}):
+                self.post_message(self.Unseen(count))
+            self._unseen = unseen
 
     def action_page_down(self) -> None:
         """PgDn; one that reaches the bottom follows the stream again. Textual's own releases the

@@ -1,5 +1,5 @@
-"""``TranscriptPanel``: the transcript, where the reader was in each session, the "N new below"
-chip, older history pages, and the store's transcript changes for the session on view.
+"""``TranscriptPanel``: the transcript, where the reader was in each session, the "N new messages
+below" chip, older history pages, and the store's transcript changes for the session on view.
 
 Where the reader was in each session (which messages were mounted, the message at the top of the
 view and its offset, or "at the bottom, following") is kept in memory by session id, so switching
