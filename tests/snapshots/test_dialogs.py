@@ -23,7 +23,7 @@ from tui.protocol.models import (
     QuestionOption,
     QuestionRequest,
 )
-from tui.screens.ask_router import screen_for_ask
+from tui.screens.ask_router import draft_of, screen_for_ask
 from tui.screens.form import FormScreen
 from tui.screens.inbox import InboxChoice, InboxScreen
 from tui.screens.permission import PermissionScreen
@@ -268,6 +268,25 @@ class TestQuestionKeys:
             await pilot.press("ctrl+r")
             await settle(pilot)
         assert app.result == QuestionDismissed()
+
+    async def test_left_for_later_it_reopens_as_it_was_left(self) -> None:
+        """Esc means "later": what was picked and typed is there when the inbox reopens it."""
+        first = QuestionScreen(question_ask(count=2))
+        app = app_for(lambda: first)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("2", "right", "2")  # Green; on the second tab, Docs
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert app.answered and app.result is None
+        draft = draft_of(first)
+        app = app_for(lambda: QuestionScreen(question_ask(count=2), states=draft))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+s")  # nothing to pick again: both answers are there
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["Green"], ["Docs"]])
 
     async def test_submit_straight_away_sends_nothing_and_says_why(self) -> None:
         # QA: Ctrl+S at once sent an empty answer ("answered: ;") although the dialog says "Pick one".

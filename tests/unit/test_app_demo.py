@@ -238,3 +238,31 @@ async def test_a_tool_waiting_on_a_permission_says_so_until_it_is_answered() -> 
         await app.server.idle(timeout=5)
         await settle(pilot)
         assert summary() != "waiting for your approval"
+
+
+async def test_a_question_left_for_later_reopens_from_the_inbox_as_it_was_left() -> None:
+    from tui.screens.inbox import InboxScreen
+    from tui.screens.question import QuestionScreen
+
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        await type_prompt(pilot, "question")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        dialog = app.screen
+        assert isinstance(dialog, QuestionScreen)
+        ask_id = dialog.ask_id
+        await pilot.press("2")
+        await settle(pilot)
+        picked = [state.selected for state in dialog.states]
+        assert picked[0] == [1]
+        await pilot.press("escape")  # later: it stays asked, in the inbox
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert ask_id in app.store.asks
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: isinstance(app.screen, InboxScreen))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        reopened = app.screen
+        assert isinstance(reopened, QuestionScreen) and reopened is not dialog
+        assert reopened.ask_id == ask_id and [state.selected for state in reopened.states] == picked

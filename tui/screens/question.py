@@ -47,12 +47,16 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
         Binding("right", "tab(1)", "Next", show=False),
     ]
 
-    def __init__(self, ask: QuestionRequest, *, session_title: str = "") -> None:
+    def __init__(self, ask: QuestionRequest, *, session_title: str = "",
+                 states: list[QuestionState] | None = None) -> None:
         super().__init__(classes="ask-dialog")
         self.ask = ask
         self.ask_id = ask.id
         self.session_title = session_title
-        self.states = [QuestionState(item) for item in ask.questions]
+        # A dialog reopened from the inbox shows what was picked and typed when it was left.
+        if states is None or [state.item for state in states] != list(ask.questions):
+            states = [QuestionState(item) for item in ask.questions]
+        self.states = states
         self._attempted = False
         """A submit was refused: from then on unanswered questions say so as they change."""
 

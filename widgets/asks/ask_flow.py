@@ -61,6 +61,8 @@ class AskFlow(Widget):
         self._screen: Any = None
         self.dismissed: set[str] = set()  # Esc'd by the user: wait in the inbox, don't re-open
         self.answered: set[str] = set()  # reply sent; its *.replied event may not have arrived yet
+        # What was picked or typed in a question dialog left for later: reopened as it was left.
+        self._drafts: dict[str, Any] = {}
 
     def apply(self, changes: list[AsksChanged], current: str | None) -> None:
         """One frame's ask changes, ``current`` the session on view."""
@@ -102,6 +104,7 @@ class AskFlow(Widget):
                         severity="warning", timeout=6)
 
     def settled(self, ask_id: str | None, how: str | None) -> None:
+        self._drafts.pop(ask_id or "", None)
         self.dismissed.discard(ask_id or "")
         self.answered.discard(ask_id or "")
         if ask_id and ask_id == self.open_ask and self._screen is not None:
@@ -138,15 +141,18 @@ class AskFlow(Widget):
         subagent = None
         if state is not None and state.parent_id:
             subagent = one_line(title, 40)
-        from tui.screens.ask_router import screen_for_ask  # on first use (tui/screens/__init__.py)
+        from tui.screens.ask_router import draft_of, screen_for_ask  # on first use (tui/screens/__init__.py)
 
-        screen = screen_for_ask(ask, tool_for_ask(octui_app(self), ask), title, subagent)
+        screen = screen_for_ask(ask, tool_for_ask(octui_app(self), ask), title, subagent,
+                                draft=self._drafts.pop(ask.id, None))
         self.open_ask, self._screen = ask.id, screen
 
         def done(result: Any) -> None:
             if self.open_ask != ask.id:
                 return  # closed by ``settled``: answered elsewhere, nothing to send
             self.open_ask, self._screen = None, None
+            if result is None:  # later: reopened as it was left
+                self._drafts[ask.id] = draft_of(screen)
             self._answer(ask, result)
 
         self.app.push_screen(screen, done)
