@@ -281,6 +281,7 @@ class TestQuestionKeys:
             await settle(pilot)
         assert app.answered and app.result is None
         draft = draft_of(first)
+        assert isinstance(draft, list)
         app = app_for(lambda: QuestionScreen(question_ask(count=2), states=draft))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
@@ -449,6 +450,24 @@ class TestFormFlow:
             await pilot.press("ctrl+r")
             await settle(pilot)
         assert app.result == FormDismissed()
+
+    async def test_left_for_later_it_reopens_as_it_was_filled_in(self) -> None:
+        first = FormScreen(every_kind_form())
+        app = app_for(lambda: first)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press(*"api")  # the first field, focused: the service's name
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert app.answered and app.result is None
+        draft = draft_of(first)
+        assert isinstance(draft, dict) and draft["name"] == "api"
+        again = FormScreen(every_kind_form(), values=draft)
+        app = app_for(lambda: again)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert again.values() == draft
 
     async def test_escape_leaves_it_for_later_and_ctrl_r_cancels(self) -> None:
         app = app_for(lambda: FormScreen(every_kind_form()))

@@ -252,8 +252,9 @@ async def test_a_question_left_for_later_reopens_from_the_inbox_as_it_was_left()
         dialog = app.screen
         assert isinstance(dialog, QuestionScreen)
         ask_id = dialog.ask_id
+        await wait_until(pilot, lambda: dialog.focused is not None)  # (its choices, once mounted)
         await pilot.press("2")
-        await settle(pilot)
+        await wait_until(pilot, lambda: bool(dialog.states[0].selected))
         picked = [state.selected for state in dialog.states]
         assert picked[0] == [1]
         await pilot.press("escape")  # later: it stays asked, in the inbox

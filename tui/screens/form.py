@@ -49,7 +49,7 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed | None]):
         Binding("ctrl+r", "cancel", "Cancel"),
     ]
 
-    def __init__(self, form: FormInfo, *, session_title: str = "") -> None:
+    def __init__(self, form: FormInfo, *, session_title: str = "", values: FormValues | None = None) -> None:
         super().__init__(classes="ask-dialog")
         # An answer holds one value a key: a field under a key already asked is left out (said in
         # the dialog), everywhere (defaults, visibility, checks, the answer), so the first rules.
@@ -63,8 +63,12 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed | None]):
         self.form = form.model_copy(update={"fields": list(fields.values())}) if self.repeated else form
         self.ask_id = form.id
         self.session_title = session_title
-        self._initial = initial_values(self.form)
+        # A form reopened from the inbox shows what was filled in when it was left for later.
+        self._initial = initial_values(self.form) | {key: value for key, value in (values or {}).items()
+                                                     if key in fields}
         self._attempted = False
+        self.left: FormValues | None = None
+        """What was filled in when it was left for later (Esc)."""
 
     def compose(self) -> ComposeResult:
         title: list[str | tuple[str, str]] = [(one_line(self.form.title or "Form", 80), "bold")]
@@ -144,6 +148,7 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed | None]):
         self.dismiss(build_form_answer(self.form, self.values()))
 
     def action_later(self) -> None:
+        self.left = self.values()  # read now: the fields are gone once it is dismissed
         self.dismiss(None)
 
     def action_cancel(self) -> None:
