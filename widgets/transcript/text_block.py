@@ -226,6 +226,14 @@ class TextBlockView(LightRepaint):
             self._schedule()
         return pieces.total + len(self._note_lines())
 
+    def on_resize(self) -> None:
+        # Textual keeps a widget's box model per container size: back at a width it was laid out
+        # at before, it takes the height it had then and asks get_content_height nothing, so the
+        # lines stayed at the width in between (widening the terminal cut answers to the height
+        # they had at the first width, their last lines hidden). A layout of its own asks again.
+        if self.content_size.width != self._pieces.width and self.content_size.width > 0:
+            self.refresh(layout=True)
+
     def render_lines(self, crop: Region) -> list[Strip]:
         top = self.styles.gutter.top
         self._painted = (crop.y - top, crop.bottom - top)
