@@ -10,13 +10,15 @@ the real server).
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import App
 
 from tests.snapshots.main_app import MainApp, main_screen, permission_open, settle
 from widgets.transcript.text_block import TextBlockView
 
 
-def screen_rows(app: App[object]) -> list[str]:
+def screen_rows(app: App[Any]) -> list[str]:
     return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
