@@ -267,3 +267,21 @@ def test_deleted_session_is_not_brought_back_by_late_events() -> None:
     store.apply(parse({"id": "evt_ask", "type": "permission.asked", "data": {
         "id": "per_late", "sessionID": sid, "action": "bash", "resources": ["ls"]}}))
     assert "per_late" not in store.asks
+
+
+@pytest.mark.parametrize("name", ["01_text.jsonl", "08_queue.jsonl"])
+def test_a_delivered_prompt_is_busy_before_the_first_token(name: str) -> None:
+    """The real server delivers the prompt at once and starts the step with the model's first
+    token, seconds later with a slow provider or its retries: octui said idle meanwhile, and Esc
+    (which interrupts a busy session) did nothing (QA, 1.18.33)."""
+    store = Store()
+    events = trace_events(name)
+    first = next(i for i, e in enumerate(events) if e.type == "session.inbox.delivered")
+    assert not any(e.type == "session.step.started" for e in events[:first])
+    for event in events[: first + 1]:
+        store.apply(event)
+    (state,) = [s for s in store.sessions.values() if s.messages]
+    assert state.busy
+    for event in events[first + 1:]:
+        store.apply(event)
+    assert not state.busy  # and idle again once the turn is over

@@ -9,7 +9,7 @@ from typing import Any
 from tui.protocol import events as ev
 from tui.protocol.events import Event
 from tui.state.changes import Change, NeedMessage, TranscriptChanged, message_changed
-from tui.state.session_events import _notice, _touch, apply_revert_marks, handles
+from tui.state.session_events import _notice, _set_busy, _touch, apply_revert_marks, handles
 from tui.state.transcript import Message, MessageRole, PendingInput, SessionState
 
 
@@ -46,6 +46,11 @@ def _inbox_delivered(state: SessionState, event: Event) -> list[Change]:
     changes = [_touch(state)]
     if payload.inboxID in state.messages:
         return changes
+    # A delivered prompt starts a turn: busy (and Esc interrupts it) from now, not from the
+    # model's first token, which may be seconds away (a slow provider, retries). A server that
+    # runs nothing after all is asked by the busy watchdog (tui/session/intake.py).
+    if pending is None or pending.kind in ("user", "synthetic"):
+        changes += _set_busy(state, True)
     if pending is None:
         prompt = event.data.get("prompt")  # 1.18 repeats the prompt on delivery
         if isinstance(prompt, dict) and isinstance(prompt.get("text"), str):
