@@ -295,3 +295,29 @@ async def test_u_on_a_prompt_undoes_on_the_second_press_only() -> None:
                 if any(e["type"] == "session.revert.staged" for e in demo.emitted):
                     break
             assert any(e["type"] == "session.revert.staged" for e in demo.emitted)
+
+
+async def test_a_prompt_sent_while_scrolled_up_brings_the_view_to_the_bottom() -> None:
+    """The prompt and its answer went in below, out of sight, under a "new below" chip (QA)."""
+    from tests.snapshots.main_app import type_prompt
+
+    with frozen(NOW):
+        clock = ManualClock()
+        demo = make_demo(clock)
+        app = MainApp(demo, demo_clock=clock)
+        async with app.run_test(size=SIZE) as pilot:
+            sid = demo.seed_session("Reading", history_fixture(80))["id"]
+            await wait_connected(pilot)
+            main_screen(app).open(sid)
+            await settle(pilot)
+            transcript = main_screen(app).query_one(Transcript)
+            burst(app, "pageup", "pageup")
+            await settle(pilot)
+            assert anchor_released(transcript) and transcript.scroll_y < transcript.max_scroll_y - 1
+            await type_prompt(pilot, "long")
+            for _ in range(50):
+                await pilot.pause(0.1)
+                if not anchor_released(transcript) and transcript.scroll_y >= transcript.max_scroll_y - 1:
+                    break
+            assert not anchor_released(transcript)
+            assert transcript.scroll_y >= transcript.max_scroll_y - 1

@@ -373,6 +373,7 @@ class MainScreen(Screen[None]):
             return
         choice.pending_sent()
         self.composer.sent(prompt.text, prompt.attachments)
+        self.reading.follow()  # a reader scrolled up sees the prompt go in and its answer come
 
     @on(ComposerPanel.LocalCommand)
     def _local_command(self, event: ComposerPanel.LocalCommand) -> None:
