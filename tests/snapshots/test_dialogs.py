@@ -209,9 +209,10 @@ class TestPermissionKeys:
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, PermissionScreen)
-            screen.close_answered_elsewhere("once")
+            screen.close_answered_elsewhere("answered elsewhere (once)")
             await settle(pilot)
         assert app.result is None
+        assert toasts(app) == ["Permission answered elsewhere (once)."]
 
 
 # -------------------------------------------------------------------------------- questions

@@ -267,3 +267,23 @@ async def test_a_question_left_for_later_reopens_from_the_inbox_as_it_was_left()
         reopened = app.screen
         assert isinstance(reopened, QuestionScreen) and reopened is not dialog
         assert reopened.ask_id == ask_id and [state.selected for state in reopened.states] == picked
+
+
+async def test_a_question_answered_elsewhere_closes_its_dialog_with_one_toast() -> None:
+    """Another client rejected the question whose dialog was open: the app crashed (the
+    question dialog's close took no reason), and a permission's said it twice (QA)."""
+    from tui.screens.question import QuestionScreen
+
+    app = MainApp()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_connected(pilot)
+        await type_prompt(pilot, "question")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        dialog = app.screen
+        assert isinstance(dialog, QuestionScreen)
+        app.server.reply_question(dialog.ask.sessionID, dialog.ask_id, None)  # another client
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await settle(pilot)
+        said = [str(n.message) for n in app._notifications if "elsewhere" in str(n.message)]
+        assert said == ["Question answered elsewhere (rejected)."]
+        assert app.is_running and dialog.ask_id not in app.store.asks

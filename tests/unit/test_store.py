@@ -285,3 +285,26 @@ def test_a_delivered_prompt_is_busy_before_the_first_token(name: str) -> None:
     for event in events[first + 1:]:
         store.apply(event)
     assert not state.busy  # and idle again once the turn is over
+
+
+def test_an_ask_is_over_when_its_tool_call_ends() -> None:
+    """1.18.33 rejects the asks of an interrupted turn with no event for them: the tool call
+    fails and the step ends, and the asks stayed in the inbox as "waiting" (answering one got a
+    404). An ask of another call, or of another session, stays."""
+    from tui.state.changes import AsksChanged
+    from tui.state.store import ASK_CALL_ENDED
+
+    store = Store()
+    for ask_id, call in (("per_1", "call_1"), ("per_2", "call_2")):
+        store.apply(parse_event({"id": f"evt_{ask_id}", "type": "permission.asked", "data": {
+            "id": ask_id, "sessionID": "ses_1", "action": "bash", "resources": ["ls"],
+            "source": {"type": "tool", "messageID": "msg_1", "id": call}}}))
+    store.apply(parse_event({"id": "evt_q", "type": "question.asked", "data": {
+        "id": "que_1", "sessionID": "ses_2", "questions": [{"question": "Q?", "header": "Q", "options": []}],
+        "tool": {"messageID": "msg_1", "id": "call_1"}}}))
+    assert set(store.asks) == {"per_1", "per_2", "que_1"}
+    changes = store.apply(parse_event({"id": "evt_f", "type": "session.tool.failed", "data": {
+        "sessionID": "ses_1", "assistantMessageID": "msg_1", "id": "call_1",
+        "error": {"type": "aborted", "message": "Tool execution aborted"}}}))
+    assert set(store.asks) == {"per_2", "que_1"}
+    assert [(c.ask_id, c.how) for c in changes if isinstance(c, AsksChanged)] == [("per_1", ASK_CALL_ENDED)]

@@ -162,7 +162,8 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed | None]):
     def _cancel_pressed(self) -> None:
         self.action_cancel()
 
-    def close_answered_elsewhere(self) -> None:
-        """Another client answered or cancelled the form: close and toast, send nothing."""
-        toast(self.app, "Form answered elsewhere", title="Form")
+    def close_answered_elsewhere(self, why: str = "answered elsewhere") -> None:
+        """Settled by the server (another client answered, or its turn ended): close and say
+        ``why``, send nothing."""
+        toast(self.app, f"Form {one_line(why, 60)}.", title="Form")
         self.dismiss(FormDismissed(elsewhere=True))

@@ -284,8 +284,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
         text = event.value.strip()
         self.dismiss(PermissionAnswer("reject", text or None))
 
-    def close_answered_elsewhere(self, reply: str | None = None) -> None:
-        """The server says another client answered: close without answering and toast it."""
-        how = f" ({one_line(reply, 20)})" if reply else ""
-        toast(self.app, f"Permission answered elsewhere{how}", title="Permission")
+    def close_answered_elsewhere(self, why: str = "answered elsewhere") -> None:
+        """Settled by the server (another client answered, or its turn ended): close and say
+        ``why``, send nothing."""
+        toast(self.app, f"Permission {one_line(why, 60)}.", title="Permission")
         self.dismiss(None)

@@ -168,7 +168,8 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
     def _dismiss_pressed(self) -> None:
         self.action_dismiss_questions()
 
-    def close_answered_elsewhere(self) -> None:
-        """Another client answered or rejected: close and toast (the reply is not ours to send)."""
-        toast(self.app, "Question answered elsewhere", title="Question")
+    def close_answered_elsewhere(self, why: str = "answered elsewhere") -> None:
+        """Settled by the server (another client answered, or its turn ended): close and say
+        ``why``, send nothing."""
+        toast(self.app, f"Question {one_line(why, 60)}.", title="Question")
         self.dismiss(QuestionDismissed(elsewhere=True))

@@ -42,12 +42,14 @@ from tui.state.changes import (
 )
 from tui.state.deltas import append_delta
 from tui.state.history import carry_child_links, message_from_wire
-from tui.state.transcript import Ask, Message, PendingInput, SessionState, TextBlock
+from tui.state.transcript import Ask, Message, PendingInput, SessionState, TextBlock, ask_call
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
 _REGISTERED = session_entries  # importing it registers the inbox/notice/shell/revert reducers
 _SESSION_HANDLERS = session_events.HANDLERS  # filled in by both reducer modules
 
+
+ASK_CALL_ENDED = "its tool call ended"  # how an ask settles when its call ended first (AsksChanged)
 
 class Store:
     """Sessions, their transcripts and every pending ask on the server."""
@@ -117,7 +119,20 @@ class Store:
         session_handler = _SESSION_HANDLERS.get(kind)
         if session_handler is None:
             return []
-        return session_handler(state, event)
+        changes = session_handler(state, event)
+        if isinstance(payload, (ev.ToolSuccess, ev.ToolFailed)) and self.asks:
+            changes += self._drop_asks_of_call(sid, payload.assistantMessageID, payload.id)
+        return changes
+
+    def _drop_asks_of_call(self, session_id: str, message_id: str, call_id: str) -> list[Change]:
+        """A tool call ended: an ask it was waiting on is over too. 1.18.33 rejects the asks of
+        an interrupted turn with no event for them; they stayed in the inbox as "waiting", and
+        answering one got a 404 (QA, real server)."""
+        gone = [ask.id for ask in self.asks.values()
+                if ask.sessionID == session_id and ask_call(ask) == (message_id, call_id)]
+        for ask_id in gone:
+            del self.asks[ask_id]
+        return [AsksChanged(session_id, ask_id, ASK_CALL_ENDED) for ask_id in gone]
 
     def apply_delta(self, kind: str, session_id: str, message_id: str, ref: int | str,
                     delta: str) -> list[Change] | None:

@@ -237,6 +237,18 @@ class SessionState:
 Ask = PermissionRequest | QuestionRequest | FormInfo
 
 
+def ask_call(ask: Ask) -> tuple[str, str]:
+    """The (assistant message id, tool call id) an ask belongs to; empty strings if none."""
+    if isinstance(ask, PermissionRequest) and ask.source is not None:
+        return ask.source.messageID, ask.source.id
+    if isinstance(ask, QuestionRequest) and ask.tool is not None:
+        return ask.tool.messageID, ask.tool.id
+    if isinstance(ask, FormInfo) and isinstance((ask.metadata or {}).get("tool"), dict):
+        tool = (ask.metadata or {})["tool"]
+        return str(tool.get("messageID", "")), str(tool.get("id", ""))
+    return "", ""
+
+
 def ask_kind(ask: Ask) -> Literal["permission", "question", "form"]:
     if isinstance(ask, PermissionRequest):
         return "permission"

@@ -15,7 +15,6 @@ from textual import work
 from textual.widget import Widget
 
 from tui.app.host import octui_app
-from tui.protocol.models import FormInfo, PermissionRequest, QuestionRequest
 from tui.session.errors import OctuiError
 from tui.state.asks import (
     FormAnswer,
@@ -26,7 +25,8 @@ from tui.state.asks import (
     answer_for,
 )
 from tui.state.changes import AsksChanged
-from tui.state.transcript import Ask, ToolCall
+from tui.state.store import ASK_CALL_ENDED
+from tui.state.transcript import Ask, ToolCall, ask_call
 from tui.text.sanitize import one_line
 from widgets.plain import toast
 
@@ -37,14 +37,7 @@ if TYPE_CHECKING:
 
 def tool_for_ask(app: OctuiApp, ask: Ask) -> ToolCall | None:
     """The tool call an ask belongs to, joined on message id + call id."""
-    message_id = call_id = ""
-    if isinstance(ask, PermissionRequest) and ask.source is not None:
-        message_id, call_id = ask.source.messageID, ask.source.id
-    elif isinstance(ask, QuestionRequest) and ask.tool is not None:
-        message_id, call_id = ask.tool.messageID, ask.tool.id
-    elif isinstance(ask, FormInfo) and isinstance((ask.metadata or {}).get("tool"), dict):
-        tool = (ask.metadata or {})["tool"]
-        message_id, call_id = str(tool.get("messageID", "")), str(tool.get("id", ""))
+    message_id, call_id = ask_call(ask)
     state = app.store.sessions.get(ask.sessionID)
     message = state.messages.get(message_id) if state else None
     return message.tool(call_id) if message and call_id else None
@@ -109,8 +102,10 @@ class AskFlow(Widget):
         self.answered.discard(ask_id or "")
         if ask_id and ask_id == self.open_ask and self._screen is not None:
             screen, self._screen, self.open_ask = self._screen, None, None
-            screen.close_answered_elsewhere(how or "answered")
-            toast(self, f"That request was answered elsewhere ({how}).", timeout=4)
+            # One toast, the dialog's (this said it again beside it). A question dialog took no
+            # argument here, and another client's answer crashed the app.
+            screen.close_answered_elsewhere(f"no longer asked: {how}" if how == ASK_CALL_ENDED
+                                            else f"answered elsewhere ({how or 'answered'})")
 
     def auto_answered(self, ask_id: str) -> bool:
         """The session's permission mode answers this ask itself (``tui.session.auto_approve``): no dialog."""
