@@ -104,6 +104,10 @@ def test_revert_files_from_model_dict_or_none() -> None:
     assert revert_files({"messageID": "m", "diff": "", "files": []}) == []  # 1.18 shape
     assert revert_files(None) == []
     assert revert_files(SessionRevert(messageID="m")) == []
+    # 1.18.33 names each file "path": the undo panel listed "(unnamed)" (QA, real server).
+    (named,) = revert_files({"messageID": "m", "files": [
+        {"path": "notes.txt", "additions": 0, "deletions": 3, "status": "deleted"}]})
+    assert (named.file, named.deletions, named.status) == ("notes.txt", 3, "deleted")
 
 
 def test_clipboard_toast_is_honest() -> None:

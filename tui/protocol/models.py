@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Wire(BaseModel):
@@ -65,6 +65,14 @@ class FileDiff(Wire):
     additions: int = 0
     deletions: int = 0
     status: str = "modified"  # added | deleted | modified
+
+    @model_validator(mode="before")
+    @classmethod
+    def _path_is_the_file(cls, data: Any) -> Any:
+        # 1.18.33's revert lists each file under "path" (QA: the undo panel said "(unnamed)").
+        if isinstance(data, dict) and "file" not in data and isinstance(data.get("path"), str):
+            return {**data, "file": data["path"]}
+        return data
 
 
 class SessionTime(Wire):
