@@ -147,6 +147,27 @@ async def test_local_slash_command_opens_the_help_screen() -> None:
         assert composer(app).text == ""
 
 
+async def test_a_slash_command_typed_in_full_runs_on_the_first_enter() -> None:
+    """The menu still showed it, and Enter only completed what was complete already: "/export"
+    took a second Enter, and text typed on went to the model as a prompt (QA). A partial name
+    is still completed by Enter."""
+    app, _ = recorded_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_connected(pilot)
+        await type_text(pilot, "/hel")
+        assert menu_labels(app)[0] == "help"
+        await pilot.press("enter")  # partial: completed, not run
+        await pilot.pause(0.1)
+        assert composer(app).text == "/help " and not isinstance(app.screen, HelpScreen)
+        composer(app).text = ""
+        await type_text(pilot, "/help")
+        assert menu_labels(app)[0] == "help"
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, HelpScreen)
+        assert composer(app).text == ""
+
+
 async def test_run_command_on_preview_server_sends_a_slash_prompt() -> None:
     sent: list[tuple[str, Any]] = []
 

@@ -209,6 +209,10 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
             return False
         if key in ("up", "down"):
             menu.move(-1 if key == "up" else 1)
+        elif key == "enter" and self._completion is not None and self._completion.kind == "slash" \
+                and menu.selected is not None and menu.selected.value == self._completion.query:
+            menu.close()  # "/export" typed in full: Enter runs it (it took a second Enter: QA)
+            return False
         elif key in ("tab", "enter"):
             return self.accept_completion()
         elif key == "escape":
