@@ -153,6 +153,7 @@ async def test_a_remapped_prompt_key_acts_under_its_new_key_only() -> None:
             app.set_keymap({"octui.history_previous": "alt+p"})
             composer = await composer_after(pilot)
             composer.prompt_history.append("first")  # as a sent prompt leaves it
+            composer._history_index = len(composer.prompt_history)
             burst(app, "ctrl+up")
             await pilot.pause(0.2)
             assert composer.text == ""  # not the old key any more
@@ -321,3 +322,36 @@ async def test_a_prompt_sent_while_scrolled_up_brings_the_view_to_the_bottom() -
                     break
             assert not anchor_released(transcript)
             assert transcript.scroll_y >= transcript.max_scroll_y - 1
+            from tui.storage.saved_state import SavedState
+            for _ in range(20):  # and kept for Ctrl+Up in the next run (written off the loop)
+                if SavedState().prompt_history() == ["long"]:
+                    break
+                await pilot.pause(0.05)
+            assert SavedState().prompt_history() == ["long"]
+
+
+async def test_the_history_keeps_the_draft_and_earlier_runs_prompts() -> None:
+    """Ctrl+Up then Ctrl+Down came back to an empty prompt: what was being typed was gone
+    (QA). And the history was this run's only: after a restart Ctrl+Up recalled nothing."""
+    from tui.storage.saved_state import SavedState
+
+    SavedState().remember_prompt("from the last run")
+    with frozen():
+        app = MainApp()
+        async with app.run_test(size=(100, 24)) as pilot:
+            composer = await composer_after(pilot)
+            for _ in range(20):  # the history is read off the event loop
+                if composer.prompt_history:
+                    break
+                await pilot.pause(0.05)
+            composer.prompt_history.append("sent earlier")  # as a sent prompt leaves it
+            composer._history_index = len(composer.prompt_history)
+            burst(app, *"my precious draft", "ctrl+up")
+            await pilot.pause(0.2)
+            assert composer.text == "sent earlier"
+            burst(app, "ctrl+up")
+            await pilot.pause(0.2)
+            assert composer.text == "from the last run"
+            burst(app, "ctrl+down", "ctrl+down")
+            await pilot.pause(0.2)
+            assert composer.text == "my precious draft"

@@ -207,6 +207,19 @@ class TestResolveConnection:
 
 
 class TestSavedState:
+    def test_prompt_history_survives_a_restart_bounded(self, tmp_path: Path) -> None:
+        store = SavedState(tmp_path / "state")
+        assert store.prompt_history() == []  # none yet: no file
+        for text in ("first", "second", "second", "   ", "x" * (SavedState.HISTORY_PROMPT_CHARS + 1)):
+            store.remember_prompt(text)
+        assert SavedState(tmp_path / "state").prompt_history() == ["first", "second"]  # a new run
+        for n in range(SavedState.HISTORY_PROMPTS + 5):
+            store.remember_prompt(f"p{n}")
+        kept = store.prompt_history()
+        assert len(kept) == SavedState.HISTORY_PROMPTS and kept[-1] == f"p{SavedState.HISTORY_PROMPTS + 4}"
+        (tmp_path / "state" / SavedState.HISTORY_FILE).write_text("{not json")
+        assert store.prompt_history() == []  # a broken file is no history, and no crash
+
     def test_drafts(self, tmp_path: Path) -> None:
         store = SavedState(tmp_path / "state")
         assert store.load_draft("ses_1") == ""

@@ -43,6 +43,9 @@ class SavedState:
     FILE_NAME = "state.json"
     DRAFTS_DIR = "drafts"
     RECENT_MODELS = 10
+    HISTORY_FILE = "prompt-history.json"
+    HISTORY_PROMPTS = 200  # prompts kept for Ctrl+Up, newest last
+    HISTORY_PROMPT_CHARS = 8 * 1024  # a longer prompt (a paste) is not kept in the history
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         self.root = Path(root) if root is not None else state_dir()
@@ -153,3 +156,22 @@ class SavedState:
         data = self._read()
         data["recent_models"] = entries[: self.RECENT_MODELS]
         self._write(data)
+
+    # prompt history
+    def prompt_history(self) -> list[str]:
+        """The prompts sent in earlier runs (Ctrl+Up), oldest first."""
+        try:
+            raw = json.loads(read_bounded(self.root / self.HISTORY_FILE, STATE_MAX_BYTES).decode("utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [p for p in raw if isinstance(p, str)][-self.HISTORY_PROMPTS:] if isinstance(raw, list) else []
+
+    def remember_prompt(self, text: str) -> None:
+        """Add a sent prompt to the history (not one that repeats the last, nor a paste-sized one)."""
+        if not text.strip() or len(text) > self.HISTORY_PROMPT_CHARS:
+            return
+        history = self.prompt_history()
+        if history and history[-1] == text:
+            return
+        payload = json.dumps([*history, text][-self.HISTORY_PROMPTS:], ensure_ascii=False)
+        atomic_write(self.root / self.HISTORY_FILE, payload.encode("utf-8"))

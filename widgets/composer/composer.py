@@ -67,6 +67,7 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         self.cursor_blink = False
         self.prompt_history: list[str] = []
         self._history_index = 0
+        self._history_draft = ""  # the text being typed when the history was entered
         self.mentioned: set[str] = set()
         """``@`` paths picked from completion; they are sent as file attachments."""
         self._completion: CompletionContext | None = None
@@ -310,7 +311,17 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
             return
         step = -1 if direction == "previous" else 1
         index = max(0, min(len(self.prompt_history), self._history_index + step))
+        if index == self._history_index:
+            return
+        if self._history_index >= len(self.prompt_history):
+            # What was being typed: back past the newest prompt, it is there again (it was lost).
+            self._history_draft = self.text
         self._history_index = index
-        self.text = self.prompt_history[index] if index < len(self.prompt_history) else ""
+        self.text = self.prompt_history[index] if index < len(self.prompt_history) else self._history_draft
         self.move_cursor(self.document.end)
+
+    def load_history(self, prompts: list[str]) -> None:
+        """Prompts sent in earlier runs, oldest first: Ctrl+Up recalls them before this run's."""
+        self.prompt_history = [*prompts, *self.prompt_history]
+        self._history_index = len(self.prompt_history)
 

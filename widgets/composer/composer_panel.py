@@ -14,6 +14,7 @@ directory: the file is on this machine and goes inline as a ``data:`` URL.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from dataclasses import dataclass, field
 
@@ -122,10 +123,22 @@ class ComposerPanel(Widget):
         return self.composer.text
 
     def start(self) -> None:
-        """The screen is mounted: hide the pending row and take the focus."""
+        """The screen is mounted: hide the pending row, take the focus, recall earlier prompts."""
         self._composer = self.composer
         self.screen.query_one(PendingInputs).display = False
         self._composer.focus()
+        self._load_history()
+
+    @work(group="history", exit_on_error=False)
+    async def _load_history(self) -> None:
+        with contextlib.suppress(OSError):
+            self.composer.load_history(await asyncio.to_thread(self.drafts.state.prompt_history))
+
+    @work(group="history", exit_on_error=False)
+    async def _remember(self, text: str) -> None:
+        # A state dir that cannot be written loses the history, never the prompt (drafts say so).
+        with contextlib.suppress(OSError):
+            await asyncio.to_thread(self.drafts.state.remember_prompt, text)
 
     def focus_composer(self) -> None:
         self.composer.focus()
@@ -162,7 +175,8 @@ class ComposerPanel(Widget):
 
     def sent(self, text: str, attachments: list[LocalAttachment]) -> None:
         """``text`` went out with ``attachments``: their chips go, and the box empties unless the
-        user typed on meanwhile."""
+        user typed on meanwhile. It is kept for Ctrl+Up in later runs too."""
+        self._remember(text.strip())
         if attachments:  # say what went, since the transcript row shows only the text
             self.forget_attachments(attachments)
             names = ", ".join(a.name for a in attachments)
