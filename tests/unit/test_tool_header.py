@@ -137,7 +137,7 @@ async def test_the_header_follows_the_call() -> None:
         row.update_call(dataclasses.replace(samples.BASH_FAIL, version=2))
         await pilot.pause()
         done = header_line(app, row).text
-        assert "✗ bash" in done or "✓ bash" in done
+        assert "✗ bash" in done  # it exited 1: failed, not a green tick beside a red "exit 1" (QA)
         assert done.rstrip().endswith(" exit 1  3.4s"), done
         assert row.query_one(ToolHeader)._timer is None
 

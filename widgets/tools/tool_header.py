@@ -43,6 +43,7 @@ class HeaderParts:
 
     chevron: str
     icon: str
+    icon_status: str  # the status the icon shows: a command that exited non-zero shows failed
     name: Content
     title: Content
     summary: Content
@@ -126,9 +127,13 @@ class ToolHeader(Widget):
         call = self._call
         badge, ok = self._badge(call)
         elapsed = elapsed_ms(call, clock.now_ms())
+        # A command that exited non-zero (or timed out) failed: a green tick beside a red
+        # "exit 2" said both (QA). The server calls the tool call itself completed.
+        icon_status = "error" if badge and not ok else call.status
         return HeaderParts(
             chevron="▾" if self._expanded else "▸",
-            icon=status_icon(call.status),
+            icon=status_icon(icon_status),
+            icon_status=icon_status,
             name=plain_line(call.name or "tool", 40),
             title=plain_line(tool_title_source(call), 200, strict=True),
             summary=plain(self._summary(call)),
@@ -197,10 +202,11 @@ class ToolHeader(Widget):
         title_cells = max(TITLE_MIN, width - fixed_cells - summary_cells - badge_cells - time_cells)
         title_look = "title-streaming" if status == "streaming" else "title"
         summary_look = "summary-error" if status == "error" else "summary"
+        icon_look = f"icon-{parts.icon_status}" if parts.icon_status in _STATUS_LOOKS else "icon"
         gap = Content(" ")
         pieces = [
             self._part(parts.chevron, "chevron"), gap,
-            self._part(parts.icon, f"icon-{status}" if status in _STATUS_LOOKS else "icon"), gap,
+            self._part(parts.icon, icon_look), gap,
             self._part(parts.name, "name"), gap,
             self._part(parts.title.truncate(title_cells - 1, ellipsis=True, pad=True), title_look), gap,
             self._part(parts.summary.truncate(max(0, summary_cells - 1), ellipsis=True, pad=True),
