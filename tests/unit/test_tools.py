@@ -235,6 +235,13 @@ def test_write_over_existing_file() -> None:
     assert diff_files(call)[0].status == "overwritten"
 
 
+def test_a_write_not_done_says_so() -> None:
+    """A rejected write's row said "notes.txt added +3 −0": the file was never created (QA)."""
+    content = {"path": "notes.txt", "content": "a\nb\nc\n"}
+    assert diff_files(make("write", "error", input=content))[0].status == "not applied"
+    assert diff_files(make("write", "running", input=content))[0].status == "pending"
+
+
 def test_edit_preview_before_result() -> None:
     call = make("edit", "running", input={"path": "a.py", "oldString": "x\ny", "newString": "z"})
     (preview,) = edit_preview(call)

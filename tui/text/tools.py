@@ -396,7 +396,11 @@ def diff_files(call: ToolCall) -> list[DiffFile]:
         if isinstance(content, str):
             existed = meta.get("existed") is True
             written = added_file(_path(call.input), content)
-            if existed:
+            if call.status == "error":  # rejected or failed: nothing was written (it said "added")
+                written.status = "not applied"
+            elif not call.finished:
+                written.status = "pending"
+            elif existed:
                 written.status = "overwritten"
             files.append(written)
     return files
