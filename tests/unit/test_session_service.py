@@ -358,3 +358,20 @@ async def test_open_session_reads_the_newest_page_then_older_on_demand(v2: Rig) 
     first = dict(messages.calls[0].request.url.params)
     assert first["limit"] == "50"
     assert v2.store.sessions[SID].loaded
+
+
+async def test_a_text_mention_stays_text_where_the_server_cannot_take_text_files(
+        v2: Rig, preview: Rig) -> None:
+    """1.18.33 hands a mentioned text file to the provider as media: an OpenAI-compatible one
+    refuses it, and every later turn of the session fails too (QA, real server). There the
+    mention stays "@path" in the text (the agent reads it with its tools); images and PDFs go."""
+    assert not preview.service.client.dialect.caps.text_files
+    assert v2.service.client.dialect.caps.text_files
+    text = "compare @notes.md with @shot.png"
+    for rig, expected in ((v2, ["notes.md", "shot.png"]), (preview, ["shot.png"])):
+        route = rig.router.post(f"/api/session/{SID}/prompt").respond(200, json={"data": {}})
+        await rig.service.send(SID, text, mentioned={"notes.md", "shot.png"})
+        body = sent(route)
+        prompt = body.get("prompt", body)  # (1.18 nests the prompt)
+        assert prompt["text"] == text
+        assert [f["name"] for f in prompt.get("files") or []] == expected

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from tui.session.mentions import MEDIA_SUFFIXES
 from tui.storage.bounded_read import FileRefused, human_bytes, read_bounded
 
 __all__ = [
@@ -44,8 +45,7 @@ _MAGIC: list[tuple[bytes, str]] = [
     (b"GIF89a", "image/gif"),
     (b"%PDF-", "application/pdf"),
 ]
-_BINARY_EXTENSIONS = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf"}
-_PASTE_EXTENSIONS = _BINARY_EXTENSIONS | {".svg"}
+_PASTE_EXTENSIONS = MEDIA_SUFFIXES | {".svg"}
 _TEXT_APPLICATION = {"application/json", "application/xml", "application/javascript",
                      "application/x-sh", "application/toml", "application/yaml", "application/x-yaml",
                      "image/svg+xml"}

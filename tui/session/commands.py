@@ -19,7 +19,7 @@ from tui.client.core import seg
 from tui.client.errors import OctuiError
 from tui.client.http import Delivery, OpenCodeClient
 from tui.protocol.models import AgentInfo, CommandInfo, ModelInfo, ModelRef, SkillInfo
-from tui.session.mentions import parse_slash, prompt_files, utf16_offset
+from tui.session.mentions import is_media_path, parse_slash, prompt_files, utf16_offset
 
 __all__ = ["CATALOG_WAIT_S", "Catalog", "find_agent", "find_model", "run_command", "run_skill",
            "send_input", "slash_skills", "switchable_agents"]
@@ -111,13 +111,23 @@ async def send_input(
     ``attachments`` are extra ``files`` entries (local files attached by path).
     """
     extra = [dict(a) for a in attachments]
+
+    def mentions(in_text: str) -> list[dict[str, Any]]:
+        files = prompt_files(in_text, directory, mentioned)
+        if client.dialect.caps.text_files:
+            return files
+        # This server hands a text file to the provider as media, and the session is broken
+        # from then on (QA, 1.18.33): a mention of one stays "@path" in the text, for the agent
+        # to read with its tools. Images and PDFs still go.
+        return [f for f in files if is_media_path(f["name"])]
+
     slash = parse_slash(text, set(commands))
     if slash is not None:
-        files = prompt_files(slash.arguments, directory, mentioned) + extra
+        files = mentions(slash.arguments) + extra
         return await run_command(client, session_id, slash.name, slash.arguments, files=files,
                                  delivery=delivery)
     skill = parse_slash(text, set(skills or {}))
-    files = prompt_files(text, directory, mentioned) + extra
+    files = mentions(text) + extra
     if skill is not None and skills is not None:
         return await run_skill(client, session_id, skills[skill.name], skill.name, skill.arguments,
                                files=files, delivery=delivery)

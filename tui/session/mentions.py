@@ -137,6 +137,15 @@ def prompt_files(text: str, directory: str, accepted: Iterable[str] | None = Non
     return files
 
 
+MEDIA_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf"})
+
+
+def is_media_path(path: str) -> bool:
+    """Whether a mentioned path is an image or a PDF (by its name): what a provider takes as media."""
+    dot = path.rfind(".")
+    return dot > path.rfind("/") and path[dot:].lower() in MEDIA_SUFFIXES
+
+
 def completion_context(text: str, cursor: int) -> CompletionContext | None:
     """The completion the cursor is in, if any.
 

@@ -51,6 +51,10 @@ class Capabilities:
     """1.18 ``GET /api/session/{id}/history`` (a page of durable events)."""
     session_title: bool
     """``POST /api/session`` accepts ``title``."""
+    text_files: bool
+    """A text file attached to a prompt reaches the model as text. 1.18.33 hands it to the
+    provider as media, which OpenAI-compatible providers refuse: that turn fails, and so does
+    every later one of the session, the message being in its history."""
 
 
 class FrameNormaliser(Protocol):
