@@ -20,7 +20,7 @@ from tui.session.service import SessionService
 from tui.state.changes import Change, TurnFailed
 from tui.state.store import Store
 from tui.state.transcript import Message
-from tui.text.failures import FIX, FIX_BUSY, FIX_MODEL, failure_fix, failure_headline
+from tui.text.failures import FIX, FIX_BUSY, FIX_MEDIA, FIX_MODEL, failure_fix, failure_headline
 from tui.text.sanitize import decode_tokens
 from widgets.plain import content_runs
 from widgets.transcript.message_view import failure_text
@@ -171,6 +171,9 @@ def test_the_failure_line_shows_the_servers_parts_through_plain() -> None:
     (StructuredError(type="provider", message="Provider request failed with HTTP 400: {}"), FIX),
     (StructuredError(type="unknown", message="HTTP transport failed"), FIX),  # unreachable: set up
     (StructuredError(type="provider", message="Provider request failed with HTTP 5000"), FIX),  # no code
+    # 1.18.33 with a text file in the session: every later turn fails on it (QA, real server).
+    (StructuredError(type="unknown", message="OpenAI Chat does not support media type text/plain"),
+     FIX_MEDIA),
 ])
 def test_the_fix_fits_the_cause(error: StructuredError, fix: str) -> None:
     """A busy provider is no setup problem (QA: "upstream overloaded" was told to log in)."""

@@ -14,8 +14,8 @@ import re
 from tui.protocol.models import ModelRef, StructuredError
 from tui.text.sanitize import one_line
 
-__all__ = ["FIX", "FIX_BUSY", "FIX_MODEL", "Piece", "failure_fix", "failure_headline", "failure_log_line",
-           "failure_pieces", "is_interruption"]
+__all__ = ["FIX", "FIX_BUSY", "FIX_MEDIA", "FIX_MODEL", "Piece", "failure_fix", "failure_headline",
+           "failure_log_line", "failure_pieces", "is_interruption"]
 
 FIX = ("Fix: Ctrl+K picks another model, or set up a provider where the server runs "
        "(`opencode auth login`, or \"provider\" in opencode.json)")
@@ -26,6 +26,11 @@ FIX_BUSY = ("Fix: send the prompt again in a moment (the provider is busy or lim
 """A rate limit or an overloaded provider: the setup is fine, the moment is not."""
 FIX_MODEL = "Fix: Ctrl+K picks a model the server has"
 """The selected model does not exist where the server runs (2.x ``provider.no-route``)."""
+FIX_MEDIA = ("Fix: Ctrl+N starts a new session (this one's history holds a file the model cannot "
+             "take), or Ctrl+K picks a model that takes it")
+"""A file in the session the provider refuses ("does not support media type text/plain"): every
+later turn fails on it too, whatever is sent (QA, 1.18.33)."""
+_MEDIA = re.compile(r"does not support (?:media|mime|file) type", re.IGNORECASE)
 
 # The provider's own words, as the server passes them on (2.x: "Provider request failed with HTTP
 # 429: …", type provider.rate-limit; 1.18: the message alone). A 5xx is the provider's trouble.
@@ -98,6 +103,8 @@ def failure_fix(error: StructuredError) -> str | None:
         return FIX_MODEL
     if error.type == "provider.rate-limit" or _BUSY.search(error.message):
         return FIX_BUSY
+    if _MEDIA.search(error.message):
+        return FIX_MEDIA
     return FIX
 
 
