@@ -39,8 +39,9 @@ def drawn(view: TextBlockView) -> list[list[tuple[str, object]]]:
 
 
 def expected(view: TextBlockView, text: str) -> list[list[tuple[str, object]]]:
+    """Rich's lines of the whole text, over the widget's own colours (as the view draws them)."""
     lines = render_markdown(view.app.console, text, view._pieces.width)
-    return [[(seg.text, seg.style) for seg in line_segments(line)] for line in lines]
+    return [[(seg.text, seg.style) for seg in line_segments(line, view.rich_style)] for line in lines]
 
 
 async def wait_for(condition: Callable[[], bool], pause: Callable[[], object], seconds: float = 10) -> None:
@@ -267,3 +268,19 @@ async def test_a_finished_answer_with_definitions_at_its_end_is_drawn_as_the_who
         await wait_for(lambda: "Finding 0 is in" in screen_text(app), pilot.pause)
         assert "the report (https://example.com/0)" in screen_text(app)
         assert "[the report]" not in screen_text(app)
+
+
+async def test_the_answer_is_drawn_in_the_widgets_colours_not_the_terminals() -> None:
+    """Rich's markdown styles carry no background and plain text no colour: drawn as they were,
+    an answer showed the terminal's default colours, a band of another background where the
+    terminal's default is not the theme's (QA, tmux capture: ``ESC[49m``)."""
+    app = BlockApp(TextBlock(kind="text", ordinal=0, text="Plain words, **bold** and *slanted*.\n\nMore.",
+                             streaming=False, version=1))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        base = app.view.rich_style
+        assert base.bgcolor is not None and base.color is not None
+        for y in range(app.view._pieces.total + 1):  # every line, and the blank one under them
+            for segment in app.view.render_line(y):
+                assert segment.style is not None and segment.style.bgcolor == base.bgcolor, (y, segment)
+                assert segment.style.color is not None, (y, segment)

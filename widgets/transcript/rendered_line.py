@@ -52,9 +52,27 @@ def style_number(style: Style) -> int:
     return number
 
 
-def line_segments(line: Line) -> list[Segment]:
+# Each look over a widget's own colours (its background and text colour: Rich's styles from the
+# markdown have none, and a line drawn without them shows the terminal's own), made once.
+_OVER_MAX = 4096
+_over: dict[tuple[Style, int], Style] = {}
+
+
+def line_segments(line: Line, base: Style | None = None) -> list[Segment]:
+    """The segments of ``line``, each look drawn over ``base`` (the widget's colours) if given."""
     styles = _styles
-    return [Segment(text, styles[number]) for text, number in line]
+    if base is None:
+        return [Segment(text, styles[number]) for text, number in line]
+    over = _over
+    segments = []
+    for text, number in line:
+        style = over.get((base, number))
+        if style is None:
+            if len(over) >= _OVER_MAX:
+                over.clear()
+            style = over[(base, number)] = base + styles[number]
+        segments.append(Segment(text, style))
+    return segments
 
 
 def line_text(line: Line) -> str:

@@ -64,7 +64,7 @@ class TextBlockView(LightRepaint):
         self._sealer = Sealer()
         self._pieces = PieceLines()  # sealed pieces, then the tail while streaming
         self._has_tail = False
-        self._blank = Strip.blank(0)
+        self._base = Style.null()  # the widget's colours, read as each paint starts
         self._painted = (0, 0)  # content lines drawn by the last frame
         self._timer: Timer | None = None
         self._last_change = 0.0
@@ -218,7 +218,6 @@ class TextBlockView(LightRepaint):
         pieces = self._pieces
         if width != pieces.width and width > 0:
             pieces.set_width(width)
-            self._blank = Strip.blank(width)
             if len(self._text) <= EAGER_CHARS:
                 self._render_slice(list(range(len(pieces))), slice_s=float("inf"))
             else:
@@ -237,20 +236,25 @@ class TextBlockView(LightRepaint):
     def render_lines(self, crop: Region) -> list[Strip]:
         top = self.styles.gutter.top
         self._painted = (crop.y - top, crop.bottom - top)
+        # The widget's own colours under every line: the markdown's styles carry none, and the
+        # answer was drawn in the terminal's default colours, a band of another background on a
+        # terminal whose default is not the theme's (QA).
+        self._base = self.rich_style
         if self._pieces.unrendered and self._timer is None:
             self._schedule()  # placeholders on screen, or the reader may be back at the bottom
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         line = self._pieces.line(y)
+        base = self._base
         if line is None:
             note = self._note_lines()
             row = y - self._pieces.total
+            width = self._pieces.width
             if 0 <= row < len(note):
-                width = self._pieces.width
-                return Strip([Segment(note[row].ljust(width), _NOTE_STYLE)], width)
-            return self._blank
-        return Strip(line_segments(line), self._pieces.width)
+                return Strip([Segment(note[row].ljust(width), base + _NOTE_STYLE)], width)
+            return Strip([Segment(" " * width, base)], width)
+        return Strip(line_segments(line, base), self._pieces.width)
 
     # ------------------------------------------------------------------ catching up
     def _schedule(self) -> None:
