@@ -80,13 +80,18 @@ def help_sections(screen: Screen[Any]) -> list[tuple[str, BindingsMap]]:
     """The app's, the screen's and our widgets' bindings on ``screen``, one section per class."""
     sections: list[tuple[str, BindingsMap]] = [(_title(screen.app), keymapped_bindings(screen.app)),
                                                (_title(screen), keymapped_bindings(screen))]
+    # A priority key of the app's or the screen's is theirs before any widget sees it: a widget's
+    # binding of it never runs, and is not listed (the prompt's F6/F7 selections, Ctrl+E, Ctrl+K).
+    taken = {key for _, bindings in sections for key, binding in bindings if binding.priority}
     seen: set[type] = set()
     for widget in screen.walk_children():
         kind = type(widget)
         if kind in seen or not is_ours(kind):
             continue
         seen.add(kind)
-        bindings = keymapped_bindings(widget)
+        bindings = BindingsMap.from_keys({key: found for key, found in
+                                          keymapped_bindings(widget).key_to_bindings.items()
+                                          if key not in taken})
         if bindings.key_to_bindings:
             sections.append((_title(widget), bindings))
     return sections
