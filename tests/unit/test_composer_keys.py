@@ -355,3 +355,27 @@ async def test_the_history_keeps_the_draft_and_earlier_runs_prompts() -> None:
             burst(app, "ctrl+down", "ctrl+down")
             await pilot.pause(0.2)
             assert composer.text == "my precious draft"
+
+
+async def test_page_up_at_the_top_brings_the_older_page_in() -> None:
+    """PgUp stopped at "show older messages": only a click on it, or Home, went further (QA)."""
+    from widgets.transcript.transcript_window import WINDOW
+
+    with frozen(NOW):
+        clock = ManualClock()
+        demo = make_demo(clock)
+        app = MainApp(demo, demo_clock=clock)
+        async with app.run_test(size=SIZE) as pilot:
+            sid = demo.seed_session("Reading", history_fixture(WINDOW * 3))["id"]
+            await wait_connected(pilot)
+            main_screen(app).open(sid)
+            await settle(pilot)
+            transcript = main_screen(app).query_one(Transcript)
+            assert transcript.mounted_messages == WINDOW
+            first = next(iter(app.store.sessions[sid].messages))
+            for _ in range(60):  # bounded: page up until the first message is mounted
+                if first in transcript._views:
+                    break
+                burst(app, "pageup")
+                await settle(pilot)
+            assert first in transcript._views and transcript.mounted_messages > WINDOW

@@ -567,8 +567,8 @@ class MainScreen(Screen[None]):
         transcript = self.query_one(Transcript)
         if step > 0:
             transcript.action_page_down()
-        elif transcript.allow_vertical_scroll:
-            transcript.scroll_page_up()
+        elif transcript.allow_vertical_scroll or transcript.scroll_y <= 0:
+            transcript.action_page_up()
 
     def action_toggle_tree(self) -> None:
         self.subagents.toggle()

@@ -358,6 +358,16 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
         else:
             self.scroll_page_down()
 
+    def action_page_up(self) -> None:
+        """PgUp; at the top of the messages mounted, the page of older ones comes in (from the
+        server when the store has none), as "show older" brings it: PgUp stopped there (QA)."""
+        if self.scroll_y <= 0 and self.state is not None and self._views:
+            self.page_older()
+        elif self.allow_vertical_scroll:
+            self.scroll_page_up()
+        else:
+            raise SkipAction()  # (as Textual's own: the key goes on)
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if self._unseen and self._tail and not self._restoring and new_value >= self.max_scroll_y:
