@@ -118,9 +118,11 @@ class FakeLoader:
 class SessionsApp(App[None]):
     """Pushes one ``SessionsScreen`` over the default screen; records the browser's messages."""
 
-    def __init__(self, loader: FakeLoader, *, roots_only: bool = True, dismiss: bool = False) -> None:
+    def __init__(self, loader: FakeLoader, *, roots_only: bool = True, dismiss: bool = False,
+                 current: str | None = None) -> None:
         super().__init__()
         self.loader = loader
+        self.current = current
         self.roots_only = roots_only
         self.dismiss = dismiss
         self.opened: list[str] = []
@@ -129,7 +131,8 @@ class SessionsApp(App[None]):
         self.animation_level = "none"
 
     async def on_mount(self) -> None:
-        screen = SessionsScreen(self.loader, roots_only=self.roots_only, dismiss_on_open=self.dismiss)
+        screen = SessionsScreen(self.loader, roots_only=self.roots_only, dismiss_on_open=self.dismiss,
+                                current=self.current)
         await self.push_screen(screen, self.results.append)
         for field in screen.query(Input):
             field.cursor_blink = False

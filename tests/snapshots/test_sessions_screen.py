@@ -129,6 +129,20 @@ async def test_enter_opens_and_n_starts_new() -> None:
         assert app.new_sessions == 1
 
 
+async def test_the_session_the_user_is_in_is_highlighted_first() -> None:
+    """The cursor started on the newest session, not the one the user came from (QA): Enter
+    took them elsewhere, and moving from "here" meant finding it first."""
+    sessions = sample_sessions()
+    here = sessions[3].id
+    app = SessionsApp(FakeLoader(sessions), current=here)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.screen.query_one(SessionList).highlighted_session_id == here
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.opened == [here]
+
+
 async def test_scrolling_to_the_end_loads_more() -> None:
     loader = FakeLoader(sample_sessions(), page_size=6)
     app = SessionsApp(loader, roots_only=False)

@@ -549,7 +549,8 @@ class MainScreen(Screen[None]):
             if session_id:
                 self.open(session_id)
 
-        app.push_screen(SessionsScreen(SessionPages(app), manager=app.actions), chosen)
+        browser = SessionsScreen(SessionPages(app), manager=app.actions, current=self.session_id)
+        app.push_screen(browser, chosen)
 
     def action_inbox(self) -> None:
         self.flow.open_inbox(self.open)

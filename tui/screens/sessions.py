@@ -135,12 +135,14 @@ class SessionsScreen(Screen[str | None]):
         roots_only: bool = True,
         dismiss_on_open: bool = True,
         manager: SessionManager | None = None,
+        current: str | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.loader = loader
+        self.current = current  # the session the user is in: highlighted when the list comes
         self.dismiss_on_open = dismiss_on_open
         self.manager = manager
         self.set_reactive(SessionsScreen.roots_only, roots_only)
@@ -153,7 +155,9 @@ class SessionsScreen(Screen[str | None]):
             yield Static(plain(self._scope_label()), id="sessions-scope")
         yield Input(placeholder="Search sessions  (/)", id="sessions-search")
         yield Static("", id="sessions-status")
-        yield SessionList(id="sessions-list")
+        sessions = SessionList(id="sessions-list")
+        sessions.prefer = self.current
+        yield sessions
         yield Static(EMPTY_TEXT, id="sessions-empty")
         yield Footer(show_command_palette=False)  # 80 columns: the keys above come first
 

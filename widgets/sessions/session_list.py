@@ -84,6 +84,8 @@ class SessionList(OptionList):
         self._busy: set[str] = set()
         self._has_more = False
         self._loading_more = False
+        self.prefer: str | None = None
+        """The session highlighted when the list first shows it (the one the user is in)."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide "Open" from the footer while there is nothing to open."""
@@ -121,7 +123,9 @@ class SessionList(OptionList):
         self._rebuild()
         ids = [s.id for s in self._sessions]
         if self._sessions:
-            self.highlighted = ids.index(keep) if keep in ids else 0
+            # The first time, the session the user is in (they come back to it, or move from it).
+            target = keep if keep in ids else self.prefer if self.prefer in ids else None
+            self.highlighted = ids.index(target) if target is not None else 0
         else:
             self.highlighted = None
 
