@@ -355,6 +355,22 @@ async def test_the_history_keeps_the_draft_and_earlier_runs_prompts() -> None:
             burst(app, "ctrl+down", "ctrl+down")
             await pilot.pause(0.2)
             assert composer.text == "my precious draft"
+            # Browsing, then the text replaced from outside (another session's draft shown): the
+            # browsing is over, and Ctrl+Down does not bring the first draft back over it.
+            burst(app, "ctrl+up")
+            await pilot.pause(0.2)
+            composer.text = "another session's draft"
+            burst(app, "ctrl+down")
+            await pilot.pause(0.2)
+            assert composer.text == "another session's draft"
+            # Earlier runs' prompts that come while the history is browsed leave it where it is.
+            burst(app, "ctrl+up")
+            await pilot.pause(0.2)
+            assert composer.text == "sent earlier"
+            composer.load_history(["older still"])
+            burst(app, "ctrl+down")
+            await pilot.pause(0.2)
+            assert composer.text == "another session's draft"
 
 
 async def test_page_up_at_the_top_brings_the_older_page_in() -> None:
@@ -372,6 +388,15 @@ async def test_page_up_at_the_top_brings_the_older_page_in() -> None:
             await settle(pilot)
             transcript = main_screen(app).query_one(Transcript)
             assert transcript.mounted_messages == WINDOW
+            transcript.scroll_home(animate=False, immediate=True)
+            await settle(pilot)
+            top = next(iter(transcript._views.values()))
+            burst(app, "pageup")  # at the top: the older page comes in, the view a screen above
+            await settle(pilot)
+            assert transcript.mounted_messages > WINDOW
+            view = transcript.scrollable_content_region.height
+            below = top.virtual_region_with_margin.y - transcript.scroll_y
+            assert view - 2 <= below <= view + 2, (below, view)  # what was at the top: just under
             first = next(iter(app.store.sessions[sid].messages))
             for _ in range(60):  # bounded: page up until the first message is mounted
                 if first in transcript._views:

@@ -210,7 +210,7 @@ class TestSavedState:
     def test_prompt_history_survives_a_restart_bounded(self, tmp_path: Path) -> None:
         store = SavedState(tmp_path / "state")
         assert store.prompt_history() == []  # none yet: no file
-        for text in ("first", "second", "second", "   ", "x" * (SavedState.HISTORY_PROMPT_CHARS + 1)):
+        for text in ("first", "second", "second", "   ", "é" * (SavedState.HISTORY_PROMPT_BYTES // 2 + 1)):
             store.remember_prompt(text)
         assert SavedState(tmp_path / "state").prompt_history() == ["first", "second"]  # a new run
         for n in range(SavedState.HISTORY_PROMPTS + 5):
@@ -219,6 +219,20 @@ class TestSavedState:
         assert len(kept) == SavedState.HISTORY_PROMPTS and kept[-1] == f"p{SavedState.HISTORY_PROMPTS + 4}"
         (tmp_path / "state" / SavedState.HISTORY_FILE).write_text("{not json")
         assert store.prompt_history() == []  # a broken file is no history, and no crash
+
+    def test_prompts_remembered_at_once_are_all_kept(self, tmp_path: Path) -> None:
+        """Each send writes the history from a thread of its own: read, add, write. Two at once
+        (Enter, then Alt+Enter) lost one of them."""
+        import threading
+
+        store = SavedState(tmp_path / "state")
+        texts = [f"prompt {n}" for n in range(16)]
+        threads = [threading.Thread(target=store.remember_prompt, args=(text,)) for text in texts]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=10)
+        assert sorted(store.prompt_history()) == sorted(texts)
 
     def test_drafts(self, tmp_path: Path) -> None:
         store = SavedState(tmp_path / "state")

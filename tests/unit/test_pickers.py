@@ -168,6 +168,21 @@ async def test_a_slash_command_typed_in_full_runs_on_the_first_enter() -> None:
         assert composer(app).text == ""
 
 
+async def test_a_server_command_typed_in_full_is_completed_for_its_arguments() -> None:
+    """Sent bare, a server command or skill is a model's turn (paid, not taken back): Enter on
+    "/review" typed in full still completes it, for the arguments."""
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            await type_text(pilot, "/review")
+            assert menu_labels(app)[0] == "review"
+            await pilot.press("enter")
+            await pilot.pause(0.1)
+            assert composer(app).text == "/review "
+    assert recorder.posts("/command") == [] and recorder.posts("/prompt") == []
+
+
 async def test_run_command_on_preview_server_sends_a_slash_prompt() -> None:
     sent: list[tuple[str, Any]] = []
 

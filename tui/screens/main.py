@@ -364,6 +364,7 @@ class MainScreen(Screen[None]):
                 self.composer.adopt_home_draft(info.id)
                 self.show_session(info.id)
             assert self.session_id is not None
+            target = self.session_id
             await session.send(self.session_id, prompt.text, prompt.delivery,
                                model=choice.pending_model, agent=choice.pending_agent,
                                mentioned=prompt.mentioned,
@@ -373,7 +374,8 @@ class MainScreen(Screen[None]):
             return
         choice.pending_sent()
         self.composer.sent(prompt.text, prompt.attachments)
-        self.reading.follow()  # a reader scrolled up sees the prompt go in and its answer come
+        if self.session_id == target:  # (not a session switched to meanwhile: its place is kept)
+            self.reading.follow()  # a reader scrolled up sees the prompt go in and its answer come
 
     @on(ComposerPanel.LocalCommand)
     def _local_command(self, event: ComposerPanel.LocalCommand) -> None:

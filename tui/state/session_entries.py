@@ -49,7 +49,7 @@ def _inbox_delivered(state: SessionState, event: Event) -> list[Change]:
     # A delivered prompt starts a turn: busy (and Esc interrupts it) from now, not from the
     # model's first token, which may be seconds away (a slow provider, retries). A server that
     # runs nothing after all is asked by the busy watchdog (tui/session/intake.py).
-    if pending is None or pending.kind in ("user", "synthetic"):
+    if pending is not None and pending.kind in ("user", "synthetic"):
         changes += _set_busy(state, True)
     if pending is None:
         prompt = event.data.get("prompt")  # 1.18 repeats the prompt on delivery

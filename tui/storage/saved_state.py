@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ __all__ = ["DraftTooLarge", "SavedState"]
 
 STATE_MAX_BYTES = 64 * 1024 * 1024  # state.json of older versions held every draft
 DRAFT_MAX_BYTES = 256 * 1024 * 1024  # read back at most this (a composer past it is unusable)
+_HISTORY_LOCK = threading.Lock()  # one writer of the prompt history at a time (in this process)
 _SAFE_KEY = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
 
 
@@ -45,7 +47,7 @@ class SavedState:
     RECENT_MODELS = 10
     HISTORY_FILE = "prompt-history.json"
     HISTORY_PROMPTS = 200  # prompts kept for Ctrl+Up, newest last
-    HISTORY_PROMPT_CHARS = 8 * 1024  # a longer prompt (a paste) is not kept in the history
+    HISTORY_PROMPT_BYTES = 8 * 1024  # a longer prompt (a paste) is not kept in the history
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         self.root = Path(root) if root is not None else state_dir()
@@ -168,10 +170,11 @@ class SavedState:
 
     def remember_prompt(self, text: str) -> None:
         """Add a sent prompt to the history (not one that repeats the last, nor a paste-sized one)."""
-        if not text.strip() or len(text) > self.HISTORY_PROMPT_CHARS:
+        if not text.strip() or len(text.encode("utf-8")) > self.HISTORY_PROMPT_BYTES:
             return
-        history = self.prompt_history()
-        if history and history[-1] == text:
-            return
-        payload = json.dumps([*history, text][-self.HISTORY_PROMPTS:], ensure_ascii=False)
-        atomic_write(self.root / self.HISTORY_FILE, payload.encode("utf-8"))
+        with _HISTORY_LOCK:  # read, add, write: two sends at once lost one of them
+            history = self.prompt_history()
+            if history and history[-1] == text:
+                return
+            payload = json.dumps([*history, text][-self.HISTORY_PROMPTS:], ensure_ascii=False)
+            atomic_write(self.root / self.HISTORY_FILE, payload.encode("utf-8"))

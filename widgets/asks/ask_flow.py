@@ -2,8 +2,9 @@
 
 An ask for the session on screen (or one of its subagents) opens its dialog at once; an ask
 anywhere else rings the bell and raises the inbox badge instead of covering the user's work.
-Esc on a dialog leaves the ask pending in the inbox. An ask answered by another client closes
-its dialog with a note.
+Esc on a dialog leaves the ask pending in the inbox; a question or form reopens from there as it
+was left. An ask answered by another client, or whose tool call ended first, closes its dialog
+with a note.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class AskFlow(Widget):
         self._screen: Any = None
         self.dismissed: set[str] = set()  # Esc'd by the user: wait in the inbox, don't re-open
         self.answered: set[str] = set()  # reply sent; its *.replied event may not have arrived yet
-        # What was picked or typed in a question dialog left for later: reopened as it was left.
+        # What was picked, typed or filled in a question or form dialog closed unanswered (later,
+        # or an answer the server did not take), by ask id: it reopens as it was left.
         self._drafts: dict[str, Any] = {}
 
     def apply(self, changes: list[AsksChanged], current: str | None) -> None:
@@ -146,8 +148,9 @@ class AskFlow(Widget):
             if self.open_ask != ask.id:
                 return  # closed by ``settled``: answered elsewhere, nothing to send
             self.open_ask, self._screen = None, None
-            if result is None:  # later: reopened as it was left
-                self._drafts[ask.id] = draft_of(screen)
+            # Reopened as it was left: after "later", and after an answer the server did not take
+            # (the ask stays in the inbox). Dropped when the ask settles.
+            self._drafts[ask.id] = draft_of(screen)
             self._answer(ask, result)
 
         self.app.push_screen(screen, done)

@@ -34,6 +34,9 @@ class Completion:
     """A directory: accepting it keeps completing below it instead of attaching it."""
     tag: str = ""
     """A short badge shown after the label (``skill`` marks a server skill among the commands)."""
+    runs_bare: bool = False
+    """octui's own command: typed in full, Enter runs it. A server command or skill typed in full
+    is completed for its arguments: sent bare, it is a model's turn, paid and not taken back."""
 
 
 class CompletionMenu(OptionList, can_focus=False):

@@ -69,7 +69,8 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         self._history_index = 0
         self._history_draft = ""  # the text being typed when the history was entered
         self.mentioned: set[str] = set()
-        """``@`` paths picked from completion; they are sent as file attachments."""
+        """``@`` paths picked from completion; they are sent as file attachments where the server
+        takes them (``tui/session/commands.py``: not text files on 1.18.33)."""
         self._completion: CompletionContext | None = None
         self._menu: CompletionMenu | None = None
         self._typed: list[str] = []
@@ -110,6 +111,10 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
     @text.setter
     def text(self, value: str) -> None:
         self._typed.clear()  # typed before the text was replaced: replaced with it
+        # Replaced from outside (another session's draft, a sent prompt, the editor): whatever
+        # history was being browsed is over (Up then showed another session's draft).
+        self._history_index = len(self.prompt_history)
+        self._history_draft = ""
         self.load_text(value)
 
     # The editing methods settle first: where they edit (the cursor, the end) is read after.
@@ -211,7 +216,8 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         if key in ("up", "down"):
             menu.move(-1 if key == "up" else 1)
         elif key == "enter" and self._completion is not None and self._completion.kind == "slash" \
-                and menu.selected is not None and menu.selected.value == self._completion.query:
+                and menu.selected is not None and menu.selected.runs_bare \
+                and menu.selected.value == self._completion.query:
             menu.close()  # "/export" typed in full: Enter runs it (it took a second Enter: QA)
             return False
         elif key in ("tab", "enter"):
@@ -317,11 +323,15 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
             # What was being typed: back past the newest prompt, it is there again (it was lost).
             self._history_draft = self.text
         self._history_index = index
-        self.text = self.prompt_history[index] if index < len(self.prompt_history) else self._history_draft
+        self._typed.clear()
+        history = self.prompt_history
+        self.load_text(history[index] if index < len(history) else self._history_draft)
         self.move_cursor(self.document.end)
 
     def load_history(self, prompts: list[str]) -> None:
-        """Prompts sent in earlier runs, oldest first: Ctrl+Up recalls them before this run's."""
-        self.prompt_history = [*prompts, *self.prompt_history]
-        self._history_index = len(self.prompt_history)
+        """Prompts sent in earlier runs, oldest first: Ctrl+Up recalls them before this run's (a
+        history being browsed when they come stays where it is)."""
+        earlier = [p for p in prompts if p not in self.prompt_history]  # (one sent meanwhile)
+        self.prompt_history = [*earlier, *self.prompt_history]
+        self._history_index += len(earlier)
 

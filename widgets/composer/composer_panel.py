@@ -218,7 +218,7 @@ class ComposerPanel(Widget):
         items += [Completion("slash", k.name, k.name, k.description or "", tag="skill")
                   for k in slash_skills(skills) if k.name not in server]
         server |= {k.name for k in skills}
-        items += [Completion("slash", name, name, f"octui: {text}")
+        items += [Completion("slash", name, name, f"octui: {text}", runs_bare=True)
                   for name, (_, text) in LOCAL_COMMANDS.items() if name not in server]
         composer.show_completions(context, fuzzy_filter(context.query, items, key=lambda c: c.value))
 
@@ -276,6 +276,14 @@ class ComposerPanel(Widget):
             toast(self, f"Not attached: {exc}", severity="error", timeout=6)
             if pasted is not None:  # the paste was text after all: insert it as typed
                 composer.insert(pasted)
+            return
+        caps = octui_app(self).session.caps
+        if item.kind == "text" and caps is not None and not caps.text_files:
+            # This server hands a text file to the provider as media: refused there, and every
+            # later turn of the session fails on it (QA, 1.18.33). A mention lets the agent read it.
+            toast(self, f"Not attached: this server sends text files to the model as media, which "
+                        f"most providers refuse (and the session fails from then on). Mention it "
+                        f"instead: @{item.name}", severity="warning", timeout=8)
             return
         if any(a.path == item.path for a in self.attachments):
             toast(self, f"{item.name} is already attached.", timeout=3)

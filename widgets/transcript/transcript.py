@@ -362,11 +362,19 @@ class Transcript(OwnVerticalScrollBar, TranscriptPaging):
         """PgUp; at the top of the messages mounted, the page of older ones comes in (from the
         server when the store has none), as "show older" brings it: PgUp stopped there (QA)."""
         if self.scroll_y <= 0 and self.state is not None and self._views:
+            top = next(iter(self._views.values()))
             self.page_older()
+            if next(iter(self._views.values())) is not top:  # mounted above: a screen up, no more
+                self.call_after_refresh(self._just_above, top)
         elif self.allow_vertical_scroll:
             self.scroll_page_up()
         else:
             raise SkipAction()  # (as Textual's own: the key goes on)
+
+    def _just_above(self, view: MessageView) -> None:
+        """Show the screen of text just above ``view`` (it had been at the top of the view)."""
+        top = view.virtual_region_with_margin.y
+        self.scroll_to(y=max(0, top - self.scrollable_content_region.height), animate=False, immediate=True)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
