@@ -8,6 +8,8 @@ with no pause between them, as the driver does with one read.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 from textual import events
@@ -24,7 +26,7 @@ from tests.snapshots.main_app import (
     settle,
     wait_connected,
 )
-from tui.demo import history_fixture
+from tui.demo import DemoServer, history_fixture
 from widgets._textual_compat import anchor_released
 from widgets.composer.composer import Composer
 from widgets.transcript.message_view import MessageView
@@ -48,6 +50,22 @@ async def composer_after(pilot: Pilot[Any], *keys: str) -> Composer:
     await pilot.pause(0.2)
     await pilot.pause()
     return composer
+
+
+@contextlib.asynccontextmanager
+async def reading(messages: int, *, notifications: bool = False) -> AsyncIterator[
+        tuple[MainApp, Pilot[Any], DemoServer, str]]:
+    """The app (time frozen) on a demo session of ``messages`` messages, opened and settled."""
+    with frozen(NOW):
+        clock = ManualClock()
+        demo = make_demo(clock)
+        app = MainApp(demo, demo_clock=clock)
+        async with app.run_test(size=SIZE, notifications=notifications) as pilot:
+            sid = demo.seed_session("Reading", history_fixture(messages))["id"]
+            await wait_connected(pilot)
+            main_screen(app).open(sid)
+            await settle(pilot)
+            yield app, pilot, demo, sid
 
 
 async def test_ctrl_j_then_text_at_once_keeps_the_order() -> None:
@@ -108,38 +126,30 @@ async def test_a_key_the_prompt_declines_goes_on_to_the_app() -> None:
 
 
 async def test_page_keys_in_the_prompt_page_the_transcript() -> None:
-    with frozen(NOW):
-        clock = ManualClock()
-        demo = make_demo(clock)
-        app = MainApp(demo, demo_clock=clock)
-        async with app.run_test(size=SIZE) as pilot:
-            sid = demo.seed_session("Reading", history_fixture(80))["id"]
-            await wait_connected(pilot)
-            main_screen(app).open(sid)
+    async with reading(80) as (app, pilot, demo, sid):
+        transcript = main_screen(app).query_one(Transcript)
+        composer = main_screen(app).query_one(Composer)
+        composer.focus()
+        await settle(pilot)
+        bottom = transcript.scroll_y
+        assert bottom > 0 and bottom >= transcript.max_scroll_y - 1
+        burst(app, *"draft", "pageup")
+        await settle(pilot)
+        page = transcript.scrollable_content_region.height
+        assert transcript.scroll_y == max(0, bottom - page)  # a page up, held there
+        assert anchor_released(transcript)  # not yanked back by what streams meanwhile
+        assert composer.text == "draft" and composer.has_focus
+        burst(app, "pagedown", "pagedown", "pagedown")
+        await settle(pilot)
+        assert transcript.scroll_y >= transcript.max_scroll_y - 1
+        assert not anchor_released(transcript)  # at the bottom: following again
+        transcript.focus()  # the same keys with the transcript focused (Textual's own PgDn
+        await settle(pilot)  # at the bottom released the anchor, and it stayed released)
+        assert app.focused is transcript
+        for key in ("pageup", "pagedown", "pagedown"):  # one at a time: a page scroll is done
+            burst(app, key)  # after the next refresh, and a burst would judge from before it
             await settle(pilot)
-            transcript = main_screen(app).query_one(Transcript)
-            composer = main_screen(app).query_one(Composer)
-            composer.focus()
-            await settle(pilot)
-            bottom = transcript.scroll_y
-            assert bottom > 0 and bottom >= transcript.max_scroll_y - 1
-            burst(app, *"draft", "pageup")
-            await settle(pilot)
-            page = transcript.scrollable_content_region.height
-            assert transcript.scroll_y == max(0, bottom - page)  # a page up, held there
-            assert anchor_released(transcript)  # not yanked back by what streams meanwhile
-            assert composer.text == "draft" and composer.has_focus
-            burst(app, "pagedown", "pagedown", "pagedown")
-            await settle(pilot)
-            assert transcript.scroll_y >= transcript.max_scroll_y - 1
-            assert not anchor_released(transcript)  # at the bottom: following again
-            transcript.focus()  # the same keys with the transcript focused (Textual's own PgDn
-            await settle(pilot)  # at the bottom released the anchor, and it stayed released)
-            assert app.focused is transcript
-            for key in ("pageup", "pagedown", "pagedown"):  # one at a time: a page scroll is done
-                burst(app, key)  # after the next refresh, and a burst would judge from before it
-                await settle(pilot)
-            assert transcript.scroll_y >= transcript.max_scroll_y - 1 and not anchor_released(transcript)
+        assert transcript.scroll_y >= transcript.max_scroll_y - 1 and not anchor_released(transcript)
 
 
 async def test_a_remapped_prompt_key_acts_under_its_new_key_only() -> None:
@@ -232,102 +242,78 @@ async def test_a_word_split_over_two_reads_is_still_one_undo_step() -> None:
 async def test_letters_typed_on_a_message_go_to_the_prompt() -> None:
     """After a click on a message (or Tab to it), typing went nowhere (QA). Letters that are no
     key of the message's go to the prompt, with the focus, in order; its own keys still act."""
-    with frozen(NOW):
-        clock = ManualClock()
-        demo = make_demo(clock)
-        app = MainApp(demo, demo_clock=clock)
-        async with app.run_test(size=SIZE, notifications=True) as pilot:
-            sid = demo.seed_session("Reading", history_fixture(6))["id"]
-            await wait_connected(pilot)
-            main_screen(app).open(sid)
-            await settle(pilot)
-            composer = main_screen(app).query_one(Composer)
-            views = list(main_screen(app).query(MessageView))
-            answer = next(view for view in reversed(views) if view.message.role == "assistant")
-            answer.focus()
-            await settle(pilot)
-            assert app.focused is answer
-            burst(app, *"fix", "space", *"it")  # (the driver's space: key "space", character " ")
-            await settle(pilot)
-            assert composer.text == "fix it" and app.focused is composer
+    async with reading(6, notifications=True) as (app, pilot, demo, sid):
+        composer = main_screen(app).query_one(Composer)
+        views = list(main_screen(app).query(MessageView))
+        answer = next(view for view in reversed(views) if view.message.role == "assistant")
+        answer.focus()
+        await settle(pilot)
+        assert app.focused is answer
+        burst(app, *"fix", "space", *"it")  # (the driver's space: key "space", character " ")
+        await settle(pilot)
+        assert composer.text == "fix it" and app.focused is composer
 
-            answer.focus()
-            await settle(pilot)
-            burst(app, "space")  # no start of a prompt: nothing moves
-            await settle(pilot)
-            assert composer.text == "fix it" and app.focused is answer
-            # The message's own key acts, also with a letter right behind it in the same read
-            # (looked up once it had bubbled up, it was looked up in the prompt by then: lost).
-            burst(app, "y", "x")
-            await settle(pilot)
-            assert any("Message" in str(toast.message) for toast in app._notifications)
-            assert composer.text == "fix itx" and app.focused is composer
-            answer.focus()
-            await settle(pilot)
-            burst(app, "u", "p")  # undo is a prompt's key only: on an answer, "u" is a letter
-            await settle(pilot)
-            assert composer.text == "fix itxup" and app.focused is composer
+        answer.focus()
+        await settle(pilot)
+        burst(app, "space")  # no start of a prompt: nothing moves
+        await settle(pilot)
+        assert composer.text == "fix it" and app.focused is answer
+        # The message's own key acts, also with a letter right behind it in the same read
+        # (looked up once it had bubbled up, it was looked up in the prompt by then: lost).
+        burst(app, "y", "x")
+        await settle(pilot)
+        assert any("Message" in str(toast.message) for toast in app._notifications)
+        assert composer.text == "fix itx" and app.focused is composer
+        answer.focus()
+        await settle(pilot)
+        burst(app, "u", "p")  # undo is a prompt's key only: on an answer, "u" is a letter
+        await settle(pilot)
+        assert composer.text == "fix itxup" and app.focused is composer
 
 
 async def test_u_on_a_prompt_undoes_on_the_second_press_only() -> None:
     """Undo stages a revert (the files are put back at once), and "u" is the first letter of
     many a prompt typed on a focused message: the first press asks, the second undoes."""
-    with frozen(NOW):
-        clock = ManualClock()
-        demo = make_demo(clock)
-        app = MainApp(demo, demo_clock=clock)
-        async with app.run_test(size=SIZE, notifications=True) as pilot:
-            sid = demo.seed_session("Reading", history_fixture(6))["id"]
-            await wait_connected(pilot)
-            main_screen(app).open(sid)
-            await settle(pilot)
-            views = list(main_screen(app).query(MessageView))
-            prompt = next(view for view in reversed(views) if view.message.role == "user")
-            prompt.focus()
-            await settle(pilot)
-            staged = [e for e in demo.emitted if e["type"] == "session.revert.staged"]
-            burst(app, "u")
-            await settle(pilot)
-            assert any("Press u again" in str(toast.message) for toast in app._notifications)
-            assert [e for e in demo.emitted if e["type"] == "session.revert.staged"] == staged
-            burst(app, "u")
-            for _ in range(50):  # the undo is a worker's request to the (demo) server
-                await pilot.pause(0.1)
-                if any(e["type"] == "session.revert.staged" for e in demo.emitted):
-                    break
-            assert any(e["type"] == "session.revert.staged" for e in demo.emitted)
+    async with reading(6, notifications=True) as (app, pilot, demo, sid):
+        views = list(main_screen(app).query(MessageView))
+        prompt = next(view for view in reversed(views) if view.message.role == "user")
+        prompt.focus()
+        await settle(pilot)
+        staged = [e for e in demo.emitted if e["type"] == "session.revert.staged"]
+        burst(app, "u")
+        await settle(pilot)
+        assert any("Press u again" in str(toast.message) for toast in app._notifications)
+        assert [e for e in demo.emitted if e["type"] == "session.revert.staged"] == staged
+        burst(app, "u")
+        for _ in range(50):  # the undo is a worker's request to the (demo) server
+            await pilot.pause(0.1)
+            if any(e["type"] == "session.revert.staged" for e in demo.emitted):
+                break
+        assert any(e["type"] == "session.revert.staged" for e in demo.emitted)
 
 
 async def test_a_prompt_sent_while_scrolled_up_brings_the_view_to_the_bottom() -> None:
     """The prompt and its answer went in below, out of sight, under a "new below" chip (QA)."""
     from tests.snapshots.main_app import type_prompt
 
-    with frozen(NOW):
-        clock = ManualClock()
-        demo = make_demo(clock)
-        app = MainApp(demo, demo_clock=clock)
-        async with app.run_test(size=SIZE) as pilot:
-            sid = demo.seed_session("Reading", history_fixture(80))["id"]
-            await wait_connected(pilot)
-            main_screen(app).open(sid)
-            await settle(pilot)
-            transcript = main_screen(app).query_one(Transcript)
-            burst(app, "pageup", "pageup")
-            await settle(pilot)
-            assert anchor_released(transcript) and transcript.scroll_y < transcript.max_scroll_y - 1
-            await type_prompt(pilot, "long")
-            for _ in range(50):
-                await pilot.pause(0.1)
-                if not anchor_released(transcript) and transcript.scroll_y >= transcript.max_scroll_y - 1:
-                    break
-            assert not anchor_released(transcript)
-            assert transcript.scroll_y >= transcript.max_scroll_y - 1
-            from tui.storage.saved_state import SavedState
-            for _ in range(20):  # and kept for Ctrl+Up in the next run (written off the loop)
-                if SavedState().prompt_history() == ["long"]:
-                    break
-                await pilot.pause(0.05)
-            assert SavedState().prompt_history() == ["long"]
+    async with reading(80) as (app, pilot, demo, sid):
+        transcript = main_screen(app).query_one(Transcript)
+        burst(app, "pageup", "pageup")
+        await settle(pilot)
+        assert anchor_released(transcript) and transcript.scroll_y < transcript.max_scroll_y - 1
+        await type_prompt(pilot, "long")
+        for _ in range(50):
+            await pilot.pause(0.1)
+            if not anchor_released(transcript) and transcript.scroll_y >= transcript.max_scroll_y - 1:
+                break
+        assert not anchor_released(transcript)
+        assert transcript.scroll_y >= transcript.max_scroll_y - 1
+        from tui.storage.saved_state import SavedState
+        for _ in range(20):  # and kept for Ctrl+Up in the next run (written off the loop)
+            if SavedState().prompt_history() == ["long"]:
+                break
+            await pilot.pause(0.05)
+        assert SavedState().prompt_history() == ["long"]
 
 
 async def test_the_history_keeps_the_draft_and_earlier_runs_prompts() -> None:
@@ -377,30 +363,22 @@ async def test_page_up_at_the_top_brings_the_older_page_in() -> None:
     """PgUp stopped at "show older messages": only a click on it, or Home, went further (QA)."""
     from widgets.transcript.transcript_window import WINDOW
 
-    with frozen(NOW):
-        clock = ManualClock()
-        demo = make_demo(clock)
-        app = MainApp(demo, demo_clock=clock)
-        async with app.run_test(size=SIZE) as pilot:
-            sid = demo.seed_session("Reading", history_fixture(WINDOW * 3))["id"]
-            await wait_connected(pilot)
-            main_screen(app).open(sid)
+    async with reading(WINDOW * 3) as (app, pilot, demo, sid):
+        transcript = main_screen(app).query_one(Transcript)
+        assert transcript.mounted_messages == WINDOW
+        transcript.scroll_home(animate=False, immediate=True)
+        await settle(pilot)
+        top = next(iter(transcript._views.values()))
+        burst(app, "pageup")  # at the top: the older page comes in, the view a screen above
+        await settle(pilot)
+        assert transcript.mounted_messages > WINDOW
+        view = transcript.scrollable_content_region.height
+        below = top.virtual_region_with_margin.y - transcript.scroll_y
+        assert view - 2 <= below <= view + 2, (below, view)  # what was at the top: just under
+        first = next(iter(app.store.sessions[sid].messages))
+        for _ in range(60):  # bounded: page up until the first message is mounted
+            if first in transcript._views:
+                break
+            burst(app, "pageup")
             await settle(pilot)
-            transcript = main_screen(app).query_one(Transcript)
-            assert transcript.mounted_messages == WINDOW
-            transcript.scroll_home(animate=False, immediate=True)
-            await settle(pilot)
-            top = next(iter(transcript._views.values()))
-            burst(app, "pageup")  # at the top: the older page comes in, the view a screen above
-            await settle(pilot)
-            assert transcript.mounted_messages > WINDOW
-            view = transcript.scrollable_content_region.height
-            below = top.virtual_region_with_margin.y - transcript.scroll_y
-            assert view - 2 <= below <= view + 2, (below, view)  # what was at the top: just under
-            first = next(iter(app.store.sessions[sid].messages))
-            for _ in range(60):  # bounded: page up until the first message is mounted
-                if first in transcript._views:
-                    break
-                burst(app, "pageup")
-                await settle(pilot)
-            assert first in transcript._views and transcript.mounted_messages > WINDOW
+        assert first in transcript._views and transcript.mounted_messages > WINDOW
