@@ -570,8 +570,8 @@ class MainScreen(Screen[None]):
         transcript = self.query_one(Transcript)
         if step > 0:
             transcript.action_page_down()
-        elif transcript.allow_vertical_scroll or transcript.scroll_y <= 0:
-            transcript.action_page_up()
+        else:
+            transcript.action_page_up()  # (at the top: the older page; nothing to page: the key goes on)
 
     def action_toggle_tree(self) -> None:
         self.subagents.toggle()
