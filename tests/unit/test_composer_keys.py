@@ -382,3 +382,21 @@ async def test_page_up_at_the_top_brings_the_older_page_in() -> None:
             burst(app, "pageup")
             await settle(pilot)
         assert first in transcript._views and transcript.mounted_messages > WINDOW
+
+
+async def test_no_prompt_history_is_kept_when_the_config_says_so() -> None:
+    """Prompts can hold secrets: ``prompt_history = false`` keeps none, and recalls none."""
+    from tests.snapshots.main_app import type_prompt
+    from tui.storage.config import Config
+    from tui.storage.saved_state import SavedState
+
+    SavedState().remember_prompt("from the last run")
+    with frozen():
+        app = MainApp()
+        app.config = Config(prompt_history=False)
+        async with app.run_test(size=(100, 24)) as pilot:
+            composer = await composer_after(pilot)
+            await type_prompt(pilot, "a secret")
+            await pilot.pause(0.3)
+            assert composer.prompt_history == ["a secret"]  # this run's only
+    assert SavedState().prompt_history() == ["from the last run"]

@@ -35,7 +35,7 @@ def test_missing_file_gives_defaults(tmp_path: Path) -> None:
     config = load_config(tmp_path / "nope.toml")
     assert config == Config()
     assert config.theme == "textual-dark" and config.server is None
-    assert config.reasoning_collapsed is True and config.notify is True
+    assert config.reasoning_collapsed is True and config.notify is True and config.prompt_history is True
     assert config.warnings == []
 
 
@@ -45,6 +45,7 @@ theme = "nord"
 server = "work"
 notify = false
 reasoning_collapsed = false
+prompt_history = false
 
 [servers.work]
 url = "https://oc.example.com/"
@@ -61,7 +62,7 @@ read = false
     config = load_config(path)
     assert config.warnings == []
     assert config.theme == "nord" and config.server == "work" and not config.notify
-    assert not config.reasoning_collapsed
+    assert not config.reasoning_collapsed and not config.prompt_history
     assert config.servers == {"work": ServerProfile("https://oc.example.com", "me", "WORK_PW")}
     assert config.keys == {"sessions": "ctrl+s"}
     assert config.tool_expand == {"bash": "error", "read": False}

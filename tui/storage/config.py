@@ -13,6 +13,7 @@ Example ``config.toml``::
     reasoning_collapsed = true
     notify = true
     notify_method = "auto"        # auto | osc777 | osc9 | bell (see tui/app/notify.py)
+    prompt_history = true         # keep sent prompts for Ctrl+Up in later runs
 
     [servers.work]
     url = "https://opencode.example.com"
@@ -98,6 +99,8 @@ class Config:
     """Send terminal notifications when a session needs attention."""
     notify_method: str = "auto"
     """How: ``osc777``/``osc9`` desktop notifications, the ``bell``, or ``auto`` (by terminal)."""
+    prompt_history: bool = True
+    """Keep sent prompts in the state dir, for Ctrl+Up in later runs."""
     warnings: list[str] = field(default_factory=list, compare=False)
     """Problems met while loading (not saved)."""
 
@@ -171,7 +174,7 @@ def _apply(config: Config, data: dict[str, Any], warnings: list[str]) -> None:
                 setattr(config, key, value)
             else:
                 warnings.append(f"{key}: expected a non-empty string")
-        elif key in ("reasoning_collapsed", "notify"):
+        elif key in ("reasoning_collapsed", "notify", "prompt_history"):
             if isinstance(value, bool):
                 setattr(config, key, value)
             else:
@@ -249,6 +252,7 @@ def save_config(config: Config, path: str | os.PathLike[str] | None = None) -> P
         "reasoning_collapsed": config.reasoning_collapsed,
         "notify": config.notify,
         "notify_method": config.notify_method,
+        "prompt_history": config.prompt_history,
     }
     if config.server is not None:
         data["server"] = config.server

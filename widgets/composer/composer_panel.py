@@ -131,11 +131,15 @@ class ComposerPanel(Widget):
 
     @work(group="history", exit_on_error=False)
     async def _load_history(self) -> None:
+        if not octui_app(self).config.prompt_history:
+            return
         with contextlib.suppress(OSError):
             self.composer.load_history(await asyncio.to_thread(self.drafts.state.prompt_history))
 
     @work(group="history", exit_on_error=False)
     async def _remember(self, text: str) -> None:
+        if not octui_app(self).config.prompt_history:  # prompts can hold secrets: opt out
+            return
         # A state dir that cannot be written loses the history, never the prompt (drafts say so).
         with contextlib.suppress(OSError):
             await asyncio.to_thread(self.drafts.state.remember_prompt, text)
