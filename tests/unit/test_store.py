@@ -308,3 +308,16 @@ def test_an_ask_is_over_when_its_tool_call_ends() -> None:
         "error": {"type": "aborted", "message": "Tool execution aborted"}}}))
     assert set(store.asks) == {"per_2", "que_1"}
     assert [(c.ask_id, c.how) for c in changes if isinstance(c, AsksChanged)] == [("per_1", ASK_CALL_ENDED)]
+
+
+def test_a_delivery_seen_without_its_enqueue_is_busy_too() -> None:
+    """Joined between the enqueue and the delivery (a reconnect): 1.18 repeats the prompt on
+    delivery, and that prompt starts a turn as well."""
+    store = Store()
+    events = [e for e in trace_events("01_text.jsonl") if e.type != "session.inbox.enqueued"]
+    first = next(i for i, e in enumerate(events) if e.type == "session.inbox.delivered")
+    assert isinstance(events[first].data.get("prompt"), dict)
+    for event in events[: first + 1]:
+        store.apply(event)
+    (state,) = [s for s in store.sessions.values() if s.messages]
+    assert state.busy

@@ -46,16 +46,15 @@ def _inbox_delivered(state: SessionState, event: Event) -> list[Change]:
     changes = [_touch(state)]
     if payload.inboxID in state.messages:
         return changes
-    # A delivered prompt starts a turn: busy (and Esc interrupts it) from now, not from the
-    # model's first token, which may be seconds away (a slow provider, retries). A server that
-    # runs nothing after all is asked by the busy watchdog (tui/session/intake.py).
-    if pending is not None and pending.kind in ("user", "synthetic"):
-        changes += _set_busy(state, True)
     if pending is None:
         prompt = event.data.get("prompt")  # 1.18 repeats the prompt on delivery
         if isinstance(prompt, dict) and isinstance(prompt.get("text"), str):
             pending = PendingInput(id=payload.inboxID, text=prompt["text"])
     if pending is not None and pending.kind in ("user", "synthetic"):
+        # A delivered prompt starts a turn: busy (and Esc interrupts it) from now, not from the
+        # model's first token, which may be seconds away (a slow provider, retries). A server
+        # that runs nothing after all is asked by the busy watchdog (tui/session/intake.py).
+        changes += _set_busy(state, True)
         role: MessageRole = "user" if pending.kind == "user" else "synthetic"
         # The message id is the input id (TRACES.md §1): history and stream agree.
         state.messages[payload.inboxID] = Message(
