@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -74,6 +74,21 @@ async def new_session(client: httpx.AsyncClient, **body: Any) -> str:
     response = await client.post("/api/session", json=body)
     assert response.status_code == 200, response.text
     return str(response.json()["data"]["id"])
+
+
+async def welcome_answered(server: DemoServer, client: httpx.AsyncClient, reply: str,
+                           check: Callable[[Json], None] | None = None) -> str:
+    """A new session's welcome turn, its one permission (``check``ed first) answered ``reply``
+    through the route, and the turn run on; returns the session id."""
+    sid = await new_session(client)
+    server.run_script(sid, "welcome")
+    await server.idle()
+    (rid,) = server.state.permissions
+    if check is not None:
+        check(server.state.permissions[rid])
+    await client.post(f"/api/session/{sid}/permission/{rid}/reply", json={"reply": reply})
+    await server.idle()
+    return sid
 
 
 async def test_health_and_catalog(client: httpx.AsyncClient) -> None:
@@ -154,12 +169,7 @@ async def test_durable_sequence_per_session(server: DemoServer) -> None:
 
 async def test_reject_permission_fails_the_tool_and_continues(server: DemoServer,
                                                               client: httpx.AsyncClient) -> None:
-    sid = await new_session(client)
-    server.run_script(sid, "welcome")
-    await server.idle()
-    (rid,) = server.state.permissions
-    await client.post(f"/api/session/{sid}/permission/{rid}/reply", json={"reply": "reject"})
-    await server.idle()
+    await welcome_answered(server, client, "reject")
     failed = next(e["data"] for e in server.emitted if e["type"] == "session.tool.failed")
     assert "rejected" in failed["error"]["message"]
     assert server.emitted[-1]["type"] == "session.idle"
@@ -428,13 +438,10 @@ async def test_allow_always_covers_the_saved_patterns_only(server: DemoServer,
     ``rm -rf build`` too (QA): as a real server does, it keeps the patterns, not the tool."""
     from tui.demo.scripts import _CHILD_ASKS
 
-    sid = await new_session(client)
-    server.run_script(sid, "welcome")
-    await server.idle()
-    (rid,) = server.state.permissions
-    assert server.state.permissions[rid]["save"] == ["ls *"]
-    await client.post(f"/api/session/{sid}/permission/{rid}/reply", json={"reply": "always"})
-    await server.idle()
+    def offers_ls(asked: Json) -> None:
+        assert asked["save"] == ["ls *"]
+
+    sid = await welcome_answered(server, client, "always", offers_ls)
     server.run_script(sid, "welcome")  # ls again: allowed without asking
     await server.idle()
     assert not server.state.permissions
@@ -450,12 +457,7 @@ async def test_revert_lists_the_files_it_restores(server: DemoServer, client: ht
     from tui.demo.routes import _inverse as inverse
     from tui.demo.scripts import GREET_DIFF
 
-    sid = await new_session(client)
-    server.run_script(sid, "welcome")
-    await server.idle()
-    (rid,) = server.state.permissions
-    await client.post(f"/api/session/{sid}/permission/{rid}/reply", json={"reply": "once"})
-    await server.idle()
+    sid = await welcome_answered(server, client, "once")
     prompt = next(m["id"] for m in server.state.messages[sid] if m["type"] == "user")
     staged = (await client.post(f"/api/session/{sid}/revert/stage", json={"messageID": prompt})).json()
     (restored,) = staged["data"]["files"]
