@@ -218,13 +218,14 @@ def test_a_paragraph_with_closed_brackets_grows_from_its_newest_text() -> None:
 
 def test_what_is_not_a_growing_paragraph_is_rendered_again() -> None:
     """Indented code, a list item, a lazy line, a heading, a table, a hard break under open
-    emphasis, an image, a tab, a hidden character, wide characters: rendered as usual (a fence
-    grows as one: ``test_growing_fence.py``)."""
+    emphasis, an image, a tab, a hidden character, a character of no cell (which Rich joins to
+    the one before it): rendered as usual (a fence grows as one: ``test_growing_fence.py``)."""
     for start, added in [("    code", " more"), ("> quote\nlazy", " more"),
                          ("text\n\n    code", " more"), ("- item", " more"), ("# Title", " more"),
                          ("| a | b |\n|---|---|\n| 1 | 2", " more"), ("*line  \nnext", " more"),
                          ("text", " ![i](x.png)"), ("text", "\tmore"), ("text", " \x1b[31m"),
-                         ("text", " 日本語"), ("> quote", "\n> - item"), ("text", "\n# Title")]:
+                         ("text", " e\u0301"), ("text", " 日本語\u200b"),
+                         ("text", " ❤\ufe0f"), ("> quote", "\n> - item"), ("text", "\n# Title")]:
         pieces = PieceLines()
         pieces.set_width(40)
         old = Piece(start, start)
@@ -235,6 +236,38 @@ def test_what_is_not_a_growing_paragraph_is_rendered_again() -> None:
         pieces.pop()
         pieces.push(Piece(start + added, start + added))
         assert not pieces.grow(0, old, old_lines, CONSOLE), (start, added)
+
+
+WIDE = "流式输出的基准文本，包含**粗体**与`代码`，😀 表情符号和全角字符会换行。"
+
+
+@pytest.mark.parametrize("width", [72, 71, 13])
+def test_a_cjk_paragraph_grows_from_its_newest_text(width: int) -> None:
+    """CJK prose (two cells a character, no spaces between words) grows as any paragraph does:
+    its window moves on between two wide characters, and the lines above it are kept."""
+    text = WIDE * 12 + "checkpoint 7 在这里。"
+    chunks = [text[i:i + 5] for i in range(0, len(text), 5)]
+    pieces = grow_all(chunks, width, sentinel=True)
+    assert pieces.grown == len(chunks) - 1 and pieces.rendered_count == 1, (pieces.grown, len(chunks))
+    growing = pieces.growing
+    assert growing is not None and len(text) - len(growing.head) < 2 * ADVANCE
+
+
+# CJK words (no spaces), wide punctuation, emoji, full-width forms, and what may not be split.
+WIDE_WORDS = ["流式输出", "基准文本", "，", "。", "😀", "全角字符会换行", "一" * 40, "ｈｅｌｌｏ", "\u3000",
+              "表情", "的", "、", "「引用」", "（括号）"]
+WIDE_MARKUP = ["**", "*", "_", "`", "[", "]", "](http://x)", "<http://例子>", "<b>", "<", ">", " ", "\n",
+               "\n\n", "\n> ", "word", "e\u0301", "\U0001F1EF\U0001F1F5", "👍\U0001F3FD", "~~", "\\",
+               "&#x4E00;", "  \n", "[1]", "\u200b"]
+WIDE_TOKEN = st.one_of(*[st.sampled_from(WIDE_WORDS)] * 4, st.sampled_from(WIDE_MARKUP))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(WIDE_TOKEN, min_size=1, max_size=4).map("".join), min_size=1, max_size=60),
+       st.integers(min_value=3, max_value=50), st.booleans(), st.sampled_from(["", "> "]))
+def test_a_growing_cjk_paragraph_is_what_rich_renders(chunks: list[str], width: int, sentinel: bool,
+                                                      prefix: str) -> None:
+    grow_all([prefix + chunks[0], *chunks[1:]], width, sentinel)
 
 
 def test_the_window_moves_only_past_closed_text() -> None:

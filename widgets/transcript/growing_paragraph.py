@@ -21,8 +21,8 @@ render at all (``_grown``).
   only some of the markers so far draws nothing yet; no link reference is defined above it in
   the piece (the paragraph's parts are drawn alone);
 * its text has nothing ``clean_text`` would change, no tab, no image (Rich draws an image as a
-  block of its own), no character wider or narrower than a cell (Rich cuts lines in characters
-  and pads them in cells), no entity that draws as anything else (a newline, a control, a wide
+  block of its own), no character of no cell (it joins the one before it) and no space of two
+  (see ``_wide``), no entity that draws as anything else (a newline, a control, a wide
   or a zero-width character), and none at its end that draws as a space (it would not be told
   from the padding: that frame is rendered with Rich, and the paragraph followed on, ``waiting``);
 * a hard break (as markdown-it reads the line: two spaces or a backslash at its end, not an
@@ -32,7 +32,9 @@ render at all (``_grown``).
   (drawn alone, it would be one): the line after a break starts a line of its own, so the lines
   up to it are kept and the window starts after it (``_past_breaks``). A window holds no hard
   break, so it is drawn as one line;
-* the window starts right after spaces or a line break, at a letter, and the text before it is
+* the window starts right after spaces or a line break, at a letter, or between two wide
+  characters (CJK prose has no spaces; markdown sees no delimiter on either side, and the split
+  is in no autolink or HTML tag, which take such characters), and the text before it is
   closed: markdown-it's inline parse of it alone leaves no emphasis or strikethrough opener
   unmatched, no literal backtick, and no literal bracket that a link could go on from past it (a
   ``[`` that no later ``]`` outside an autolink closes, or a ``]`` right before ``(`` or ``[``:
@@ -41,7 +43,8 @@ render at all (``_grown``).
   alone;
 * a paragraph that starts with ``[`` is not followed once ``]:`` is in it: it may be, or turn
   into, a link reference definition, drawn as nothing;
-* the line the window starts on starts at a word (not inside one long word folded on).
+* the line the window starts on starts at a word (not inside one long word folded on, unless
+  between two wide characters: see ``_advance``).
 
 ``tests/unit/test_growing_paragraph.py`` checks every frame against Rich's own rendering.
 """
@@ -55,7 +58,7 @@ from functools import lru_cache
 
 from markdown_it.common.utils import unescapeAll
 from markdown_it.rules_inline import StateInline
-from rich.cells import cell_len
+from rich.cells import cell_len, get_character_cell_size
 from rich.console import Console
 
 from tui.text.sanitize import clean_text
@@ -89,6 +92,22 @@ _QUOTE_BAR = "▌ "  # what Rich draws left of each quote level's lines (its pad
 
 def _letter(char: str) -> bool:
     return char.isascii() and char.isalpha()
+
+
+def _plain(char: str) -> bool:
+    """Whether ``char`` means nothing to markdown, whatever comes before or after it (see
+    ``PLAIN``; a wide character is a letter or punctuation that opens or closes nothing)."""
+    return char in PLAIN or (not char.isascii() and _wide(char))
+
+
+@lru_cache(maxsize=8192)
+def _wide(char: str) -> bool:
+    """Whether Rich draws ``char`` in two cells and it is no space: CJK, kana, hangul syllables,
+    full-width forms and punctuation, emoji. None of them means anything to markdown. (The
+    ideographic space is a space to Rich's line breaking and to markdown: it is not one of them.
+    Rich 15 measures a string as the sum of its characters unless it holds a joiner or a
+    variation selector, both of no cell: see ``_cell_sized``.)"""
+    return get_character_cell_size(char) == 2 and not char.isspace()
 
 
 @dataclass
@@ -162,10 +181,11 @@ class GrowingParagraph:
         if not count or len(lines) < count or lines[-count:] != drawn:
             return None
         cells = [(char, style) for text, style in drawn[-1] for char in text]
-        if len(cells) != width or "".join(char for char, _ in cells[:2 * depth]) != _QUOTE_BAR * depth:
+        if (cell_len("".join(char for char, _ in cells)) != width
+                or "".join(char for char, _ in cells[:2 * depth]) != _QUOTE_BAR * depth):
             return None
         grown.left = _runs(cells[:2 * depth])
-        grown.right = _runs(cells[width - 2 * depth:])
+        grown.right = _runs(cells[len(cells) - 2 * depth:])
         grown.fixed = lines[:-count]
         return grown
 
@@ -217,7 +237,7 @@ class GrowingParagraph:
             self.waiting = True  # (the next characters take it from the end)
             return None
         if ("\t" in window or "\r" in window or "![" in window
-                or clean_text(window) != window or not _single_cells(window)
+                or clean_text(window) != window or not _cell_sized(window)
                 or ("&" in window and not all(map(_plain_entity, _ENTITY.findall(window))))):
             return None
         return window
@@ -262,8 +282,9 @@ class GrowingParagraph:
             return None
         last, chars, styles, pad = self.drawn
         source = last.rstrip(" ")
+        added = window[len(last):]
         if (len(window) <= len(last) or not window.startswith(last) or not source or not chars
-                or source[-1] not in PLAIN or not PLAIN.issuperset(window[len(last):])):
+                or not _plain(source[-1]) or not (PLAIN.issuperset(added) or all(map(_plain, added)))):
             return None
         text = (chars + " " * (len(last) - len(source)) + window[len(last):]).rstrip(" ")
         return text, styles + [styles[-1]] * (len(text) - len(chars)), pad
@@ -281,9 +302,9 @@ class GrowingParagraph:
         for text, style in rows[0]:
             styles.extend([style] * len(text))
         bars = 2 * self.depth
-        if len(chars) != width or chars[:bars] != _QUOTE_BAR * self.depth:
+        if cell_len(chars) != width or chars[:bars] != _QUOTE_BAR * self.depth:
             return None
-        inner, inner_styles = chars[bars:width - bars], styles[bars:width - bars]
+        inner, inner_styles = chars[bars:len(chars) - bars], styles[bars:len(chars) - bars]
         pad = inner_styles[-1]
         end = len(inner.rstrip(" "))
         for index in range(len(inner) - 1, end - 1, -1):
@@ -302,15 +323,16 @@ class GrowingParagraph:
             if split < ADVANCE // 2:
                 break
             before = window[:split]
+            joined = _wide(window[split - 1])  # between two wide characters (no break drawn)
             broken = before.endswith("\n" + self.prefix)  # at a line break, else after spaces
             text = before[:split - size - 1] if broken else before.rstrip(" ")
-            if not _closed(text.replace("\n" + self.prefix, "\n")):
+            if not _closed(text.replace("\n" + self.prefix, "\n")) or (joined and _in_angle(before)):
                 continue
             drawn = self._draw(console, window[:split + 1])  # with the next letter: keeps the break
             if drawn is None:
                 return 0
             chars, styles, pad = drawn
-            if not chars.endswith(" " + window[split]):
+            if not chars.endswith(window[split - 1:split + 1] if joined else " " + window[split]):
                 return 0
             chars, styles = chars[:-1], styles[:-1]  # without the letter: ends with the break
             plain = self.carry + chars
@@ -318,8 +340,13 @@ class GrowingParagraph:
             if wrapped is None:
                 return 0
             start = wrapped[-1][1]
-            if plain[start:start + 1] == " " or (start and plain[start - 1] != " "):
-                return 0  # the line starts inside a long word folded on: not a word's start
+            if plain[start:start + 1] == " " or (start and plain[start - 1] != " "
+                                                  and not (_wide(plain[start - 1]) and _wide(plain[start]))):
+                # The line starts inside a long word folded on, not at a word's start: unless
+                # between two wide characters. A word folded is longer than the width and stays
+                # so as it grows, and Rich folds it greedily from its start, so its folds stay
+                # where they are, and the rest of it, wrapped alone, is folded at the same places.
+                return 0
             self.fixed = [*self.fixed, *(self._decorated(line) for line, _start in wrapped[:-1])]
             self.drawn = None  # (a window that starts elsewhere)
             self.carry = plain[start:]
@@ -342,16 +369,18 @@ def _blank_at_end(text: str) -> bool:
 @lru_cache(maxsize=256)
 def _plain_entity(entity: str) -> bool:
     """Whether ``entity`` draws as characters of one cell each that break no line (not a
-    newline, a control or a zero-width or wide character: see ``_single_cells``; a no-break or
-    an em space is drawn as the character itself is)."""
+    newline, a control or a zero-width character: see ``_cell_sized``; a no-break or an em space
+    is drawn as the character itself is)."""
     drawn = unescapeAll(entity)
-    return all(char.isprintable() or char in _OTHER_SPACES for char in drawn) and _single_cells(drawn)
+    return all(char.isprintable() or char in _OTHER_SPACES for char in drawn) and _cell_sized(drawn)
 
 
-def _single_cells(text: str) -> bool:
-    """Whether each character of ``text`` takes one cell (not only all of them together: a wide
-    character and a combining mark add up to as many cells as characters)."""
-    return text.isascii() or all(cell_len(char) == 1 for char in text if not char.isascii())
+def _cell_sized(text: str) -> bool:
+    """Whether each character of ``text`` is a cell of its own or two (``_wide``): none of zero
+    cells, which would join the one before it (a combining mark, a joiner), so each line's cells
+    are its characters' (not only all of them together: a wide character and a combining mark
+    add up to as many cells as characters)."""
+    return text.isascii() or all(cell_len(char) == 1 or _wide(char) for char in text if not char.isascii())
 
 
 def _hard_break(window: str, prefix: str) -> int:
@@ -368,14 +397,30 @@ def _hard_break(window: str, prefix: str) -> int:
 
 def _splits(window: str, prefix: str) -> list[int]:
     """Where ``window`` may split, latest first: at a letter after spaces or after a line break
-    and the quote markers, with text after it (the window may not end up empty)."""
+    and the quote markers, or between two wide characters (CJK prose has no spaces: the latest
+    such place of each run of them), with text after it (the window may not end up empty)."""
     found: list[int] = []
     size = len(prefix)
     for match in re.finditer(r" +|\n", window):
         split = match.end() + (size if match.group() == "\n" else 0)
         if split < len(window) - 1 and _letter(window[split]) and split not in found[-1:]:
             found.append(split)  # (after "\n> " the space matches too: the same split)
+    if not window.isascii():
+        last = len(window) - 2  # (a character left after the split)
+        split = last
+        while split > 0:
+            if _wide(window[split]) and _wide(window[split - 1]):
+                if split == last or not (_wide(window[split + 1])):
+                    found.append(split)  # the run's latest
+            split -= 1
+        found.sort()
     return found[::-1][:3]  # a few tries: each costs a parse
+
+
+def _in_angle(text: str) -> bool:
+    """Whether ``text`` ends inside what may be an autolink or an HTML tag, which take wide
+    characters (``<http://例>``) but no spaces: drawn alone, its two halves would be text."""
+    return "<" in text[text.rfind(">") + 1:]
 
 
 def _closed(text: str) -> bool:
@@ -423,20 +468,28 @@ _BRACKETS = re.compile(r"[\[\]]")
 
 def _wrap(plain: str, styles: list[int], pad: int, width: int) -> list[tuple[Line, int]] | None:
     """``plain`` wrapped as Rich wraps a paragraph, each line padded to ``width`` in ``pad``, with
-    the offset it starts at; None where the result would not be Rich's (a character wider or
-    narrower than a cell)."""
-    if not _single_cells(plain) or width < 2:
+    the offset it starts at; None where the result would not be Rich's (a character of no cell,
+    see ``_cell_sized``). Rich breaks lines at cells (``divide_line``), then strips the spaces
+    past the width counted in characters (``Text.rstrip_end``), then crops to the width in cells
+    and pads to it (``Text.truncate``)."""
+    if not _cell_sized(plain) or width < 2:
         return None
+    wide = not plain.isascii() and any(map(_wide, plain))
     lines: list[tuple[Line, int]] = []
     start = 0
     for end in [*rich_divide_line(plain, width, fold=True), len(plain)]:
         text = plain[start:end]
         if len(text) > width:
             text = text[:width] if not text[width:].strip(" ") else text  # Rich's rstrip_end
-        if len(text) > width:
-            return None  # cannot happen with folding; never guess
-        line_styles = styles[start:start + len(text)] + [pad] * (width - len(text))
-        lines.append((_runs(list(zip(text.ljust(width), line_styles, strict=True))), start))
+        size = cell_len(text) if wide else len(text)
+        if size > width:
+            kept = text.rstrip(" ")
+            if cell_len(kept) > width:
+                return None  # cannot happen with folding (only spaces go past); never guess
+            text = kept + " " * (width - cell_len(kept))  # cropped at the width: spaces only
+            size = width
+        line_styles = styles[start:start + len(text)] + [pad] * (width - size)
+        lines.append((_runs(list(zip(text + " " * (width - size), line_styles, strict=True))), start))
         start = end
     return lines
 
