@@ -271,7 +271,7 @@ def _tool_title(tool: ToolCall) -> str:
             value = source.get(key)
             if isinstance(value, str) and value.strip():
                 # Strict, as the tool header shows a command or a path: no tab or odd space hidden.
-                return one_line(reveal(value, strict=True), 100)
+                return one_line(reveal(value, strict=True), 100, breaks=True)
     return ""
 
 

@@ -31,7 +31,15 @@ from textual.content import Content
 from textual.notifications import SeverityLevel
 from textual.style import Style
 
-from tui.text.sanitize import clean_text, decode_tokens, line_from_start, one_line, visible_runs
+from tui.text.sanitize import (
+    LINE_BREAK,
+    clean_text,
+    decode_tokens,
+    line_from_start,
+    one_line,
+    overstrike,
+    visible_runs,
+)
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -82,14 +90,17 @@ def plain_cut(text: str, limit: int = CUT_AT, style: str = "", *, strict: bool =
                             (f" … {len(text) - limit:,} more characters not shown", "bold $text-error"))
 
 
-def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: bool = False) -> Content:
+def plain_line(text: str | None, limit: int = 120, style: str = "", *, strict: bool = False,
+               breaks: bool = False) -> Content:
     """``plain`` on one line: whitespace runs collapsed, cut to ``limit`` characters with ``…``.
 
-    A token is never cut in half.
+    A token is never cut in half. ``breaks`` (a command): each line break (and any blank lines
+    with it) is a ``⏎`` token, so ``echo a⏎rm -rf x`` never reads as one harmless ``echo``.
     """
     if not text:
         return Content("")
-    pieces = line_from_start(text, limit, lambda part: _line_pieces(part, strict), _pieces_length)
+    pieces = line_from_start(text, limit, lambda part: _broken_pieces(part, strict) if breaks
+                             else _line_pieces(part, strict), _pieces_length)
     if _pieces_length(pieces) > limit:
         pieces = _cut(pieces, max(0, limit - 1)) + [("…", False)]
     return Content.assemble(*((piece, HIDDEN_STYLE if token else style) for piece, token in pieces if piece))
@@ -112,6 +123,20 @@ def _line_pieces(text: str, strict: bool) -> list[tuple[str, bool]]:
             piece = piece.lstrip() if index == 0 else piece
             piece = piece.rstrip() if index == len(runs) - 1 else piece
         pieces.append((piece, token))
+    return pieces
+
+
+def _broken_pieces(text: str, strict: bool) -> list[tuple[str, bool]]:
+    """``_line_pieces`` of each line of ``text`` that has anything on it, a ``⏎`` token between
+    them (``plain_line``'s ``breaks``)."""
+    pieces: list[tuple[str, bool]] = []
+    for line in text.split("\n"):
+        line_pieces = [piece for piece in _line_pieces(line, strict) if piece[0]]
+        if not line_pieces:
+            continue
+        if pieces:
+            pieces += [(" ", False), (LINE_BREAK, True), (" ", False)]
+        pieces += line_pieces
     return pieces
 
 
@@ -184,9 +209,11 @@ _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 
 
 def plain_ansi(text: str) -> Content:
-    """Terminal output: well-formed 7-bit SGR colours are rendered as colours, every other escape
-    byte and hidden character is a styled visible token (``keep_sgr``, with the tokens marked)."""
-    text = text.replace("\r\n", "\n")
+    """Terminal output: carriage returns obeyed as a terminal does (``overstrike``: a progress bar
+    reads as its last frame), well-formed 7-bit SGR colours are rendered as colours, every other
+    escape byte and hidden character is a styled visible token (``keep_sgr``, with the tokens
+    marked)."""
+    text = overstrike(text)
     ansi: list[str] = []
     marks: list[tuple[int, int]] = []
     offset = pos = 0

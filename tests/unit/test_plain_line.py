@@ -23,28 +23,29 @@ PIECES = ["a", "b", "漢", " ", "  ", "\t", "\n", "\r\n", "\x1b", "\x1b[31m", "\
           "\r", "\x85", "\u2028", "\x0b", "\x1c", "\u2000", "\ud800", "<U+"]
 
 
-def whole(text: str, limit: int, strict: bool) -> str:
+def whole(text: str, limit: int, strict: bool, breaks: bool = False) -> str:
     """What ``plain_line`` showed reading the whole string (its window as long as the text)."""
     saved = tui.text.sanitize.LINE_WINDOW
     tui.text.sanitize.LINE_WINDOW = (0, len(text) + 1)
     try:
-        return plain_line(text, limit, strict=strict).markup
+        return plain_line(text, limit, strict=strict, breaks=breaks).markup
     finally:
         tui.text.sanitize.LINE_WINDOW = saved
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=80).map("".join), st.integers(min_value=1, max_value=30),
-       st.booleans(), st.integers(min_value=0, max_value=3), st.integers(min_value=0, max_value=20))
+       st.booleans(), st.integers(min_value=0, max_value=3), st.integers(min_value=0, max_value=20),
+       st.booleans())
 def test_the_start_shows_what_the_whole_showed(text: str, limit: int, strict: bool, factor: int,
-                                               extra: int) -> None:
+                                               extra: int, breaks: bool) -> None:
     saved = tui.text.sanitize.LINE_WINDOW
     tui.text.sanitize.LINE_WINDOW = (factor, extra)  # small windows: every boundary is met
     try:
-        start = plain_line(text, limit, strict=strict).markup
+        start = plain_line(text, limit, strict=strict, breaks=breaks).markup
     finally:
         tui.text.sanitize.LINE_WINDOW = saved
-    assert start == whole(text, limit, strict)
+    assert start == whole(text, limit, strict, breaks)
 
 
 @pytest.mark.parametrize("strict", [False, True])
@@ -60,28 +61,28 @@ def test_a_huge_string_costs_what_its_line_shows(strict: bool) -> None:
     assert time.process_time() - started < 1.0
 
 
-def one_line_whole(text: str, limit: int) -> str:
+def one_line_whole(text: str, limit: int, breaks: bool = False) -> str:
     """What ``one_line`` showed reading the whole string (its window as long as the text)."""
     saved = tui.text.sanitize.LINE_WINDOW
     tui.text.sanitize.LINE_WINDOW = (0, len(text) + 1)
     try:
-        return one_line(text, limit)
+        return one_line(text, limit, breaks=breaks)
     finally:
         tui.text.sanitize.LINE_WINDOW = saved
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=80).map("".join), st.integers(min_value=1, max_value=30),
-       st.integers(min_value=0, max_value=3), st.integers(min_value=0, max_value=20))
+       st.integers(min_value=0, max_value=3), st.integers(min_value=0, max_value=20), st.booleans())
 def test_one_line_from_the_start_is_what_the_whole_showed(text: str, limit: int, factor: int,
-                                                          extra: int) -> None:
+                                                          extra: int, breaks: bool) -> None:
     saved = tui.text.sanitize.LINE_WINDOW
     tui.text.sanitize.LINE_WINDOW = (factor, extra)
     try:
-        start = one_line(text, limit)
+        start = one_line(text, limit, breaks=breaks)
     finally:
         tui.text.sanitize.LINE_WINDOW = saved
-    assert start == one_line_whole(text, limit)
+    assert start == one_line_whole(text, limit, breaks)
 
 
 def test_one_line_of_a_huge_string_costs_what_it_shows() -> None:
@@ -125,3 +126,16 @@ def test_a_cut_never_leaves_half_a_token() -> None:
     for limit in range(1, 12):
         text = "ab\rcd\u202eef\x1bgh"
         assert plain_line(text, limit).plain == one_line(text, limit)
+
+
+@pytest.mark.parametrize("command", ["echo a\nrm -rf x", "echo a\n\n  \nrm -rf x\n", "\necho a\r\nrm -rf x"])
+def test_a_command_of_two_lines_never_reads_as_one(command: str) -> None:
+    """QA: a collapsed tool row showed ``echo a⏎rm -rf x`` as ``echo a rm -rf x``, one harmless
+    echo. Each line break (blank lines with it) is a ``⏎`` token, in the row's header (styled as
+    a token: typed, the same character looks different) and in the inbox's one-line summary."""
+    shown = plain_line(command, 80, strict=True, breaks=True)
+    crlf = "\\r" if "\r" in command else ""  # (strict: a CR is a token of its own)
+    assert shown.plain == f"echo a{crlf} ⏎ rm -rf x"
+    assert [span for span in shown.spans if shown.plain[span.start:span.end] == "⏎"]
+    assert one_line(command, 80, breaks=True) == "echo a ⏎ rm -rf x"
+    assert one_line(command, 80) == "echo a rm -rf x"  # (prose: a line break is a blank)

@@ -409,7 +409,7 @@ def _permission_target(ask: PermissionRequest, tool: ToolCall | None) -> str:
 def describe_ask(ask: Ask, tool: ToolCall | None) -> AskSummary:
     if isinstance(ask, PermissionRequest):
         action = one_line(ask.action or (tool.name if tool else "") or "permission", 30)
-        target = one_line(_permission_target(ask, tool), 100)
+        target = one_line(_permission_target(ask, tool), 100, breaks=True)
         title = f"{action}: {target}" if target else action
         return AskSummary("permission", ask.id, ask.sessionID, title)
     if isinstance(ask, QuestionRequest):

@@ -28,8 +28,8 @@ from typing import TypeVar
 
 __all__ = [
     "LINE_WINDOW", "LONGEST_TOKEN", "clean_text", "decode_tokens", "describe_hidden", "drop_sgr",
-    "flatten", "hidden_characters", "hidden_name", "keep_sgr", "line_from_start", "one_line", "reveal",
-    "shows_nothing", "token_for", "visible_runs",
+    "flatten", "hidden_characters", "hidden_name", "keep_sgr", "line_from_start", "one_line", "overstrike",
+    "reveal", "shows_nothing", "token_for", "visible_runs",
 ]
 
 Line = TypeVar("Line")
@@ -247,11 +247,12 @@ def keep_sgr(text: str) -> str:
 
 
 def drop_sgr(text: str) -> str:
-    """The characters ``keep_sgr``'s output draws, for a file or the clipboard: the SGR colour
-    sequences dropped (drawn as colours, as tokens they would be noise the screen never showed),
-    every other escape byte and hidden character a visible token, each piece between them cleaned
-    on its own as ``keep_sgr`` does. ``"\\x1b[31mred\\x1b[0m\\x1b[2J"`` -> ``"red␛[2J"``."""
-    return _around_sgr(text, keep=False)
+    """The characters a shell's output row draws (``widgets.plain.plain_ansi``), for a file or the
+    clipboard: carriage returns obeyed as a terminal does (``overstrike``), the SGR colour sequences
+    dropped (drawn as colours, as tokens they would be noise the screen never showed), every other
+    escape byte and hidden character a visible token, each piece between them cleaned on its own
+    as ``keep_sgr`` does. ``"\\x1b[31mred\\x1b[0m\\x1b[2J"`` -> ``"red␛[2J"``."""
+    return _around_sgr(overstrike(text), keep=False)
 
 
 def _around_sgr(text: str, *, keep: bool) -> str:
@@ -269,6 +270,91 @@ def _around_sgr(text: str, *, keep: bool) -> str:
         pos = match.end()
     out.append(reveal(text[pos:]))
     return "".join(out)
+
+
+_RESET_PARAMS = re.compile(r"\x1b\[(?:0*(?:[;:]|m))")
+_RETURN_OR_SGR = re.compile(r"\r|\x1b\[[0-9;:]*m")
+_SGR_STATE_MAX = 32
+"""SGR sequences remembered since the last reset (a stream that sets colours forever without a
+reset forgets its oldest ones: a bounded cost per sequence)."""
+
+
+def overstrike(text: str) -> str:
+    """``text`` with its carriage returns obeyed as a terminal does: ``\\r\\n`` is a line end, a
+    lone ``\\r`` goes back to the start of the line and what follows overwrites what was there
+    (a shorter frame leaves the tail of a longer one). ``"[##  ] 10%\\r[####] 100%"`` ->
+    ``"[####] 100%"``.
+
+    Every other character, escape and control is left as it is, one character a column (they are
+    made visible later). SGR colour sequences take no column: each column keeps the colours it was
+    written with, so an overwritten line is written again with an SGR reset and the sequences in
+    force before each run of columns, and ends with the colours the stream is left with. Linear
+    in the length of ``text``. No ``\\r``, no change.
+    """
+    if "\r" not in text:
+        return text
+    text = text.replace("\r\n", "\n")
+    if "\r" not in text:
+        return text
+    lines = text.split("\n")
+    state: tuple[str, ...] = ()  # the SGR sequences in force (since the last reset), in order
+    out: list[str] = []
+    for line in lines:
+        if "\r" not in line:
+            out.append(line)
+            if "\x1b" in line:
+                for match in _SGR.finditer(line):
+                    state = _sgr_state(state, match.group(0))
+            continue
+        out.append(_overstrike_line(line, state))
+        for match in _SGR.finditer(line):
+            state = _sgr_state(state, match.group(0))
+    return "\n".join(out)
+
+
+def _sgr_state(state: tuple[str, ...], sequence: str) -> tuple[str, ...]:
+    """``state`` after ``sequence``: a reset (``ESC[m``, ``ESC[0m``, ``ESC[0;…m``) starts it anew."""
+    if _RESET_PARAMS.match(sequence):
+        return () if sequence[2:-1].strip("0") == "" else (sequence,)
+    if state and state[-1] == sequence:
+        return state
+    return (*state[-(_SGR_STATE_MAX - 1):], sequence)
+
+
+def _overstrike_line(line: str, state: tuple[str, ...]) -> str:
+    """One line (no ``\\n``) with its ``\\r`` obeyed; ``state`` is the SGR in force at its start."""
+    chars: list[str] = []
+    styles: list[tuple[str, ...]] = []
+    column = pos = 0
+    start_state = state
+    for match in [*_RETURN_OR_SGR.finditer(line), None]:
+        end = match.start() if match is not None else len(line)
+        if end > pos:
+            stop = column + end - pos
+            chars[column:stop] = line[pos:end]  # (past the end: the line grows)
+            styles[column:stop] = [state] * (end - pos)
+            column = stop
+        if match is None:
+            break
+        if match.group(0) == "\r":
+            column = 0
+        else:
+            state = _sgr_state(state, match.group(0))
+        pos = match.end()
+    parts: list[str] = []
+    current = start_state
+    run_start = 0
+    for index in range(len(chars) + 1):
+        if index < len(chars) and styles[index] == current:
+            continue
+        parts.append("".join(chars[run_start:index]))
+        if index < len(chars):
+            current = styles[index]
+            parts.append("\x1b[0m" + "".join(current))
+            run_start = index
+    if current != state:
+        parts.append("\x1b[0m" + "".join(state))
+    return "".join(parts)
 
 
 _FLAT = re.compile(r"[ \t\n]+")
@@ -314,9 +400,19 @@ def _visible_line(text: str) -> str:
     return " ".join(clean_text(text).split())
 
 
-def one_line(text: str, limit: int = 120) -> str:
-    """A visible single-line summary, whitespace collapsed, ellipsised to ``limit`` characters."""
-    flat = line_from_start(text, limit, _visible_line, len)
+LINE_BREAK = "⏎"
+"""A command's line break on one line (``one_line``'s and ``plain_line``'s ``breaks``)."""
+
+
+def _visible_lines(text: str) -> str:
+    """``_visible_line`` of each line of ``text`` that has anything on it, `` ⏎ `` between them."""
+    return f" {LINE_BREAK} ".join(line for line in map(_visible_line, clean_text(text).split("\n")) if line)
+
+
+def one_line(text: str, limit: int = 120, *, breaks: bool = False) -> str:
+    """A visible single-line summary, whitespace collapsed, ellipsised to ``limit`` characters.
+    ``breaks`` (a command): each line break is `` ⏎ ``, so two commands never read as one."""
+    flat = line_from_start(text, limit, _visible_lines if breaks else _visible_line, len)
     if len(flat) <= limit:
         return flat
     cut = flat[: max(0, limit - 1)]

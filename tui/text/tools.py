@@ -143,7 +143,7 @@ def elapsed_ms(call: ToolCall, now_ms: float) -> float | None:
 
 def tool_title(call: ToolCall) -> str:
     """What the call does, on one visible line (command, path, pattern, url, description …)."""
-    return one_line(tool_title_source(call), 200)
+    return one_line(tool_title_source(call), 200, breaks=True)
 
 
 def tool_title_source(call: ToolCall) -> str:

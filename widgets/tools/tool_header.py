@@ -135,7 +135,7 @@ class ToolHeader(Widget):
             icon=status_icon(icon_status),
             icon_status=icon_status,
             name=plain_line(call.name or "tool", 40),
-            title=plain_line(tool_title_source(call), 200, strict=True),
+            title=plain_line(tool_title_source(call), 200, strict=True, breaks=True),
             summary=plain(self._summary(call)),
             badge=badge,
             badge_ok=ok,
