@@ -98,12 +98,13 @@ class TimedChunks(list[str]):
 
 
 SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps", "quotes", "longlines",
-          "nested", "wide", "headings", "diff", "links")
+          "nested", "wide", "headings", "diff", "links", "cjk")
 """Answer shapes: ``mixed`` (headings, paragraphs, lists, code fences, quotes; the default) and
 answers of one block that grows all along (a table, a block quote, a code fence, one paragraph,
 a numbered list, a code fence of lines longer than a row, one ``diff`` fence), the costly case for
 a client that re-lays out the block it is streaming; and ``nested`` (lists three levels deep),
-``wide`` (CJK prose and emoji: two cells a character), ``headings`` (a heading and a short
+``wide`` (CJK prose and emoji: two cells a character), ``cjk`` (the same prose as one long
+paragraph, as CJK answers often are: no spaces between its words), ``headings`` (a heading and a short
 paragraph, again and again) and ``links`` (paragraphs dense with links)."""
 
 
@@ -147,6 +148,9 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
         elif shape == "nested":  # a list three levels deep
             items = "".join(f"{'  ' * (i % 3)}- level {i % 3} item {i}: {words[:80]}\n" for i in range(9))
             body = f"{items}- checkpoint {label} in the nested list\n"
+        elif shape == "cjk":  # one long CJK paragraph: no spaces between words
+            wide = "流式输出的基准文本，包含**粗体**与`代码`，😀 表情符号和全角字符会换行。"
+            body = f"{wide * 8}检查点 {label} 在这里。"
         elif shape == "wide":  # CJK and emoji: two cells a character
             wide = "流式输出的基准文本，包含**粗体**与`代码`，😀 表情符号和全角字符会换行。"
             body = f"{wide * 8}checkpoint {label} 在这里。\n\n"

@@ -25,7 +25,8 @@ def test_each_shape_has_its_checkpoints_and_streams_whole(shape: str) -> None:
 @pytest.mark.parametrize(("shape", "block"), [("table", "table_open"), ("quote", "blockquote_open"),
                                               ("code", "fence"), ("prose", "paragraph_open"),
                                               ("numbered", "ordered_list_open"),
-                                              ("quotes", "blockquote_open"), ("longlines", "fence")])
+                                              ("quotes", "blockquote_open"), ("longlines", "fence"),
+                                              ("cjk", "paragraph_open")])
 def test_the_one_block_shapes_are_one_block(shape: str, block: str) -> None:
     text, _ = markdown_answer(20 * 1024, shape)
     opened = [token.type for token in PARSER.parse(text)
