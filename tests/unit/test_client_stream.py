@@ -249,18 +249,39 @@ async def test_silent_server_before_headers_is_bounded() -> None:
     await finish(client, stream, task)
 
 
-async def test_unauthorized_is_fatal() -> None:
+async def test_unauthorized_is_retried_slowly_until_the_password_works_again() -> None:
+    """QA: a server restarted with another password, then with the right one again, was never
+    read again (401 ended the stream), while prompts sent meanwhile ran unseen. A 401 is
+    retried every ``unauthorized_retry`` seconds, not at the reconnect pace."""
     def denied() -> httpx.Response:
         return httpx.Response(401, json={"_tag": "UnauthorizedError", "message": "Authentication required"})
 
-    script, rec = Script(denied, denied), Recorder()
+    script, rec = Script(denied, denied, lambda: sse([CONNECTED])), Recorder()
     client, stream = make(script, rec)
-    await asyncio.wait_for(stream.run(), 2)  # returns by itself
-    assert rec.phases() == ["connecting", "unauthorized"]
-    error = rec.states[-1].error or ""
-    assert "wrong password" in error and SECRET not in error and SECRET not in repr(rec.states[-1])
-    assert len(script.requests) == 1
-    await client.aclose()
+    stream.unauthorized_retry = 0.05
+    task = asyncio.create_task(stream.run())
+    await rec.until(lambda: stream.generation == 1)
+    assert rec.phases() == ["connecting", "unauthorized", "unauthorized", "connected"]
+    denied_state = rec.states[1]
+    error = denied_state.error or ""
+    assert "wrong password" in error and SECRET not in error and SECRET not in repr(denied_state)
+    assert denied_state.retry_in == 0.05
+    assert len(script.requests) == 3
+    await finish(client, stream, task)
+
+
+async def test_an_unauthorized_stream_is_retried_no_faster_than_its_pace() -> None:
+    def denied() -> httpx.Response:
+        return httpx.Response(401, json={"_tag": "UnauthorizedError", "message": "Authentication required"})
+
+    script, rec = Script(*[denied] * 50), Recorder()
+    client, stream = make(script, rec)  # (its reconnect backoff is tiny)
+    stream.unauthorized_retry = 0.2
+    task = asyncio.create_task(stream.run())
+    await asyncio.sleep(0.5)
+    assert 2 <= len(script.requests) <= 3
+    assert set(rec.phases()[1:]) == {"unauthorized"}
+    await finish(client, stream, task)
 
 
 async def test_first_frame_not_connected_is_accepted_with_warning() -> None:

@@ -145,10 +145,15 @@ async def test_event_stream_over_the_direct_route(monkeypatch: pytest.MonkeyPatc
     async with serving(answer(unauthorized, [b"bad password"])) as url:
         states = []
         client = OpenCodeClient(url, password="wrong")
-        stream = EventStream(client, lambda obj: None, states.append)
+
+        def state(new: StreamState) -> None:
+            states.append(new)
+            if new.phase == "unauthorized":
+                stream.stop()  # (retried every few seconds, else)
+        stream = EventStream(client, lambda obj: None, state)
         await asyncio.wait_for(stream.run(), 10)
         await client.aclose()
-    assert states[-1].phase == "unauthorized", states
+    assert [s.phase for s in states][-2:] == ["unauthorized", "stopped"], states
 
 
 async def test_tls_is_verified_against_the_context(tmp_path: Path) -> None:

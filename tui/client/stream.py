@@ -47,7 +47,7 @@ class StreamState:
     error: str | None = None
     connected_at: float | None = None  # wall clock (time.time) of the last server.connected
     generation: int = 0  # +1 per successful (re)connect: resync over HTTP when it changes
-    retry_in: float | None = None  # seconds until the next attempt (phase "reconnecting")
+    retry_in: float | None = None  # seconds until the next attempt ("reconnecting", "unauthorized")
 
 
 class SSEParser:
@@ -156,6 +156,7 @@ class EventStream:
         backoff_initial: float = 0.25,
         backoff_max: float = 1.0,  # retry at least every second: back within ~2 s of a restart
         open_timeout: float = 1.0,  # a request sent while the server starts can hang: retry soon
+        unauthorized_retry: float = 5.0,
         on_warning: WarningCallback | None = None,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         rng: random.Random | None = None,
@@ -167,6 +168,9 @@ class EventStream:
         self.heartbeat_timeout = heartbeat_timeout
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
+        # A 401 is retried too, slowly: a server restarted with another password and then with the
+        # right one again (QA) was never read again, while prompts sent meanwhile ran unseen.
+        self.unauthorized_retry = unauthorized_retry
         # Time allowed for the response headers. A server that is still starting can accept the
         # connection and never answer it (REAL-SERVER.md gotcha 1): give up early and retry. It
         # doubles per unanswered attempt (slow links), up to the client/heartbeat timeout.
@@ -226,11 +230,12 @@ class EventStream:
                     self._conn_task = None
                 if self._stopping:
                     break
-                if outcome.fatal:
-                    self._stopping = True
-                    await self._set_state(StreamState("unauthorized", attempt, outcome.error))
-                    return
                 attempt = 1 if self._connected else attempt + 1
+                if outcome.fatal:
+                    await self._set_state(StreamState("unauthorized", attempt, outcome.error,
+                                                      retry_in=self.unauthorized_retry))
+                    await self._sleep(self.unauthorized_retry)
+                    continue
                 delay = self.backoff(attempt)
                 await self._set_state(
                     StreamState(

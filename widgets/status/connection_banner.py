@@ -19,7 +19,8 @@ class ConnectionBanner(Static):
             return
         self.display = True
         if phase == "unauthorized":
-            self.update("✗ The server rejected the password. Set OPENCODE_SERVER_PASSWORD and restart.")
+            self.update("✗ The server rejected the password: asking again every few seconds. If it changed, "
+                        "restart octui with the new one (OPENCODE_SERVER_PASSWORD or --password-file).")
         elif phase == "stopped":
             self.update("✗ Disconnected.")
         elif phase == "starting":
