@@ -29,6 +29,7 @@ from tests.e2e.fixtures import SERVER_START_TIMEOUT_S
 from tests.e2e.server import RealServer
 from tests.faults.conftest import attach, wait_reconnected
 from tests.faults.restarts import run_restarts
+from tui.export import export_markdown
 from tui.state.interrupts import INTERRUPTED, TOOL_INTERRUPTED
 from tui.state.transcript import ToolCall
 from tui.text.tools import elapsed_ms
@@ -132,3 +133,10 @@ async def test_a_killed_turn_is_marked_interrupted_and_its_streamed_text_kept(
         header = driver.main.query_one(ToolHeader)
         assert header.parts.icon != "●", "not shown as running"
         assert TOOL_INTERRUPTED[:40] in driver.screen_text()
+
+        # 3. That later restart left turn 1 marked with its kept text (1.18.33 closed turn 1's
+        # message when turn 2 started: no finish, still no text).
+        first = driver.state.messages.get(lost.id)
+        assert first is not None and first.interrupted == INTERRUPTED
+        assert first.lost_text == lost.lost_text
+        assert marker.strip() in export_markdown(driver.state), "copied and exported with the transcript"

@@ -153,3 +153,94 @@ def test_lost_text_of_control_characters_only_is_shown_not_dropped() -> None:
 
     assert note("\x0b\x0c").endswith("␋␌")  # Python's str.strip() takes them for whitespace
     assert note(" \n ") == f"⚠ {INTERRUPTED}"
+
+
+# -- a later restart must not erase an earlier turn's marks -------------------------------------
+
+MID2 = "msg_4"
+
+
+def second_turn(tool: str = "pending") -> list[dict[str, Any]]:
+    """The session's next turn as 1.18.33 keeps it: its prompt and an open assistant message
+    whose shell tool waits on a permission."""
+    return [{"id": "msg_3", "type": "user", "text": "run it", "time": {"created": 10}},
+            {"id": MID2, "type": "assistant", "time": {"created": 11},
+             "content": [{"type": "text", "id": "text-0", "text": ""},
+                         {"type": "tool", "id": "call_2", "name": "bash",
+                          "state": {"status": tool, "input": {"command": "sleep 20"}},
+                          "time": {"created": 12}}]}]
+
+
+def closed_first_turn() -> dict[str, Any]:
+    """The first turn once the next one started (1.18.33): closed, no finish, still no text."""
+    raw = assistant("", tool=None)
+    raw["time"] = {"created": 2, "completed": 9}
+    return raw
+
+
+def test_a_later_restart_keeps_an_earlier_turns_marks_and_kept_text() -> None:
+    """Restart 1 marks turn 1; turn 2 starts (the server closes turn 1's message); restart 2
+    mid turn 2: turn 1 keeps its note and kept text, turn 2 gets its own."""
+    store = streamed_store()
+    store.load_history(SID, [user(), assistant("", tool=None)])  # restart 1
+    store.mark_abandoned(SID)
+    store.load_history(SID, [user(), assistant("", tool=None)])  # an idle restart: kept too
+    assert message(store).lost_text == "streamed before the kill"
+    store.load_history(SID, [user(), closed_first_turn(), *second_turn()])  # turn 2 started
+    live = store.session(SID).messages[MID2].block("text", 0)
+    assert live is not None
+    live.text, live.streaming = "checking first", True
+    store.load_history(SID, [user(), closed_first_turn(), *second_turn()])  # restart 2
+    store.mark_abandoned(SID)
+    first = message(store)
+    assert first.interrupted == INTERRUPTED and not first.streaming
+    assert first.lost_text == "streamed before the kill"
+    assert text_of(store) == ""
+    second = store.session(SID).messages[MID2]
+    assert second.interrupted == INTERRUPTED and second.lost_text == "checking first"
+    assert "streamed before the kill" in export_markdown(store.session(SID))
+    assert "streamed before the kill" in message_copy_text(first)
+    store.load_history(SID, [user(), closed_first_turn(), *second_turn()])  # and again
+    assert message(store).lost_text == "streamed before the kill"
+    assert store.session(SID).messages[MID2].lost_text == "checking first"
+    assert store.mark_abandoned(SID) == []
+
+
+def test_a_marked_turn_the_server_went_on_with_loses_its_marks() -> None:
+    """A history holding more of a marked turn than when it was marked is the truth."""
+    for later in (assistant("streamed before the kill, and all the rest", tool="completed"),
+                  assistant("", tool="completed", finish="stop")):
+        store = streamed_store()
+        store.load_history(SID, [user(), assistant("")])
+        store.mark_abandoned(SID)
+        store.load_history(SID, [user(), later])
+        msg = message(store)
+        assert msg.interrupted is None and msg.lost_text == ""
+        tool = msg.tool("call_1")
+        assert tool is not None and tool.status == "completed"
+
+
+def test_marks_wait_for_the_page_that_brings_their_turn_back() -> None:
+    """A reload whose newest page does not reach an interrupted turn (many messages came while
+    away): its marks wait, bounded, and come back with the older page that holds it."""
+    from tui.state.interrupts import MARKS_ASIDE_MAX
+
+    store = streamed_store()
+    store.load_history(SID, [user(), assistant("", tool=None)])
+    store.mark_abandoned(SID)
+    newer = [{"id": f"msg_9{i:03}", "type": "user", "text": f"p{i}", "time": {"created": 100 + i}}
+             for i in range(3)]
+    store.load_history(SID, newer, older=True)  # the newest page: no overlap, turn 1 not in it
+    assert MID not in store.session(SID).messages
+    store.prepend_history(SID, [user(), closed_first_turn()], older=False)
+    msg = message(store)
+    assert msg.interrupted == INTERRUPTED and msg.lost_text == "streamed before the kill"
+    assert not store.session(SID).marks_aside
+    # Bounded: only the newest MARKS_ASIDE_MAX wait.
+    state = store.session(SID)
+    state.messages = {f"m{i}": Message(id=f"m{i}", role="assistant", interrupted=INTERRUPTED, lost_text="x")
+                      for i in range(MARKS_ASIDE_MAX + 5)}
+    store.load_history(SID, newer, older=True)
+    assert list(state.marks_aside) == [f"m{i}" for i in range(5, MARKS_ASIDE_MAX + 5)]
+    store.load_history(SID, newer, older=False)  # the whole history: nothing else to wait for
+    assert not state.marks_aside

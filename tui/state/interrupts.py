@@ -15,6 +15,13 @@ ends. Two steps keep that honest:
   text the server did not keep. The blocks hold the server's text again, so the transcript
   equals the server's history plus those marks.
 
+A message marked so keeps its marks at every later reload (``carry_streamed``), also once the
+history shows it closed: 1.18.33 closes a killed turn's message (``time.completed``, no finish,
+still no text) when the session's next turn starts. Only a history that holds more of the turn
+than when it was marked (a normal end, longer text) drops them: the server ran it after all.
+A reload whose newest page does not reach a marked message sets it aside (``set_aside``,
+bounded) until the older page that brings it back (``restore_aside``).
+
 Pure: no Textual, no I/O.
 """
 
@@ -26,11 +33,13 @@ from tui.protocol.models import StructuredError
 from tui.state.changes import Change, message_changed
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 
-__all__ = ["INTERRUPTED", "TOOL_INTERRUPTED", "carry_streamed", "mark_abandoned"]
+__all__ = ["INTERRUPTED", "MARKS_ASIDE_MAX", "TOOL_INTERRUPTED", "carry_streamed", "mark_abandoned",
+           "restore_aside", "set_aside"]
 
 INTERRUPTED = "interrupted: the server no longer runs this turn (it was restarted or lost it)"
 TOOL_INTERRUPTED = "interrupted: the server no longer runs it"
 _NOT_ON_SERVER = -1  # a block the server's history does not have at all
+MARKS_ASIDE_MAX = 64  # interrupted messages set aside per session (oldest dropped first)
 
 
 def carry_streamed(old: dict[str, Message], new: dict[str, Message]) -> None:
@@ -38,23 +47,73 @@ def carry_streamed(old: dict[str, Message], new: dict[str, Message]) -> None:
     history lacks, and the marks of messages interrupted before."""
     for mid, fresh in new.items():
         before = old.get(mid)
-        if before is None or before.role != "assistant" or fresh.role != "assistant":
+        if before is None or before is fresh or before.role != "assistant" or fresh.role != "assistant":
+            continue
+        if before.interrupted is not None:  # marked at an earlier reconnect: marked again
+            # Whether or not the history still shows it open: 1.18.33 closes a killed turn's
+            # message (``time.completed``, no finish, no text) when the session's next turn
+            # starts, and that is no reason to forget what the server never kept.
+            if not _server_went_on(before, fresh):
+                _carry_marks(before, fresh)
             continue
         if not fresh.streaming:
             continue  # the server finished it: its text is the truth
-        if before.interrupted is not None:  # marked at an earlier reconnect: marked again
-            fresh.interrupted, fresh.lost_text = before.interrupted, before.lost_text
-            ended = {p.id: p for p in before.parts if isinstance(p, ToolCall) and p.finished}
-            for part in fresh.parts:
-                if isinstance(part, ToolCall) and not part.finished and part.id in ended:
-                    old_call = ended[part.id]
-                    part.status, part.error = old_call.status, old_call.error
-                    part.time_completed = old_call.time_completed
-            continue
         fresh.server_lengths = dict(before.server_lengths)
         for part in before.parts:
             if isinstance(part, TextBlock) and part.text:
                 _carry_block(fresh, part)
+
+
+def set_aside(state: SessionState, rebuilt: dict[str, Message], *, complete: bool) -> None:
+    """Before ``rebuilt`` replaces ``state``'s transcript: the interrupted messages it lacks (a
+    newest page that does not reach them) wait in ``state.marks_aside`` for the page that brings
+    them back. At most ``MARKS_ASIDE_MAX`` wait, so memory stays bounded as before: the kept
+    text of a bounded number of messages. ``complete``: ``rebuilt`` is the whole history, so
+    what it lacks is gone from the server and nothing waits."""
+    if complete:
+        state.marks_aside.clear()
+        return
+    for mid, msg in state.messages.items():
+        if msg.interrupted is not None and mid not in rebuilt:
+            state.marks_aside[mid] = msg
+    while len(state.marks_aside) > MARKS_ASIDE_MAX:
+        del state.marks_aside[next(iter(state.marks_aside))]
+
+
+def restore_aside(state: SessionState, fresh: dict[str, Message]) -> None:
+    """Messages from the history (``fresh``) that were set aside take their marks back."""
+    if not state.marks_aside:
+        return
+    back = {mid: state.marks_aside.pop(mid) for mid in fresh if mid in state.marks_aside}
+    if back:
+        carry_streamed(back, fresh)
+
+
+def _server_went_on(marked: Message, fresh: Message) -> bool:
+    """Does the history hold more of a turn marked interrupted than when it was marked: a normal
+    end, or text the marked message's blocks (the server's text then) lack? Then the server ran
+    it after all, and its history is the truth: the marks go."""
+    if fresh.finish is not None and fresh.finish != "error":
+        return True
+    for part in fresh.parts:
+        if isinstance(part, TextBlock) and part.text:
+            then = marked.block(part.kind, part.ordinal)
+            if then is None or len(part.text) > len(then.text):
+                return True
+    return False
+
+
+def _carry_marks(marked: Message, fresh: Message) -> None:
+    """The marks of a turn interrupted before, on its copy from the history: the note, the text
+    the server did not keep, and the interrupted state of the tools the history leaves open."""
+    fresh.interrupted, fresh.lost_text = marked.interrupted, marked.lost_text
+    fresh.server_lengths = {}
+    ended = {p.id: p for p in marked.parts if isinstance(p, ToolCall) and p.finished}
+    for part in fresh.parts:
+        if isinstance(part, ToolCall) and not part.finished and part.id in ended:
+            old_call = ended[part.id]
+            part.status, part.error = old_call.status, old_call.error
+            part.time_completed = old_call.time_completed
 
 
 def _carry_block(fresh: Message, streamed: TextBlock) -> None:

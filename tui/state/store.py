@@ -218,6 +218,8 @@ class Store:
             rebuilt = {**kept, **rebuilt}
             older = state.older
         interrupts.carry_streamed(state.messages, rebuilt)  # what streamed is not dropped
+        interrupts.restore_aside(state, rebuilt)  # nor the marks of turns interrupted before
+        interrupts.set_aside(state, rebuilt, complete=not older)
         carry_child_links(state.messages, rebuilt)  # nor a subagent call's link to its child
         if state.busy:
             _resume_open_blocks(state.messages, rebuilt)
@@ -256,6 +258,9 @@ class Store:
             if msg is not None and msg.id not in state.messages:
                 earlier[msg.id] = msg
         state.older = older
+        interrupts.restore_aside(state, earlier)  # a turn interrupted before: marked again
+        if not older:
+            state.marks_aside.clear()  # the oldest page: what did not come back is gone
         if earlier:
             state.messages = {**earlier, **state.messages}
             for pending in list(state.inbox):

@@ -210,6 +210,8 @@ class SessionState:
     last_seq: int = -1
     loaded: bool = False  # history fetched at least once
     older: bool = False  # the server holds older messages than ``messages`` (paged in later)
+    marks_aside: dict[str, Message] = field(default_factory=dict)  # interrupted messages a reload
+    # dropped (its newest page did not reach them), until a page brings them back (interrupts.py)
     version: int = 0
 
     @property
