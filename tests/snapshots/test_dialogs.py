@@ -215,6 +215,65 @@ class TestPermissionKeys:
         assert toasts(app) == ["Permission answered elsewhere (once)."]
 
 
+HIDDEN_COMMAND = "echo 'safe' # \u202e ;rm -rf ~ \u202c end"
+
+
+def hidden_bash_ask() -> tuple[PermissionRequest, ToolCall]:
+    ask = PermissionRequest(id="per_bash", sessionID="ses_a", action="bash", resources=[HIDDEN_COMMAND],
+                            save=["echo *"])
+    return ask, ToolCall(id="call_1", name="bash", session_id="ses_a", input={"command": HIDDEN_COMMAND})
+
+
+def screen_lines(app: DialogApp) -> list[str]:
+    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+
+
+class TestPermissionInASmallTerminal:
+    """QA, at 60x15: the hidden-character warning and the buttons took every row, the command
+    was never shown, no scroll cue either, and Allow once [o] still took it."""
+
+    async def test_a_short_terminal_still_shows_the_command(self) -> None:
+        ask, tool = hidden_bash_ask()
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="Fix the tests"))
+        async with app.run_test(size=(60, 15)) as pilot:
+            await settle(pilot)
+            shown = "\n".join(screen_lines(app))
+            assert "Hidden or control characters" in shown and ";rm -rf ~ <U+202C>" in shown
+            await pilot.press("o")
+            await settle(pilot)
+        assert app.result == PermissionAnswer("once")
+
+    async def test_allow_waits_for_a_terminal_large_enough_to_show_the_command(self) -> None:
+        ask, tool = hidden_bash_ask()
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="Fix the tests"))
+        async with app.run_test(size=(30, 10)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, PermissionScreen) and screen.cramped
+            assert "rm -rf" not in "\n".join(screen_lines(app))
+            assert "Too small to show" in "\n".join(screen_lines(app)).replace("\n", " ")
+            await pilot.press("o")
+            await pilot.press("a")
+            await settle(pilot)
+            assert not app.answered
+            assert toasts(app) == ["Make the terminal larger to read the request before allowing it."] * 2
+            await pilot.resize_terminal(100, 34)
+            await settle(pilot)
+            assert not screen.cramped and "rm -rf ~" in "\n".join(screen_lines(app))
+            await pilot.press("o")
+            await settle(pilot)
+        assert app.result == PermissionAnswer("once")
+
+    async def test_reject_and_later_work_however_small(self) -> None:
+        ask, tool = hidden_bash_ask()
+        app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="s"))
+        async with app.run_test(size=(20, 8)) as pilot:
+            await settle(pilot)
+            await pilot.press("r")
+            await settle(pilot)
+        assert app.result == PermissionAnswer("reject")
+
+
 # -------------------------------------------------------------------------------- questions
 
 

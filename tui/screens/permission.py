@@ -39,6 +39,10 @@ SHOWN_CHARS = CUT_AT
 it says so, with a warning line, so that one huge string cannot wedge the dialog."""
 DIFF_LINE_CHARS = 2_000
 """The same for one line of a diff (a preview holds up to ``PREVIEW_LINES`` of them)."""
+TINY_ROWS = 20
+"""Under this many rows the permission dialog drops its blank lines and its key hint."""
+BODY_MIN_ROWS = 2
+"""Rows the body must show (a section title and a line of it) for Allow to be taken."""
 WARNED_KINDS = 4
 """Hidden characters named in the warning line (the rest are counted)."""
 
@@ -156,6 +160,9 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
                 yield Static(Content.styled(
                     "↕ Scroll to read all of it before allowing (wheel, PgUp/PgDn)",
                     "bold $text-warning"), id="scroll-cue")
+                yield Static(Content.styled(
+                    "⚠ Too small to show what you would allow: make the terminal larger. "
+                    "r rejects, esc leaves it for later.", "bold $text-error"), id="cramped-note")
                 with Horizontal(id="buttons"):
                     yield Button(Content("Allow once [o]"), id="once", variant="primary", compact=True)
                     if self.can_always:
@@ -232,8 +239,40 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
 
     def on_mount(self) -> None:
         self.query_one("#once", Button).focus()
+        self._fit()
         self.watch(self.query_one("#dialog-body", VerticalScroll), "show_vertical_scrollbar",
                    self._body_scrolls)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """A terminal under ``TINY_ROWS`` rows drops the dialog's blank lines and its key hint
+        (the buttons name their keys). Then, once laid out: see ``_check_room``."""
+        self.set_class(self.app.size.height < TINY_ROWS, "-tiny")
+        self.call_after_refresh(self._check_room)
+
+    def _check_room(self) -> None:
+        """Whether the body (the command or diff) shows ``BODY_MIN_ROWS`` rows between the docked
+        head and foot. When it does not (QA: at 60x15 the warning and the buttons took every row,
+        and Allow once took a command never shown), allowing is refused until the terminal is
+        larger, and a note says so; rejecting and leaving it for later still work. (The note
+        only takes rows from the body: shown, it never makes room for itself.)"""
+        if not self.is_attached:
+            return
+        head = self.query_one("#dialog-head").region
+        foot = self.query_one("#dialog-foot").region
+        body = self.query_one("#dialog-body").region
+        rows = min(body.bottom, foot.y) - max(body.y, head.bottom)
+        cramped = rows < BODY_MIN_ROWS
+        if cramped != self.cramped:
+            self.set_class(cramped, "-cramped")
+            for button in self.query("#once, #always").results(Button):
+                button.disabled = cramped
+
+    @property
+    def cramped(self) -> bool:
+        return self.has_class("-cramped")
 
     def _body_scrolls(self, scrolls: bool) -> None:
         """When the body does not fit it scrolls: a scrollbar, the cue line above the buttons, and
@@ -255,6 +294,10 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
 
     def action_reply(self, reply: PermissionReplyKind) -> None:
         if reply == "always" and not self.can_always:
+            return
+        if reply != "reject" and self.cramped:
+            toast(self.app, "Make the terminal larger to read the request before allowing it.",
+                  severity="warning")
             return
         self.dismiss(PermissionAnswer(reply))
 
