@@ -230,8 +230,22 @@ def test_tool_structured_becomes_metadata() -> None:
                         outputPaths=["/srv/out/x"], provider={"executed": False}, result={"raw": 1}))
     done = parse_event(success).payload
     assert isinstance(done, ToolSuccess)
-    assert done.metadata == {"exit": 0} and done.content[0].text == "ok" and done.executed is False
+    # the file where 1.18 saved the whole output it cut is kept (the row shows it), in ``metadata``
+    assert done.metadata == {"exit": 0, "outputPaths": ["/srv/out/x"]}
+    assert done.content[0].text == "ok" and done.executed is False
     assert "outputPaths" not in success["data"] and "result" not in success["data"]
+
+
+def test_tool_output_paths_kept_only_when_there_are_some() -> None:
+    def meta(**data: object) -> object:
+        payload = parse_event(norm(tool("success", content=[], **data))).payload
+        assert isinstance(payload, ToolSuccess)
+        return payload.metadata
+
+    assert meta(structured={"exit": 0}, outputPaths=[]) == {"exit": 0}
+    assert meta(structured={"exit": 0}, outputPaths=[3, "", None]) == {"exit": 0}
+    assert meta(structured={"exit": 0}, outputPaths="/not/a/list") == {"exit": 0}
+    assert meta(outputPaths=["/srv/out/y"]) == {"outputPaths": ["/srv/out/y"]}
 
 
 # --- dialogs -----------------------------------------------------------------------------------
@@ -408,6 +422,19 @@ def test_message_normalises_tool_part_structured_to_metadata() -> None:
     assert part["executed"] is True and "provider" not in part
     assert part["state"]["metadata"] == {"exit": 0} and "structured" not in part["state"]
     assert part["state"]["input"] == {"command": "ls"}
+
+
+def test_message_keeps_a_tool_part_s_output_paths_in_metadata() -> None:
+    info = {"id": MSG, "type": "assistant", "content": [
+        {"type": "tool", "id": "call_1", "name": "bash",
+         "state": {"status": "completed", "input": {"command": "seq 1 20000"}, "content": [],
+                   "structured": {"exit": 0, "truncated": True}, "outputPaths": ["/srv/out/x"]}},
+    ]}
+    snapshot = copy.deepcopy(info)
+    (part,) = message(info)["content"]
+    assert info == snapshot, "input must not be mutated"
+    assert part["state"]["metadata"] == {"exit": 0, "truncated": True, "outputPaths": ["/srv/out/x"]}
+    assert "outputPaths" not in part["state"]
 
 
 def test_message_leaves_non_assistant_messages_alone() -> None:

@@ -19,6 +19,8 @@ from tui.text.tools import (
     format_duration,
     input_pairs,
     kind_of,
+    output_cuts,
+    output_path,
     parse_patch,
     question_state,
     shell_output,
@@ -28,6 +30,7 @@ from tui.text.tools import (
     timed_out,
     tool_summary,
     tool_title,
+    truncated,
 )
 
 
@@ -43,7 +46,7 @@ def texts(*values: str) -> list[ToolContent]:
     ("name", "data", "title"),
     [
         ("bash", {"command": "ls -la\x1b]0;x\x07"}, "ls -la␛]0;x␇"),
-        ("shell", {"command": "echo  a\n  b"}, "echo a b"),
+        ("shell", {"command": "echo  a\n  b"}, "echo a ⏎ b"),  # (a line break shows: two commands)
         ("read", {"path": "src/a.py"}, "src/a.py"),
         ("read", {"filePath": "legacy.py"}, "legacy.py"),
         ("edit", {"path": "b.py", "oldString": "x", "newString": "y"}, "b.py"),
@@ -301,3 +304,37 @@ def test_a_background_subagent_row_says_so_not_running_or_done() -> None:
     call.progress = {"sessionID": "ses_child", "status": "running"}
     call.metadata = {}
     assert subagent_status(call) == "running"
+
+
+def test_truncated_and_the_saved_output_path() -> None:
+    path = "/data/tool-output/tool_1"
+    assert not truncated(make("bash", metadata={"exit": 0, "truncated": False}))
+    assert truncated(make("bash", metadata={"truncated": True})) and output_path(make("bash")) == ""
+    # 1.18: ``outputPaths`` (normalised into ``metadata``) even when its ``truncated`` is false
+    call = make("bash", metadata={"truncated": False, "outputPaths": [path, "/other"]})
+    assert truncated(call) and output_path(call) == path
+    assert not truncated(make("bash", metadata={"outputPaths": []}))
+    # v2
+    call = make("bash", metadata={"truncated": True, "outputPath": path})
+    assert truncated(call) and output_path(call) == path
+    # the v2 shell names it only in its note
+    text = f"tail\n\n[output truncated; full output saved to: {path}]"
+    assert output_path(make("bash", metadata={"truncated": True}), output_cuts(text)) == path
+
+
+def test_output_cuts_read_each_server_s_note() -> None:
+    head, tail = "1\n2", "9\n10"
+    text = f"{head}\n\n... output truncated; full content saved to /p/a b ...\n\n{tail}"  # 1.18.33
+    (cut,) = output_cuts(text)
+    assert (text[cut.start:cut.end], cut.lines, cut.omitted, cut.path, cut.at) == \
+        ("\n... output truncated; full content saved to /p/a b ...\n\n", 3, None, "/p/a b", cut.start)
+    (cut,) = output_cuts("1\n2\n... 12000 lines truncated; full content saved to /p ...")  # v2
+    assert (cut.lines, cut.omitted, cut.path) == (1, 12000, "/p")
+    (cut,) = output_cuts("1\n... 5 bytes truncated; full content saved to /p ...")
+    assert cut.omitted is None
+    (cut,) = output_cuts("8\n9\n\n[output truncated; full output saved to: /p]")  # the v2 shell
+    assert (cut.lines, cut.omitted, cut.path, cut.at) == (2, None, "/p", 0)
+    (cut,) = output_cuts("1\n\n\n[output capture truncated at the in-memory safety limit]")
+    assert (cut.lines, cut.omitted, cut.path) == (3, 0, "")
+    # a note's words inside a line are output
+    assert output_cuts("echo '[output truncated; full output saved to: /p]'") == []

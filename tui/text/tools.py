@@ -11,6 +11,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from tui.state.transcript import ToolCall
@@ -29,6 +30,7 @@ __all__ = [
     "DiffFile",
     "DiffLine",
     "Hunk",
+    "OutputCut",
     "ToolKind",
     "added_file",
     "default_expanded",
@@ -39,6 +41,8 @@ __all__ = [
     "format_duration",
     "input_pairs",
     "kind_of",
+    "output_cuts",
+    "output_path",
     "parse_patch",
     "question_state",
     "shell_output",
@@ -244,8 +248,85 @@ def timed_out(call: ToolCall) -> bool:
 
 
 def truncated(call: ToolCall) -> bool:
+    """The server cut the output it sent: ``metadata.truncated``, or (1.18, whose ``truncated``
+    is only the shell's own capture limit) it names a file where it saved the whole output."""
     meta = call.metadata if isinstance(call.metadata, dict) else {}
-    return meta.get("truncated") is True
+    return meta.get("truncated") is True or bool(_metadata_path(meta))
+
+
+@dataclass(frozen=True)
+class OutputCut:
+    """A note a server wrote into a tool's output where it cut it, on a line of its own."""
+
+    start: int
+    """Where the note starts in the text, with the blank lines the server put before it."""
+    end: int
+    """Where the line after it (and the blank line after it) starts; the text's length at its end."""
+    lines: int
+    """Lines of the text that are the note and its blank lines, not output."""
+    omitted: int | None
+    """Output lines the server left out there; ``None`` when it does not say (1.18 and the v2
+    shell give no count), 0 for the shell's capture limit (the rest was never read)."""
+    path: str
+    """Where the server saved the whole output (as sent: not cleaned), or ``""``."""
+    at: int
+    """Where in the text the lines it left out were: the note's place, or 0 (the v2 shell keeps
+    the last lines, so those it left out came before all of them)."""
+
+
+# The server's notes, each alone on its line: 1.18's tool-output limit ("... output truncated;
+# full content saved to P ...", between the first and the last lines it kept), v2's ("... N lines
+# truncated; …", after the first ones; "N bytes" counts no lines), the v2 shell's (its last lines
+# kept, then "[output truncated; full output saved to: P]") and 1.18's shell capture limit.
+_CUT_NOTE = re.compile(
+    r"^(?:\.\.\. (?:output|(?P<count>\d+) (?P<unit>lines?|bytes?)) truncated; full content saved to"
+    r" (?P<content>.+) \.\.\.|\[output truncated; full output saved to: (?P<shell>.+)\]"
+    r"|(?P<capture>\[output capture truncated at the in-memory safety limit\]))$",
+    re.M,
+)
+
+
+def output_cuts(text: str) -> list[OutputCut]:
+    """The server's notes of where it cut ``text`` (a tool's output), in order. Only for a call
+    the server says it cut (``truncated``): other output may print such a line itself."""
+    cuts: list[OutputCut] = []
+    floor = 0
+    for match in _CUT_NOTE.finditer(text):
+        start, lines = match.start(), 1
+        while start >= floor + 2 and text[start - 2] == "\n":  # the blank lines before it
+            start -= 1
+            lines += 1
+        end = match.end()
+        if end < len(text):
+            end += 1
+            if text.startswith("\n", end):  # and one blank line after
+                end += 1
+                lines += 1
+        count = match.group("count")
+        omitted = 0 if match.group("capture") else \
+            int(count) if count is not None and match.group("unit").startswith("line") else None
+        path = match.group("content") or match.group("shell") or ""
+        cuts.append(OutputCut(start, end, lines, omitted, path, 0 if match.group("shell") else start))
+        floor = end
+    return cuts
+
+
+def _metadata_path(meta: Mapping[str, Any]) -> str:
+    """v2's ``metadata.outputPath`` or the first of 1.18's ``outputPaths`` (``metadata`` once
+    normalised), as sent."""
+    if path := _str(meta.get("outputPath")):
+        return path
+    paths = meta.get("outputPaths")
+    return next((p for p in paths if isinstance(p, str) and p), "") if isinstance(paths, list) else ""
+
+
+def output_path(call: ToolCall, cuts: list[OutputCut] | None = None) -> str:
+    """Where the server saved the whole output it cut, as sent (not cleaned), or ``""``: from its
+    metadata, else from its note in the output (``cuts``: the v2 shell says it only there)."""
+    meta = call.metadata if isinstance(call.metadata, dict) else {}
+    if path := _metadata_path(meta):
+        return path
+    return next((cut.path for cut in cuts or () if cut.path), "")
 
 
 def shell_output(call: ToolCall) -> str:

@@ -9,6 +9,8 @@ above it says what is not shown. The tool call in the store keeps all of the out
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup
 from textual.content import Content
@@ -16,7 +18,8 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.text.sanitize import shows_nothing
+from tui.text.sanitize import overstrike, shows_nothing
+from tui.text.tools import OutputCut
 from widgets.plain import plain, plain_ansi
 from widgets.tools.output_text import OutputText
 
@@ -31,8 +34,9 @@ SHOW_ALL_MAX_CHARS = 200_000
 
 
 def ansi_to_content(text: str) -> Content:
-    """Server output to Content: SGR colours kept, every other escape and control (``\\r``
-    included) a visible token: nothing in it is obeyed or hidden."""
+    """Server output to Content: a ``\\r`` returns to the line's start as in a terminal (later
+    characters overwrite earlier ones), SGR colours kept, every other escape and control a visible
+    token: nothing else in it is obeyed or hidden."""
     return plain_ansi(text)
 
 
@@ -58,6 +62,7 @@ class TerminalOutput(VerticalGroup):
         cap: int = DEFAULT_CAP,
         placeholder: str = "(no output)",
         plain: bool = False,
+        cuts: Sequence[OutputCut] = (),
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -68,6 +73,9 @@ class TerminalOutput(VerticalGroup):
         self._show_all = show_all
         self._cap = cap
         self._placeholder = placeholder
+        self._cuts = tuple(cuts)
+        """Where the server cut the output and said so in it (``tui.text.tools.output_cuts``):
+        its notes are not output lines, and the lines it says it left out are counted."""
         self._set_text(text)
 
     def _set_text(self, text: str) -> None:
@@ -100,6 +108,21 @@ class TerminalOutput(VerticalGroup):
     def _visible_text(self) -> str:
         return self._text[self._visible_start():]
 
+    def _output_lines(self, start: int | None = None) -> tuple[int, bool]:
+        """The output's lines before ``start`` (all of them with ``None``), and whether the server
+        left out some there without saying how many. The server's notes are not output lines;
+        the lines it says it left out are."""
+        text = self._text
+        count = self._total if start is None else text.count("\n", 0, start)
+        unknown = False
+        for cut in self._cuts:
+            if start is None or cut.end <= start:
+                count -= cut.lines
+            if start is None or cut.at < start:
+                count += cut.omitted or 0
+                unknown = unknown or cut.omitted is None
+        return max(0, count), unknown
+
     def _marker(self) -> Content:
         start = self._visible_start()
         hidden_lines = self._text.count("\n", 0, start)
@@ -112,9 +135,12 @@ class TerminalOutput(VerticalGroup):
             return Content.assemble((what + " · ", "$foreground-muted"),
                                     (f"show more ({self.total_lines:,} lines)", "underline $text-primary"),
                                     (" [a]", "$foreground-muted"))
+        hidden, more_before = self._output_lines(start)
+        total, more = self._output_lines()
+        cut_before = ", more cut by the server" if more_before else ""
         return Content.assemble(
-            (f"▲ {hidden_lines:,} earlier lines hidden · ", "$foreground-muted"),
-            (f"show all ({self.total_lines:,} lines)", "underline $text-primary"),
+            (f"▲ {hidden:,} earlier lines hidden{cut_before} · ", "$foreground-muted"),
+            (f"show all ({total:,} lines{' sent' if more else ''})", "underline $text-primary"),
             (" [a]", "$foreground-muted"),
         )
 
@@ -124,6 +150,8 @@ class TerminalOutput(VerticalGroup):
 
     def _render_output(self) -> Content:
         visible = self._visible_text()
+        if not self._plain:
+            visible = overstrike(visible)  # (so a lone "\r" draws nothing, as in a terminal)
         if shows_nothing(visible):
             return plain(self._placeholder, "$foreground-muted italic")
         return plain(visible) if self._plain else ansi_to_content(visible)
@@ -136,12 +164,15 @@ class TerminalOutput(VerticalGroup):
         marker.display = self._visible_start() > 0
         marker.update(self._marker())
 
-    def update_output(self, text: str, *, show_all: bool | None = None) -> None:
-        """Replace the output (the app feeds growing output while the command runs)."""
+    def update_output(self, text: str, *, show_all: bool | None = None,
+                      cuts: Sequence[OutputCut] = ()) -> None:
+        """Replace the output (the app feeds growing output while the command runs); ``cuts``
+        are the new text's."""
         if show_all is not None:
             self._show_all = show_all
         if text.rstrip("\n") == self._text and show_all is None:
             return
+        self._cuts = tuple(cuts)
         self._set_text(text)
         self.query_one(".-output", OutputText).update(self._render_output())
         self._sync_marker()

@@ -118,7 +118,7 @@ class Normaliser:
                 data["name"] = data.pop("tool")
             if "structured" in data:
                 data["metadata"] = data.pop("structured")
-            data.pop("outputPaths", None)
+            _keep_output_paths(data, data.pop("outputPaths", None))
             data.pop("result", None)
         elif rest == "prompt.admitted":
             prompt = data.pop("prompt", {}) or {}
@@ -208,6 +208,16 @@ def question_request(data: dict[str, Any]) -> dict[str, Any]:
     return _call_id_to_id(data, "tool")
 
 
+def _keep_output_paths(data: dict[str, Any], paths: Any) -> None:
+    """1.18 names the files where it saved a tool's whole output (``outputPaths``, beside
+    ``structured``: the output it sent was cut to its limits); v2 puts one in
+    ``metadata.outputPath``. Kept as ``metadata.outputPaths`` (the text ones, when there are any)."""
+    kept = [path for path in paths if isinstance(path, str) and path] if isinstance(paths, list) else []
+    metadata = data.get("metadata")
+    if kept and (metadata is None or isinstance(metadata, dict)):
+        data["metadata"] = {**(metadata or {}), "outputPaths": kept}
+
+
 def message(info: dict[str, Any]) -> dict[str, Any]:
     """Normalise one history message (``GET /api/session/{id}/message``) to the v2 shape."""
     if info.get("type") != "assistant" or not isinstance(info.get("content"), list):
@@ -221,9 +231,11 @@ def message(info: dict[str, Any]) -> dict[str, Any]:
             if isinstance(provider, dict):
                 part.setdefault("executed", bool(provider.get("executed", False)))
             state = part.get("state")
-            if isinstance(state, dict) and "structured" in state:
+            if isinstance(state, dict) and ("structured" in state or "outputPaths" in state):
                 state = dict(state)
-                state["metadata"] = state.pop("structured")
+                if "structured" in state:
+                    state["metadata"] = state.pop("structured")
+                _keep_output_paths(state, state.pop("outputPaths", None))
                 part["state"] = state
         parts.append(part)
     out["content"] = parts

@@ -7,8 +7,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.state.transcript import ToolCall
-from tui.text.tools import shell_output, timed_out, truncated
-from widgets.plain import plain
+from tui.text.tools import output_cuts, output_path, shell_output, timed_out, truncated
+from widgets.plain import plain, plain_cut
 from widgets.tools.renderers import BodyOptions
 from widgets.tools.terminal_output import TerminalOutput
 
@@ -21,17 +21,24 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
             classes="-command",
         )
     ]
+    output = shell_output(call)
+    cut = truncated(call)
+    cuts = output_cuts(output) if cut else []
     if call.status != "error" or call.content:
         widgets.append(TerminalOutput(
-            shell_output(call),
+            output,
             show_all=options.show_all,
             placeholder="(no output)" if call.finished else "waiting for output…",
+            cuts=cuts,
         ))
-    notes = []
+    notes: list[Content] = []
     if timed_out(call):
-        notes.append("⏱ timed out before completion")
-    if truncated(call):
-        notes.append("✂ output truncated by the server")
+        notes.append(Content("⏱ timed out before completion"))
+    if cut:
+        path = output_path(call, cuts)
+        notes.append(Content.assemble("✂ output truncated by the server",
+                                      *(("; full output saved to ", plain_cut(path, 1000, strict=True))
+                                        if path else ())))
     if notes:
-        widgets.append(Static(plain("  ·  ".join(notes)), classes="-note"))
+        widgets.append(Static(Content("  ·  ").join(notes), classes="-note"))
     return widgets
