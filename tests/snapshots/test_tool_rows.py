@@ -170,8 +170,12 @@ async def test_click_header_toggles() -> None:
     harness = app((samples.READ, None))
     async with harness.run_test(size=(100, 12)) as pilot:
         (row,) = await _rows(pilot)
+        harness.set_focus(None)
         await pilot.click(ToolHeader)
         assert row.expanded
+        # ... and leaves the focus where it was: focused by a click, the row's one-letter keys
+        # took the first letter typed next ("do it again" lost its "d", QA).
+        assert harness.focused is None
 
 
 async def test_show_all_output() -> None:

@@ -271,6 +271,30 @@ async def test_letters_typed_on_a_message_go_to_the_prompt() -> None:
         assert composer.text == "fix itxup" and app.focused is composer
 
 
+async def test_a_click_on_a_message_leaves_typing_in_the_prompt() -> None:
+    """QA: after a click on a message, typing "yes please" copied the message ("y" is its key)
+    and the prompt got "es please"; "update the docs" asked to undo. A click no longer moves
+    the focus to the message; Tab does, and the message shows it (its keys then act on it)."""
+    async with reading(6, notifications=True) as (app, pilot, demo, sid):
+        screen = main_screen(app)
+        composer = screen.query_one(Composer)
+        views = list(screen.query(MessageView))
+        answer = next(view for view in reversed(views) if view.message.role == "assistant")
+        prompt = next(view for view in reversed(views) if view.message.role == "user")
+        before = answer.styles.background
+        for view in (answer, prompt):
+            await pilot.click(view)
+            await settle(pilot)
+            assert app.focused is composer
+        burst(app, *"yes", "space", *"please", "space", *"update")
+        await settle(pilot)
+        assert composer.text == "yes please update"
+        assert not [toast for toast in app._notifications if "Message" in str(toast.message)]
+        answer.focus()
+        await settle(pilot)
+        assert answer.styles.background != before  # marked as focused
+
+
 async def test_u_on_a_prompt_undoes_on_the_second_press_only() -> None:
     """Undo stages a revert (the files are put back at once), and "u" is the first letter of
     many a prompt typed on a focused message: the first press asks, the second undoes."""

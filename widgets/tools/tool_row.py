@@ -34,6 +34,11 @@ class ToolRow(Vertical, can_focus=True):
     user toggles it; after that the user's choice sticks.
     """
 
+    # A click expands or collapses it and leaves the focus where typing goes: focused by a click,
+    # its one-letter keys took the first letter typed next ("do it again" lost its "d", QA).
+    # Tab reaches it (marked as focused); then its keys act.
+    FOCUS_ON_CLICK = False
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "activate", "Open", show=False, id="octui.activate"),
         Binding("space", "toggle_row", "Expand", show=False, id="octui.toggle_row"),

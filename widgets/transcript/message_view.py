@@ -78,8 +78,10 @@ class MessageView(LightRepaint, Vertical):
     """Renders a ``Message``; assistant parts are child widgets updated in place by key."""
 
     DEFAULT_CLASSES = "message"
-    # Prompts and answers take focus (Tab / click) so these keys act on one message; the main
-    # screen does the work (widgets never do HTTP).
+    # Prompts and answers take focus (Tab) so these keys act on one message; the main screen does
+    # the work (widgets never do HTTP). Not on a click: the focus stays where typing goes (QA:
+    # after a click on a message, typing "yes please" copied it and "update" asked to undo).
+    FOCUS_ON_CLICK = False
     BINDINGS = [
         Binding("y", "request('copy')", "Copy message", id="octui.request_copy"),
         Binding("c", "request('copy_code')", "Copy code block", id="octui.request_copy_code"),
