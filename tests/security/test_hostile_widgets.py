@@ -66,6 +66,7 @@ from tui.state.asks import PREVIEW_LINES
 from tui.state.interrupts import INTERRUPTED
 from tui.state.transcript import Message, PendingInput, TextBlock, ToolCall
 from tui.state.tree import TreeNode
+from tui.text.sanitize import overstrike
 from widgets.asks.form_field.base import FieldEditor
 from widgets.composer.pending_inputs import PendingInputs
 from widgets.plain import toast
@@ -419,7 +420,9 @@ async def tool_bash(pilot: Pilot[None], texts: list[str]) -> Shown:
     await _mount(pilot, *rows)
     shown: Shown = []
     for row, text in zip(rows, texts, strict=True):
-        shown_text = SGR.sub("", text)  # colours stay colours; a long output shows its last lines
+        # Colours stay colours and a carriage return goes back to the line's start, as in a
+        # terminal (a progress bar shows its last frame); a long output shows its last lines.
+        shown_text = overstrike(SGR.sub("", text))
         tail = "\n".join(shown_text.split("\n")[-DEFAULT_CAP:])
         shown += [(row.query_one(ToolHeader), [text]), (row.query_one(".-command"), [text]),
                   (row.query_one(".-output"), [tail])]
