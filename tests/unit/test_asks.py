@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from tui.protocol.models import (
     QuestionTool,
 )
 from tui.state.asks import (
+    SNIPPET_HUNK,
+    SNIPPET_HUNK_ALL,
     FormAnswer,
     FormDismissed,
     QuestionAnswer,
@@ -314,6 +317,21 @@ def test_permission_preview_command_and_diffs() -> None:
     write = ToolCall(id="c", name="write", input={"path": "n.txt", "content": "one\ntwo"})
     lines = permission_preview(PermissionRequest(id="p", sessionID="s", action="edit"), write).diff
     assert [t for k, t in lines if k == "add"] == ["+one", "+two"]
+
+
+def test_an_edit_previewed_from_its_input_claims_no_line_numbers() -> None:
+    """QA: an edit of line 2 was previewed as "@@ -1 +1,2 @@": the lines are the edit's own
+    text, numbered from 1. The hunk says where its line numbers come from instead."""
+    ask = PermissionRequest(id="p", sessionID="s", action="edit", resources=["notes.txt"])
+    edit = ToolCall(id="c", name="edit", input={"filePath": "notes.txt", "oldString": "line two",
+                                                 "newString": "line 2a\nline 2b"})
+    lines = permission_preview(ask, edit).diff
+    assert lines == [("meta", "--- a/notes.txt"), ("meta", "+++ b/notes.txt"), ("hunk", SNIPPET_HUNK),
+                     ("del", "-line two"), ("add", "+line 2a"), ("add", "+line 2b")]
+    every = ToolCall(id="c", name="edit", input={"filePath": "notes.txt", "oldString": "a",
+                                                  "newString": "b", "replaceAll": True})
+    assert ("hunk", SNIPPET_HUNK_ALL) in permission_preview(ask, every).diff
+    assert not any(re.search(r"-\d", text) for kind, text in lines if kind == "hunk")
 
 
 def test_shell_preview_shows_the_command_once() -> None:

@@ -270,6 +270,8 @@ class PermissionPreview:
     truncated: int = 0
 
 
+SNIPPET_HUNK = "@@ the text it replaces (its line numbers are known once the edit runs) @@"
+SNIPPET_HUNK_ALL = "@@ the text it replaces, everywhere in the file (replaceAll) @@"
 SHELL_ACTIONS = ("bash", "shell")
 EDIT_ACTIONS = ("edit", "write", "patch", "apply_patch")
 
@@ -338,7 +340,12 @@ def _tool_patch(tool: ToolCall) -> list[str]:
     if isinstance(data.get("oldString"), str) or isinstance(data.get("newString"), str):
         old = _lines(str(data.get("oldString") or ""))
         new = _lines(str(data.get("newString") or ""))
-        return list(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm=""))
+        # The lines are the edit's own text, not the file's: difflib's hunk header would number
+        # them from 1 (QA: "@@ -1 +1,2 @@" for a change on line 2). Where they are in the file is
+        # known once the edit runs (the tool row's diff has it).
+        where = SNIPPET_HUNK_ALL if data.get("replaceAll") is True else SNIPPET_HUNK
+        return [where if line.startswith("@@") else line
+                for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm="")]
     if isinstance(data.get("content"), str):
         lines = _lines(data["content"])
         return [f"+++ {path}", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)]
