@@ -44,7 +44,7 @@ from tui.session.connect import OpenCodeClient
 from tui.state.store import Store
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 from tui.text.sanitize import clean_text, drop_sgr, one_line, reveal, shows_nothing
-from tui.text.tools import kind_of
+from tui.text.tools import exit_code, kind_of, timed_out
 
 __all__ = ["EXPORT_FORMAT", "MAX_OUTPUT_CHARS", "MAX_OUTPUT_LINES", "export_json", "export_markdown",
            "fetch_session"]
@@ -246,7 +246,8 @@ def _block_markdown(block: TextBlock) -> list[str]:
 def _tool_markdown(tool: ToolCall) -> list[str]:
     name = one_line(tool.name, 80) or "tool"
     title = _tool_title(tool)
-    head = f"- 🔧 {name}: {title} — {tool.status}" if title else f"- 🔧 {name} — {tool.status}"
+    status = _status(tool)
+    head = f"- 🔧 {name}: {title} — {status}" if title else f"- 🔧 {name} — {status}"
     out = [head]
     output = _tool_output(tool).strip("\n")
     if output.strip():
@@ -254,6 +255,18 @@ def _tool_markdown(tool: ToolCall) -> list[str]:
     if tool.error is not None:
         out.extend(["", *_error_quote(tool.error)])
     return out
+
+
+def _status(tool: ToolCall) -> str:
+    """The call's status as its row shows it: a command that exited non-zero or timed out
+    failed, whatever the server calls the call (the server says "completed")."""
+    if kind_of(tool.name) == "shell" and tool.finished:
+        if timed_out(tool):
+            return "failed (timed out)"
+        code = exit_code(tool)
+        if code is not None and code != 0:
+            return f"failed (exit {code})"
+    return tool.status
 
 
 def _tool_output(tool: ToolCall) -> str:

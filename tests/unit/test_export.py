@@ -277,3 +277,17 @@ def test_no_server_string_reaches_the_json_raw() -> None:
     assert (data["id"], data["parentID"], data["messages"][0]["id"]) == (
         f"ses_{SHOWN}", f"ses_p{SHOWN}", f"msg_1{SHOWN}")
     assert data["messages"][1]["parts"][2]["id"] == f"call_1{SHOWN}"
+
+
+def test_a_command_that_failed_is_exported_as_failed() -> None:
+    """The row shows a command that exited non-zero (or timed out) as failed; the export said
+    "completed" (the server's word for the call) beside it."""
+    failed = ToolCall(id="a", name="bash", status="completed", input={"command": "make"},
+                      metadata={"exit": 2})
+    slow = ToolCall(id="b", name="bash", status="completed", input={"command": "sleep 9"},
+                    metadata={"exit": 0, "timeout": True})
+    fine = ToolCall(id="c", name="bash", status="completed", input={"command": "ls"}, metadata={"exit": 0})
+    text = export_markdown(tool_state(failed, slow, fine))
+    assert "- 🔧 bash: make — failed (exit 2)" in text
+    assert "- 🔧 bash: ls — completed" in text
+    assert "- 🔧 bash: sleep 9 — failed (timed out)" in text
