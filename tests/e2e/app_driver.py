@@ -21,6 +21,7 @@ from textual.screen import Screen
 
 from tests.e2e.server import RealServer
 from tui.app.app import ConnectSpec, OctuiApp
+from tui.screens.key_guard import keys_taken
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 
 __all__ = ["SIZE", "AppDriver", "running_app", "session_text", "tools_of"]
@@ -144,8 +145,9 @@ class AppDriver:
         )
 
     async def wait_for_screen(self, kind: type[Screen[Any]], timeout: float = DEFAULT_TIMEOUT) -> Any:
-        return await self.wait_until(
-            lambda: self.app.screen if isinstance(self.app.screen, kind) else None,
+        return await self.wait_until(  # (taking keys: one that opened by itself holds them a moment)
+            lambda: self.app.screen if isinstance(self.app.screen, kind)
+            and keys_taken(self.app.screen, time.perf_counter()) else None,
             f"a {kind.__name__} on top",
             timeout,
         )

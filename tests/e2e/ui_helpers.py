@@ -24,6 +24,7 @@ from textual.widget import Widget
 
 from tests.e2e.server import RealServer
 from tui.app.app import ConnectSpec, OctuiApp
+from tui.screens.key_guard import keys_taken
 from tui.state.transcript import ToolCall
 from widgets.composer.composer import Composer
 from widgets.tools.tool_row import ToolRow
@@ -55,8 +56,10 @@ async def wait_for_screen(pilot: Pilot[Any], kind: type[S], timeout: float = 10.
     app = pilot.app
 
     def found() -> S | None:
-        screen = app.screen
-        return screen if isinstance(screen, kind) and screen.is_mounted else None
+        screen = app.screen  # (and taking keys: one that opened by itself holds them a moment)
+        if isinstance(screen, kind) and screen.is_mounted and keys_taken(screen, time.perf_counter()):
+            return screen
+        return None
 
     screen = await wait_until(pilot, found, f"a {kind.__name__} on top", timeout)
     await pilot.pause()  # let it finish composing and take focus

@@ -15,6 +15,7 @@ Determinism comes from:
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,7 +27,9 @@ from textual.widget import Widget
 from tui.app import clock
 from tui.app.app import ConnectSpec, OctuiApp
 from tui.demo import DemoServer, IdGenerator
+from tui.screens.key_guard import keys_taken
 from tui.screens.main import MainScreen
+from widgets.asks.ask_flow import AskFlow
 from widgets.composer.composer import Composer
 
 NOW = 1_790_000_000.0
@@ -98,9 +101,12 @@ def _quiet(app: MainApp) -> bool:
     # last flush (a new tool row, say) in the DOM but not mounted yet.
     unread = any(not queue.empty() for queue in app.server._subscribers)
     mounting = [w for w in main_screen(app).walk_children(Widget) if not w.is_mounted]
+    # An ask's dialog opens once typing pauses, and takes keys a moment after (key_guard.py).
+    asking = main_screen(app).query_one(AskFlow).waiting_for_pause or \
+        not keys_taken(app.screen, time.perf_counter())
     return (tasks_done and not busy_workers and not unread and app.message_queue_size == 0
             and not app._pending and not app._flush_scheduled and not mounting
-            and app.server.settled())
+            and app.server.settled() and not asking)
 
 
 async def wait_connected(pilot: Pilot[Any], timeout: float = 30.0) -> None:

@@ -4,6 +4,7 @@ toggle and transcript windowing."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,8 +27,10 @@ from tests.snapshots.main_app import (
 )
 from tui.demo import SCRIPTS, DemoServer, IdGenerator, history_fixture
 from tui.protocol.models import PermissionRequest
+from tui.screens.key_guard import keys_taken
 from tui.screens.main import MainScreen
 from tui.screens.permission import PermissionScreen
+from widgets.composer.composer import Composer
 from widgets.tools.tool_header import ToolHeader
 from widgets.tools.tool_row import ToolRow
 from widgets.transcript.message_view import MessageView
@@ -252,7 +255,9 @@ async def test_a_question_left_for_later_reopens_from_the_inbox_as_it_was_left()
         dialog = app.screen
         assert isinstance(dialog, QuestionScreen)
         ask_id = dialog.ask_id
-        await wait_until(pilot, lambda: dialog.focused is not None)  # (its choices, once mounted)
+        # (its choices, once mounted; and taking keys: opened by itself, it holds them a moment)
+        await wait_until(pilot, lambda: dialog.focused is not None
+                         and keys_taken(dialog, time.perf_counter()))
         await pilot.press("2")
         await wait_until(pilot, lambda: bool(dialog.states[0].selected))
         picked = [state.selected for state in dialog.states]
@@ -287,3 +292,33 @@ async def test_a_question_answered_elsewhere_closes_its_dialog_with_one_toast() 
         said = [str(n.message) for n in app._notifications if "elsewhere" in str(n.message)]
         assert said == ["Question answered elsewhere (rejected)."]
         assert app.is_running and dialog.ask_id not in app.store.asks
+
+
+async def test_keys_typed_for_the_prompt_never_answer_an_ask() -> None:
+    """QA: a permission dialog that opened mid-prompt took the keys being typed: "a" (of "add
+    tests") chose Allow always, which the server saved. The dialog waits for typing to pause,
+    and then holds keys a moment (typing resumed right as it opened)."""
+    from tui.screens.key_guard import KEY_GUARD_S, TYPING_PAUSE_S
+
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        await type_prompt(pilot, "Give me a tour of this project.")
+        await wait_until(pilot, lambda: bool(app.store.asks))  # (the welcome script's shell ask)
+        composer = main_screen(app).query_one(Composer)
+        for key in [*"then", "space", *"add", "space", *"tests"]:
+            await pilot.press(key)
+            await pilot.pause(TYPING_PAUSE_S / 4)
+            assert isinstance(app.screen, MainScreen), "opened mid-word"
+        assert composer.text == "then add tests"
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        dialog = app.screen
+        await pilot.press("a")  # typing resumed as it opened: held, answers nothing
+        await pilot.pause(KEY_GUARD_S / 2)
+        assert app.screen is dialog
+        assert not [e for e in app.server.emitted if e["type"] == "permission.replied"]
+        await wait_until(pilot, lambda: keys_taken(dialog, time.perf_counter()))
+        await pilot.press("o")
+        await settle(pilot)
+        replies = [e["data"]["reply"] for e in app.server.emitted if e["type"] == "permission.replied"]
+        assert replies == ["once"] and composer.text == "then add tests"

@@ -33,6 +33,7 @@ from tui.app.palette import ActionsProvider
 from tui.app.session_actions import SessionActions
 from tui.app.themes import persist_theme
 from tui.protocol.models import Health, ModelInfo
+from tui.screens.key_guard import held_keys
 from tui.screens.main import MainScreen
 from tui.screens.sessions import SessionsScreen
 from tui.session.connect import LocalServer, StreamState
@@ -159,6 +160,7 @@ class OctuiApp(DiffedOutput[int]):
         self._hold_flood = False
         self._release_with: list[Change] | None = None  # a held flood ends with this frame's changes
         self._input_at = -INPUT_PAINT_S  # the last key or mouse use (perf_counter)
+        self.typed_at = float("-inf")  # the last key typed (perf_counter): an ask waits for a pause
         self._last_change = 0.0  # when the latest change arrived
         self._flooding = False  # the last frame found the transcript grown by over a screen a second
         self._growth: deque[tuple[float, int]] = deque()  # (when, transcript rows) after recent frames
@@ -383,6 +385,10 @@ class OctuiApp(DiffedOutput[int]):
         used = isinstance(event, _USER_INPUT)
         if used:
             self._input_at = perf_counter()
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self.typed_at = self._input_at
+            if held_keys(self.screen, self.typed_at):
+                return  # a dialog that just opened: keys typed for the prompt answer nothing
         if self._held is not None and (used or isinstance(event, events.Resize)):
             self.release_paint()
         if isinstance(event, events.Key) and not event.is_forwarded:  # (not one bubbling back up)

@@ -10,12 +10,14 @@ with a note.
 from __future__ import annotations
 
 import contextlib
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.widget import Widget
 
 from tui.app.host import octui_app
+from tui.screens.key_guard import hold_keys, typing_pause_left
 from tui.session.errors import OctuiError
 from tui.state.asks import (
     FormAnswer,
@@ -58,6 +60,9 @@ class AskFlow(Widget):
         # What was picked, typed or filled in a question or form dialog closed unanswered (later,
         # or an answer the server did not take), by ask id: it reopens as it was left.
         self._drafts: dict[str, Any] = {}
+        self._waiting: set[str] = set()  # asks that waited for a pause in typing (key_guard.py)
+        self._told: set[str] = set()  # ... and were said to wait
+        self._pause_timer: Any = None
 
     def apply(self, changes: list[AsksChanged], current: str | None) -> None:
         """One frame's ask changes, ``current`` the session on view."""
@@ -120,16 +125,41 @@ class AskFlow(Widget):
             self.settled(self.open_ask, "no longer pending")
 
     def show_next(self, current: str | None) -> None:
-        """Open the oldest pending ask in view, if no dialog is open."""
+        """Open the oldest pending ask in view, if no dialog is open: once typing pauses
+        (``tui.screens.key_guard``)."""
         if self.open_ask is not None:
             return
         for ask in octui_app(self).store.asks.values():
             if ask.id not in self.dismissed and ask.id not in self.answered and \
                     not self.auto_answered(ask.id) and self.in_view(ask.sessionID, current):
-                self.open(ask)
+                wait = typing_pause_left(octui_app(self).typed_at, perf_counter())
+                if wait > 0:
+                    self._wait_for_pause(ask, wait)
+                    return
+                self.open(ask, by_itself=True)
                 return
 
-    def open(self, ask: Ask) -> None:
+    def _wait_for_pause(self, ask: Ask, wait: float) -> None:
+        # Said once the wait outlasts one pause (typing on): the usual wait, the Enter that sent
+        # the prompt, is below a second and needs no words.
+        if ask.id in self._waiting and ask.id not in self._told:
+            self._told.add(ask.id)
+            toast(self, "⚑ A request is waiting for you: it opens when you pause typing "
+                  "(Ctrl+B opens it now).", severity="warning", timeout=4)
+        self._waiting.add(ask.id)
+        if self._pause_timer is None:
+            self._pause_timer = self.set_timer(wait + 0.05, self._paused)
+
+    @property
+    def waiting_for_pause(self) -> bool:
+        """An ask in view waits for typing to pause before its dialog opens."""
+        return self._pause_timer is not None
+
+    def _paused(self) -> None:
+        self._pause_timer = None
+        self.show_next(octui_app(self).screen_main().session_id)  # (typing again: waits again)
+
+    def open(self, ask: Ask, *, by_itself: bool = False) -> None:
         if self.open_ask is not None:
             return
         store = octui_app(self).store
@@ -154,6 +184,10 @@ class AskFlow(Widget):
             self._answer(ask, result)
 
         self.app.push_screen(screen, done)
+        self._waiting.discard(ask.id)
+        self._told.discard(ask.id)
+        if by_itself:
+            hold_keys(screen, perf_counter())
 
     @work(group="answers", exit_on_error=False)
     async def _answer(self, ask: Ask, result: Any) -> None:
