@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.style import Style
@@ -281,3 +282,23 @@ def test_the_saved_path_is_shown_as_data() -> None:
     call = shell_call("a", {"exit": 0, "truncated": True, "outputPath": hostile})
     assert note(call) == \
         "✂ output truncated by the server; full output saved to /tmp/[b]x[/b]␛]0;pwned␇<U+202E>.txt"
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("x\x1b[2K\rdone", "done"),  # a progress line cleared, then written again (a review found
+    ("\r\x1b[KDownloading 10%\r\x1b[Kok", "ok"),  # "doneK" and "␛[Kokwnloading 100%" here)
+    ("\x1b[2K\rProgress 10%\x1b[2K\rDone", "Done"),
+    ("abcdef\rxy\x1b[1K", "   def"),  # erased up to the cursor
+    ("日本\rab", "ab本"),  # a wide character takes two columns
+    ("日本\ra", "a 本"),  # ... and half of one written over blanks the other
+    ("ab\r日", "日"),
+])
+def test_an_erase_in_line_and_wide_characters_draw_as_in_a_terminal(text: str, shown: str) -> None:
+    assert overstrike(text) == shown
+
+
+def test_another_escape_is_kept_whole_where_it_was_written() -> None:
+    """Not obeyed (shown as a token later), never cut: an overwrite left 'K' of 'ESC[2K' as
+    text of its own."""
+    assert overstrike("abc\r\x1b]0;title\x07Z") == "\x1b]0;title\x07Zc"
+    assert overstrike("abc\r\x1b[5n") == "\x1b[5nbc"

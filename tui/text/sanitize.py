@@ -26,6 +26,8 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from rich.cells import get_character_cell_size
+
 __all__ = [
     "LINE_WINDOW", "LONGEST_TOKEN", "clean_text", "decode_tokens", "describe_hidden", "drop_sgr",
     "flatten", "hidden_characters", "hidden_name", "keep_sgr", "line_from_start", "one_line", "overstrike",
@@ -273,7 +275,12 @@ def _around_sgr(text: str, *, keep: bool) -> str:
 
 
 _RESET_PARAMS = re.compile(r"\x1b\[(?:0*(?:[;:]|m))")
-_RETURN_OR_SGR = re.compile(r"\r|\x1b\[[0-9;:]*m")
+# What a line with a carriage return is read as: a CR, an SGR, an erase in line (CSI K), any
+# other CSI or OSC sequence or escape (written whole, as one column: it is shown as a token).
+_LINE_CONTROL = re.compile(r"(\r)|(\x1b\[[0-9;:]*m)|\x1b\[([012]?)K"
+                           r"|\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?", re.S)
+_ERASED = ""  # a cell an erase in line blanked (a space, unless nothing is written after it)
+_WIDE_TAIL = None  # the second cell of a wide character
 _SGR_STATE_MAX = 32
 """SGR sequences remembered since the last reset (a stream that sets colours forever without a
 reset forgets its oldest ones: a bounded cost per sequence)."""
@@ -285,11 +292,13 @@ def overstrike(text: str) -> str:
     (a shorter frame leaves the tail of a longer one). ``"[##  ] 10%\\r[####] 100%"`` ->
     ``"[####] 100%"``.
 
-    Every other character, escape and control is left as it is, one character a column (they are
-    made visible later). SGR colour sequences take no column: each column keeps the colours it was
-    written with, so an overwritten line is written again with an SGR reset and the sequences in
-    force before each run of columns, and ends with the colours the stream is left with. Linear
-    in the length of ``text``. No ``\\r``, no change.
+    An erase in line (``ESC[K``, ``ESC[1K``, ``ESC[2K``: progress bars redraw with ``\\r ESC[K``)
+    blanks cells as a terminal does. A wide character takes two columns (a character written over
+    either half blanks the other). Every other escape (whole) and control is written as one column
+    and left as it is (made visible later). SGR colour sequences take no column: each column keeps
+    the colours it was written with, so an overwritten line is written again with an SGR reset and
+    the sequences in force before each run of columns, and ends with the colours the stream is
+    left with. Linear in the length of ``text``. No ``\\r``, no change.
     """
     if "\r" not in text:
         return text
@@ -323,35 +332,64 @@ def _sgr_state(state: tuple[str, ...], sequence: str) -> tuple[str, ...]:
 
 def _overstrike_line(line: str, state: tuple[str, ...]) -> str:
     """One line (no ``\\n``) with its ``\\r`` obeyed; ``state`` is the SGR in force at its start."""
-    chars: list[str] = []
+    cells: list[str | None] = []  # what each column shows (``_WIDE_TAIL``: a wide character's half)
     styles: list[tuple[str, ...]] = []
-    column = pos = 0
+    column = 0
     start_state = state
-    for match in [*_RETURN_OR_SGR.finditer(line), None]:
+
+    def put(unit: str, width: int) -> None:
+        nonlocal column
+        end = column + width
+        if len(cells) < end:
+            cells.extend([_ERASED] * (end - len(cells)))
+            styles.extend([state] * (end - len(styles)))
+        if cells[column] is _WIDE_TAIL and column > 0:
+            cells[column - 1] = _ERASED  # half of a wide character written over: the rest is blank
+        if end < len(cells) and cells[end] is _WIDE_TAIL:
+            cells[end] = _ERASED
+        cells[column] = unit
+        styles[column] = state
+        if width == 2:
+            cells[column + 1] = _WIDE_TAIL
+            styles[column + 1] = state
+        column = end
+
+    pos = 0
+    for match in [*_LINE_CONTROL.finditer(line), None]:
         end = match.start() if match is not None else len(line)
-        if end > pos:
-            stop = column + end - pos
-            chars[column:stop] = line[pos:end]  # (past the end: the line grows)
-            styles[column:stop] = [state] * (end - pos)
-            column = stop
+        for char in line[pos:end]:
+            put(char, 2 if not char.isascii() and get_character_cell_size(char) == 2 else 1)
         if match is None:
             break
-        if match.group(0) == "\r":
-            column = 0
-        else:
-            state = _sgr_state(state, match.group(0))
         pos = match.end()
+        if match.group(1):
+            column = 0
+        elif match.group(2):
+            state = _sgr_state(state, match.group(2))
+        elif match.group(3) is not None:
+            erase = match.group(3) or "0"
+            if erase == "0":
+                del cells[column:], styles[column:]
+            else:
+                stop = len(cells) if erase == "2" else min(column + 1, len(cells))
+                cells[:stop] = [_ERASED] * stop
+        else:
+            put(match.group(0), 1)
+    while cells and cells[-1] == _ERASED:
+        cells.pop()  # blanks at the end: nothing to write
     parts: list[str] = []
     current = start_state
-    run_start = 0
-    for index in range(len(chars) + 1):
-        if index < len(chars) and styles[index] == current:
+    run: list[str] = []
+    for index, cell in enumerate(cells):
+        if cell is _WIDE_TAIL:
             continue
-        parts.append("".join(chars[run_start:index]))
-        if index < len(chars):
+        if styles[index] != current:
+            parts.append("".join(run))
+            run = []
             current = styles[index]
             parts.append("\x1b[0m" + "".join(current))
-            run_start = index
+        run.append(cell or " ")
+    parts.append("".join(run))
     if current != state:
         parts.append("\x1b[0m" + "".join(state))
     return "".join(parts)
