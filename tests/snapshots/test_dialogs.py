@@ -264,6 +264,21 @@ class TestPermissionInASmallTerminal:
             await settle(pilot)
         assert app.result == PermissionAnswer("once")
 
+    @pytest.mark.parametrize("size", [(60, 12), (100, 12)])
+    async def test_an_edit_whose_diff_gets_no_rows_is_not_allowed(self, size: tuple[int, int]) -> None:
+        """A review: the edit's resources (above its diff) gave the body rows, and Allow was
+        taken with not one line of the diff shown."""
+        app = app_for(lambda: PermissionScreen(edit_ask(), tool=None, session_title="s"))
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, PermissionScreen)
+            shown = "\n".join(screen_lines(app))
+            assert "-TODO" not in shown and screen.cramped  # (its first change)
+            await pilot.press("o")
+            await settle(pilot)
+            assert not app.answered
+
     async def test_reject_and_later_work_however_small(self) -> None:
         ask, tool = hidden_bash_ask()
         app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="s"))

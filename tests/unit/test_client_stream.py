@@ -270,6 +270,22 @@ async def test_unauthorized_is_retried_slowly_until_the_password_works_again() -
     await finish(client, stream, task)
 
 
+async def test_an_unauthorized_spell_keeps_the_generation_so_the_reconnect_marks_the_gap() -> None:
+    """A review: the 401 state said generation 0, so the reconnect after it (generation 2, the
+    one before 1) was not seen as a reconnect by the session, and no stream gap was marked."""
+    def denied() -> httpx.Response:
+        return httpx.Response(401, json={"_tag": "UnauthorizedError", "message": "Authentication required"})
+
+    script, rec = Script(lambda: sse([CONNECTED], hang=False), denied, lambda: sse([CONNECTED])), Recorder()
+    client, stream = make(script, rec)
+    stream.unauthorized_retry = 0.05
+    task = asyncio.create_task(stream.run())
+    await rec.until(lambda: stream.generation == 2)
+    denied_state = next(state for state in rec.states if state.phase == "unauthorized")
+    assert denied_state.generation == 1 and denied_state.connected_at is not None
+    await finish(client, stream, task)
+
+
 async def test_an_unauthorized_stream_is_retried_no_faster_than_its_pace() -> None:
     def denied() -> httpx.Response:
         return httpx.Response(401, json={"_tag": "UnauthorizedError", "message": "Authentication required"})

@@ -233,6 +233,7 @@ class EventStream:
                 attempt = 1 if self._connected else attempt + 1
                 if outcome.fatal:
                     await self._set_state(StreamState("unauthorized", attempt, outcome.error,
+                                                      self._state.connected_at, self._generation,
                                                       retry_in=self.unauthorized_retry))
                     await self._sleep(self.unauthorized_retry)
                     continue

@@ -41,8 +41,11 @@ DIFF_LINE_CHARS = 2_000
 """The same for one line of a diff (a preview holds up to ``PREVIEW_LINES`` of them)."""
 TINY_ROWS = 20
 """Under this many rows the permission dialog drops its blank lines and its key hint."""
-BODY_MIN_ROWS = 2
-"""Rows the body must show (a section title and a line of it) for Allow to be taken."""
+PAYLOAD_MIN_ROWS = 1
+"""Rows of the command the dialog must show for Allow to be taken (the body scrolls: the scroll
+cue says the rest is below)."""
+DIFF_MIN_ROWS = 4
+"""The same for a diff: its file lines, a hunk header and a first change."""
 WARNED_KINDS = 4
 """Hidden characters named in the warning line (the rest are counted)."""
 
@@ -253,18 +256,25 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
         self.call_after_refresh(self._check_room)
 
     def _check_room(self) -> None:
-        """Whether the body (the command or diff) shows ``BODY_MIN_ROWS`` rows between the docked
-        head and foot. When it does not (QA: at 60x15 the warning and the buttons took every row,
-        and Allow once took a command never shown), allowing is refused until the terminal is
-        larger, and a note says so; rejecting and leaving it for later still work. (The note
-        only takes rows from the body: shown, it never makes room for itself.)"""
+        """Whether the command (``PAYLOAD_MIN_ROWS``) or diff (``DIFF_MIN_ROWS``) shows between the
+        docked head and foot, scrolled to its top as the dialog opens. When it does not (QA: at
+        60x15 the warning and the buttons took every row, and Allow once took a command never
+        shown), allowing is refused until the terminal is larger, and a note says so; rejecting
+        and leaving it for later still work. (The note only takes rows from the body: shown, it
+        never makes room for itself.)"""
         if not self.is_attached:
             return
         head = self.query_one("#dialog-head").region
         foot = self.query_one("#dialog-foot").region
         body = self.query_one("#dialog-body").region
-        rows = min(body.bottom, foot.y) - max(body.y, head.bottom)
-        cramped = rows < BODY_MIN_ROWS
+        top, bottom = max(body.y, head.bottom), min(body.bottom, foot.y)
+        # The command or diff itself (a review: an edit's resources above its diff took the rows
+        # and Allow was taken with no line of the diff shown), or what the body shows first.
+        found = self.query("#command, #sub-commands, #diff")
+        payload = found.first().region if found else body
+        need = DIFF_MIN_ROWS if found and found.first().id == "diff" else PAYLOAD_MIN_ROWS
+        rows = min(bottom, payload.bottom) - max(top, payload.y)
+        cramped = rows < min(need, max(1, payload.height))
         if cramped != self.cramped:
             self.set_class(cramped, "-cramped")
             for button in self.query("#once, #always").results(Button):
