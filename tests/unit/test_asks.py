@@ -332,6 +332,11 @@ def test_an_edit_previewed_from_its_input_claims_no_line_numbers() -> None:
                                                   "newString": "b", "replaceAll": True})
     assert ("hunk", SNIPPET_HUNK_ALL) in permission_preview(ask, every).diff
     assert not any(re.search(r"-\d", text) for kind, text in lines if kind == "hunk")
+    # Changes far apart in the edit's text are one hunk: no gap hidden between two headers alike.
+    far = ToolCall(id="c", name="edit", input={"filePath": "n.txt", "oldString": "a\n" + "k\n" * 8 + "z",
+                                                "newString": "A\n" + "k\n" * 8 + "Z"})
+    far_lines = permission_preview(ask, far).diff
+    assert [kind for kind, _ in far_lines].count("hunk") == 1 and ("ctx", " k") in far_lines
 
 
 def test_shell_preview_shows_the_command_once() -> None:

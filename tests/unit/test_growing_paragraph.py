@@ -241,7 +241,7 @@ def test_what_is_not_a_growing_paragraph_is_rendered_again() -> None:
 WIDE = "流式输出的基准文本，包含**粗体**与`代码`，😀 表情符号和全角字符会换行。"
 
 
-@pytest.mark.parametrize("width", [72, 71, 13])
+@pytest.mark.parametrize("width", [72, 71, 29, 13])
 def test_a_cjk_paragraph_grows_from_its_newest_text(width: int) -> None:
     """CJK prose (two cells a character, no spaces between words) grows as any paragraph does:
     its window moves on between two wide characters, and the lines above it are kept."""
@@ -251,6 +251,16 @@ def test_a_cjk_paragraph_grows_from_its_newest_text(width: int) -> None:
     assert pieces.grown == len(chunks) - 1 and pieces.rendered_count == 1, (pieces.grown, len(chunks))
     growing = pieces.growing
     assert growing is not None and len(text) - len(growing.head) < 2 * ADVANCE
+
+
+@pytest.mark.parametrize(("run", "width", "chunk"), [(160, 20, 7), (160, 16, 3), (40, 20, 1), (41, 13, 7)])
+def test_a_folded_cjk_word_ending_at_the_edge_is_what_rich_renders(run: int, width: int, chunk: int) -> None:
+    """A review: a CJK run filling its last row exactly, then a space: Rich folds the word with
+    its space, which spills onto the next row (``" word"``); the rest of the word wrapped alone
+    gave ``"word"``."""
+    text = "一" * run + " word and more words here " * 3
+    for sentinel in (False, True):
+        grow_all([text[i:i + chunk] for i in range(0, len(text), chunk)], width, sentinel)
 
 
 # CJK words (no spaces), wide punctuation, emoji, full-width forms, and what may not be split.

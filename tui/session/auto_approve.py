@@ -161,8 +161,8 @@ def ask_target(store: Store, ask: PermissionRequest) -> str:
     for key in ("command", "filePath", "path"):
         value = data.get(key)
         if isinstance(value, str) and value.strip():
-            return one_line(value, 80)
-    return one_line(", ".join(ask.resources), 80)
+            return one_line(value, 80, breaks=True)  # (two commands never read as one)
+    return one_line(", ".join(ask.resources), 80, breaks=True)
 
 
 class AutoApprover:

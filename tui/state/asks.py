@@ -344,8 +344,9 @@ def _tool_patch(tool: ToolCall) -> list[str]:
         # them from 1 (QA: "@@ -1 +1,2 @@" for a change on line 2). Where they are in the file is
         # known once the edit runs (the tool row's diff has it).
         where = SNIPPET_HUNK_ALL if data.get("replaceAll") is True else SNIPPET_HUNK
+        context = max(len(old), len(new))  # one hunk: the whole text, no gap hidden between two
         return [where if line.startswith("@@") else line
-                for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", lineterm="")]
+                for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", n=context, lineterm="")]
     if isinstance(data.get("content"), str):
         lines = _lines(data["content"])
         return [f"+++ {path}", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)]

@@ -286,12 +286,19 @@ _CUT_NOTE = re.compile(
 )
 
 
-def output_cuts(text: str) -> list[OutputCut]:
+def output_cuts(text: str, saved_to: str = "") -> list[OutputCut]:
     """The server's notes of where it cut ``text`` (a tool's output), in order. Only for a call
-    the server says it cut (``truncated``): other output may print such a line itself."""
+    the server says it cut (``truncated``): other output may print such a line itself, so (a
+    review) a note that names a file is taken only where the server puts its own: the shell's
+    as the last line, the output limit's only naming ``saved_to`` (the file the metadata names)
+    when there is one."""
     cuts: list[OutputCut] = []
     floor = 0
     for match in _CUT_NOTE.finditer(text):
+        if match.group("shell") and text[match.end():].strip("\n"):
+            continue  # the shell's note ends the output: one above it is the command's own
+        if match.group("content") and saved_to and match.group("content") != saved_to:
+            continue
         start, lines = match.start(), 1
         while start >= floor + 2 and text[start - 2] == "\n":  # the blank lines before it
             start -= 1

@@ -22,8 +22,8 @@ render at all (``_grown``).
   the piece (the paragraph's parts are drawn alone);
 * its text has nothing ``clean_text`` would change, no tab, no image (Rich draws an image as a
   block of its own), no character of no cell (it joins the one before it) and no space of two
-  (see ``_wide``), no entity that draws as anything else (a newline, a control, a wide
-  or a zero-width character), and none at its end that draws as a space (it would not be told
+  (see ``_wide``), no entity that draws as anything else (a newline, a control or a
+  zero-width character), and none at its end that draws as a space (it would not be told
   from the padding: that frame is rendered with Rich, and the paragraph followed on, ``waiting``);
 * a hard break (as markdown-it reads the line: two spaces or a backslash at its end, not an
   escaped space) is moved past as soon as the line after it has begun, if the text up to the
@@ -44,7 +44,8 @@ render at all (``_grown``).
 * a paragraph that starts with ``[`` is not followed once ``]:`` is in it: it may be, or turn
   into, a link reference definition, drawn as nothing;
 * the line the window starts on starts at a word (not inside one long word folded on, unless
-  between two wide characters: see ``_advance``).
+  between two wide characters: see ``_advance``; and then not once the word ends with spaces
+  that spill past the row, ``_spills``).
 
 ``tests/unit/test_growing_paragraph.py`` checks every frame against Rich's own rendering.
 """
@@ -58,7 +59,7 @@ from functools import lru_cache
 
 from markdown_it.common.utils import unescapeAll
 from markdown_it.rules_inline import StateInline
-from rich.cells import cell_len, get_character_cell_size
+from rich.cells import cell_len, chop_cells, get_character_cell_size
 from rich.console import Console
 
 from tui.text.sanitize import clean_text
@@ -125,6 +126,7 @@ class GrowingParagraph:
     fixed: list[Line]  # the piece's lines above the line the window starts on
     carry: str = ""  # that line's characters before the window
     carry_styles: list[int] = field(default_factory=list)
+    carry_in_word: bool = False  # the carry starts inside a long CJK word folded on (``_advance``)
     retry_at: int = 0  # a window that could not split is tried again at this length
     waiting: bool = False  # the last ``lines`` drew nothing until more text comes (see ``_window``)
     drawn: tuple[str, str, list[int], int] | None = None  # the last window, as ``_draw`` gave it
@@ -215,6 +217,8 @@ class GrowingParagraph:
             return None
         chars, styles, pad = drawn
         self.drawn = (window, chars, styles, pad)
+        if self.carry_in_word and _spills(self.carry + chars, self.inner):
+            return None
         wrapped = _wrap(self.carry + chars, self.carry_styles + styles, pad, self.inner)
         if wrapped is None:
             return None
@@ -267,6 +271,7 @@ class GrowingParagraph:
                 return None
             self.fixed = [*self.fixed, *(self._decorated(line) for line, _start in wrapped)]
             self.carry, self.carry_styles, self.drawn, self.retry_at = "", [], None, 0
+            self.carry_in_word = False
             moved = newline + 1 + size
             self.head += window[:moved]
             window = window[moved:]
@@ -349,6 +354,7 @@ class GrowingParagraph:
                 return 0
             self.fixed = [*self.fixed, *(self._decorated(line) for line, _start in wrapped[:-1])]
             self.drawn = None  # (a window that starts elsewhere)
+            self.carry_in_word = bool(start) and plain[start - 1] != " "
             self.carry = plain[start:]
             self.carry_styles = (self.carry_styles + styles)[start:]
             self.head += before
@@ -357,6 +363,21 @@ class GrowingParagraph:
 
     def _decorated(self, line: Line) -> Line:
         return (*self.left, *line, *self.right)
+
+
+def _spills(plain: str, width: int) -> bool:
+    """Whether the end of a folded word that ``plain`` starts with, and the spaces after it, take
+    more than ``width``: Rich folds the word with those spaces (``chop_cells``), so they spill
+    onto a line of their own, which the next word goes on after (a review: ``" word"`` where the
+    rest of the word wrapped alone gives ``"word"``)."""
+    match = _WORD_AND_SPACES.match(plain)
+    if match is None or not match.group(2):
+        return False
+    folds = chop_cells(match.group(0), width)  # (greedy from the carry: the word's folds from it)
+    return len(folds) > 1 and not folds[-1].strip()
+
+
+_WORD_AND_SPACES = re.compile(r"(\S*)(\s*)")
 
 
 def _blank_at_end(text: str) -> bool:
@@ -368,9 +389,9 @@ def _blank_at_end(text: str) -> bool:
 
 @lru_cache(maxsize=256)
 def _plain_entity(entity: str) -> bool:
-    """Whether ``entity`` draws as characters of one cell each that break no line (not a
-    newline, a control or a zero-width character: see ``_cell_sized``; a no-break or an em space
-    is drawn as the character itself is)."""
+    """Whether ``entity`` draws as characters of one or two cells each that break no line (not
+    a newline, a control or a zero-width character: see ``_cell_sized``; a no-break or an em
+    space is drawn as the character itself is)."""
     drawn = unescapeAll(entity)
     return all(char.isprintable() or char in _OTHER_SPACES for char in drawn) and _cell_sized(drawn)
 

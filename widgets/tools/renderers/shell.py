@@ -23,7 +23,7 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
     ]
     output = shell_output(call)
     cut = truncated(call)
-    cuts = output_cuts(output) if cut else []
+    cuts = output_cuts(output, output_path(call)) if cut else []
     if call.status != "error" or call.content:
         widgets.append(TerminalOutput(
             output,
