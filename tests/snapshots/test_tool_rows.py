@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 from textual.message import Message
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from tests.snapshots import tool_row_app as samples
 from tests.snapshots.tool_row_app import ToolRowApp
 from tui.app import clock
+from tui.protocol.models import StructuredError
 from widgets.tools.diff_view import DiffView
 from widgets.tools.terminal_output import TerminalOutput
 from widgets.tools.tool_header import ToolHeader
@@ -213,3 +215,18 @@ async def test_odd_metadata_never_crashes() -> None:
     harness = ToolRowApp([(c, True) for c in odd])
     async with harness.run_test(size=(100, 40)) as pilot:
         assert len(await _rows(pilot)) == len(odd)
+
+
+async def test_a_subagent_call_that_ended_without_a_child_waits_for_none() -> None:
+    """QA (1.18: "Unknown tool: task"): a failed call said "no child yet", as if one could come."""
+    failed = dataclasses.replace(samples.SUBAGENT, id="call_nochild", status="error", metadata={}, content=[],
+                                 error=StructuredError(type="unknown", message="Unknown tool: task"))
+    running = dataclasses.replace(samples.SUBAGENT, id="call_waiting", status="running", metadata={},
+                                  content=[], time_completed=None)
+    harness = app((failed, True), (running, True))
+    async with harness.run_test(size=(100, 20)) as pilot:
+        ended, waiting = await _rows(pilot)
+        body = str(ended.query_one(".-subagent", Static).render())
+        assert "no child session" in body and "yet" not in body, body
+        assert ended.query_one(ToolHeader).parts.summary.plain.endswith("no child")
+        assert "no child yet" in waiting.query_one(ToolHeader).parts.summary.plain

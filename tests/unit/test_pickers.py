@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from tests.snapshots.main_app import MainApp, make_demo, settle, wait_connected
@@ -113,6 +114,23 @@ async def test_slash_completion_lists_server_and_local_commands_then_runs_the_co
     assert recorder.posts("/prompt") == []
     admitted = [e for e in demo.emitted if e["type"] == "session.inbox.enqueued"]
     assert admitted[-1]["data"]["item"]["payload"]["text"] == "Review the current changes. src"
+
+
+async def test_enter_typed_ahead_never_takes_a_choice_made_for_older_text() -> None:
+    """QA: "/", a pause, then "model zzz" and Enter in one terminal read made "/init model zzz":
+    Enter took the menu's first choice for "/", before the menu was made again for the text
+    typed ahead of it. It now runs what was typed (an unknown model: refused, draft kept)."""
+    with seeded() as (demo, sid):
+        app, recorder = recorded_app(demo, sid)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_connected(pilot)
+            await type_text(pilot, "/")
+            assert menu_labels(app)[0] == "init"
+            for key in [*"model", "space", *"zzz", "enter"]:  # one read: posted at once
+                app.post_message(events.Key(key, " " if key == "space" else key if len(key) == 1 else None))
+            await settle(pilot)
+            assert composer(app).text == "/model zzz"
+    assert recorder.posts("/command") == [] and recorder.posts("/prompt") == []
 
 
 async def test_escape_closes_the_menu_without_interrupting_and_unknown_slash_is_a_prompt() -> None:

@@ -213,6 +213,17 @@ class Composer(SteadyScrollView, TextAreaInputHooks):
         menu = self.menu
         if menu is None or not menu.is_open:
             return False
+        self._update_completion()  # (the text may have changed since: keys typed ahead went in)
+        context = self._completion
+        if not menu.is_open:
+            return False
+        if context is None or menu.context_key != (context.kind, context.query):
+            # Its choices are for what was typed before ("/" then "model zzz" in one read: Enter
+            # took "/init", QA). Enter goes on as if no menu were open; Tab waits for the new ones.
+            if key == "enter":
+                menu.close()
+                return False
+            return key == "tab"
         if key in ("up", "down"):
             menu.move(-1 if key == "up" else 1)
         elif key == "enter" and self._completion is not None and self._completion.kind == "slash" \

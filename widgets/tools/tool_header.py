@@ -155,7 +155,8 @@ class ToolHeader(Widget):
             return "rejected" if state == "rejected" else "waiting for answer"
         if kind == "subagent":
             child = call.child_session_id
-            link = f"→ {one_line(child, 40)}" if child else "no child yet"
+            # (a call that ended without one, "Unknown tool: task" say, has none to wait for)
+            link = f"→ {one_line(child, 40)}" if child else "no child" if call.finished else "no child yet"
             return f"{subagent_status(call, self._child_status)} {link}"
         if call.status == "error" and call.error is not None:
             return one_line(call.error.message, 60) or "failed"

@@ -24,7 +24,8 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
         ("agent ", MUTED), plain_line(agent or "?", 40, "bold"), (" ", "bold"), ("· ", MUTED),
         plain(f"{subagent_status(call, options.child_status)} ", "bold"), ("· ", MUTED),
         *((("child ", MUTED), plain_line(child, 60, "underline $text-primary"), " ",
-           ("· Enter opens it", MUTED)) if child else (("no child session yet", MUTED),)),
+           ("· Enter opens it", MUTED)) if child
+          else (("no child session" if call.finished else "no child session yet", MUTED),)),
     )
     widgets: list[Widget] = [Static(line, classes="-subagent")]
     if call.finished and (text := subagent_text(call)):
