@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from widgets.transcript.markdown_chunk import render_markdown
+from widgets.transcript.rendered_line import line_text
 
 WIDTH = 72
 CONSOLE = Console(width=WIDTH, color_system="truecolor", force_terminal=True, legacy_windows=False)
@@ -56,3 +57,20 @@ def test_a_piece_too_deep_for_the_width_keeps_its_first_line() -> None:
     piece = Piece(source, source, trim_top=1)  # a list piece that continues the one above
     shown = "\n".join("".join(chunk for chunk, _ in line) for line in render_piece(CONSOLE, piece, 24))
     assert "item0" in shown and "item11" in shown
+
+
+def test_a_link_whose_text_is_its_target_is_drawn_once() -> None:
+    """QA: ``<https://example.org>`` read "https://example.org (https://example.org)". A link
+    whose text differs from its target still shows the target (a label never hides where it
+    goes), also when they differ only by encoding."""
+    console = Console(width=80, color_system="truecolor", force_terminal=True)
+
+    def shown(markdown: str) -> str:
+        return " ".join(line_text(line).rstrip() for line in render_markdown(console, markdown, 80))
+
+    assert shown("see <https://example.org> now") == "see https://example.org now"
+    assert shown("a [https://x.org](https://x.org) b") == "a https://x.org b"
+    assert shown("<me@x.org>") == "me@x.org"
+    assert shown("[docs](https://x.org/d)") == "docs (https://x.org/d)"
+    assert shown("[https://x.org](https://evil.example)") == "https://x.org (https://evil.example)"
+    assert shown("<https://例子.org/a>") == "https://例子.org/a (https://xn--fsqu00a.org/a)"

@@ -63,7 +63,34 @@ def parse(markup: str, references: References | None = None) -> list[Token]:
     resolved with ``references`` too (the answer's definitions outside it; the first of a label
     in the answer holds, as it would in the whole text)."""
     env: dict[str, Any] = {"references": dict(references)} if references else {}
-    return reveal_decoded(PARSER.parse(markup, env))
+    return _unlinked_urls(reveal_decoded(PARSER.parse(markup, env)))
+
+
+def _unlinked_urls(tokens: list[Token]) -> list[Token]:
+    """A link whose text is its target (``<https://x.org>``, ``[https://x.org](https://x.org)``)
+    as that text alone: Rich draws a link as its text and its target in brackets (octui keeps
+    terminal hyperlinks off, so a label never hides where it goes), and such a link read
+    ``https://x.org (https://x.org)`` (QA). A target that differs from its text, if only by its
+    percent-escapes, is still drawn."""
+    for block in tokens:
+        children = block.children
+        if not children or not any(child.type == "link_open" for child in children):
+            continue
+        kept: list[Token] = []
+        index = 0
+        while index < len(children):
+            token = children[index]
+            if (token.type == "link_open" and index + 2 < len(children)
+                    and children[index + 1].type == "text" and children[index + 2].type == "link_close"
+                    and str(token.attrs.get("href", "")) in (children[index + 1].content,
+                                                             f"mailto:{children[index + 1].content}")):
+                kept.append(children[index + 1])
+                index += 3
+                continue
+            kept.append(token)
+            index += 1
+        block.children = kept
+    return tokens
 
 
 def definitions(markup: str) -> References:
