@@ -295,6 +295,24 @@ async def test_a_click_on_a_message_leaves_typing_in_the_prompt() -> None:
         assert answer.styles.background != before  # marked as focused
 
 
+async def test_tab_from_the_prompt_goes_to_the_last_message_on_screen() -> None:
+    """QA: Tab from the prompt of a long session went to its first message, and the view jumped
+    to the top. It goes to the last message (or tool row) on screen, and the view stays."""
+    async with reading(80) as (app, pilot, demo, sid):
+        screen = main_screen(app)
+        transcript = screen.query_one(Transcript)
+        composer = screen.query_one(Composer)
+        composer.focus()
+        await settle(pilot)
+        at = transcript.scroll_y
+        await pilot.press("tab")
+        await settle(pilot)
+        focused = app.focused
+        assert isinstance(focused, MessageView) and focused.region.overlaps(transcript.content_region)
+        last = [v for v in screen.query(MessageView) if v.region.overlaps(transcript.content_region)][-1]
+        assert focused is last and transcript.scroll_y == at
+
+
 async def test_u_on_a_prompt_undoes_on_the_second_press_only() -> None:
     """Undo stages a revert (the files are put back at once), and "u" is the first letter of
     many a prompt typed on a focused message: the first press asks, the second undoes."""

@@ -114,11 +114,13 @@ class MainScreen(Screen[None]):
         Binding("f7", "export", "Export", show=False, priority=True, id="octui.export"),
         Binding("f8", "redo", "Redo", show=False, id="octui.redo"),
         Binding("f9", "revert_panel", "Revert", show=False, id="octui.revert_panel"),
+        Binding("tab", "tab_in", "Focus next", show=False, id="octui.tab_in"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.session_id: str | None = None
+        self._undone_prompt: str | None = None  # what an undo put in the box (a redo takes it back)
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -365,6 +367,8 @@ class MainScreen(Screen[None]):
                 self.show_session(info.id)
             assert self.session_id is not None
             target = self.session_id
+            if not await self._settle_undo(target):
+                return
             await session.send(self.session_id, prompt.text, prompt.delivery,
                                model=choice.pending_model, agent=choice.pending_agent,
                                mentioned=prompt.mentioned,
@@ -376,6 +380,24 @@ class MainScreen(Screen[None]):
         self.composer.sent(prompt.text, prompt.attachments)
         if self.session_id == target:  # (not a session switched to meanwhile: its place is kept)
             self.reading.follow()  # a reader scrolled up sees the prompt go in and its answer come
+
+    async def _settle_undo(self, session_id: str) -> bool:
+        """A staged undo is settled before a new prompt, as OpenCode's next prompt does: committed,
+        else the undone turns would still reach the model, and a later commit would delete the new
+        ones. False (nothing is sent) when the commit fails."""
+        state = octui_app(self).store.sessions.get(session_id)
+        if state is None or state.info is None or state.info.revert is None:
+            return True
+        undone = sum(1 for m in state.messages.values() if m.reverted)
+        try:
+            await octui_app(self).session.revert_commit(session_id)
+        except OctuiError as exc:
+            toast(self, f"Not sent: the staged undo could not be committed first ({exc}). "
+                        "Your prompt is still in the box.", severity="error", timeout=10)
+            return False
+        noun = "message" if undone == 1 else "messages"
+        toast(self, f"Staged undo committed before sending: {undone} undone {noun} removed.", timeout=4)
+        return True
 
     @on(ComposerPanel.LocalCommand)
     def _local_command(self, event: ComposerPanel.LocalCommand) -> None:
@@ -402,6 +424,16 @@ class MainScreen(Screen[None]):
     def _prompt_undone(self, event: TranscriptActions.PromptUndone) -> None:
         event.stop()
         self.composer.restore_prompt(event.prompt)
+        restored = self.composer.composer.text == event.prompt
+        self._undone_prompt = event.prompt if restored else None
+
+    @on(TranscriptActions.PromptRedone)
+    def _prompt_redone(self, event: TranscriptActions.PromptRedone) -> None:
+        """The undone prompt is back in the session: out of the box (unless it was edited)."""
+        event.stop()
+        undone, self._undone_prompt = self._undone_prompt, None
+        if undone is not None and self.composer.composer.text == undone:
+            self.composer.clear_draft(undone)
 
     @on(ComposerPanel.PendingChanged)
     def _pending_changed(self, event: ComposerPanel.PendingChanged) -> None:
@@ -564,6 +596,21 @@ class MainScreen(Screen[None]):
 
     def action_toggle_reasoning(self) -> None:
         self.reading.toggle_reasoning()
+
+    def action_tab_in(self) -> None:
+        """Tab: from the prompt, to the last message or tool row on screen (QA: it went to the
+        first one of the session, and the view jumped to its top); elsewhere, the next in order."""
+        if not isinstance(self.focused, Composer):
+            self.focus_next()
+            return
+        transcript = self.query_one(Transcript)
+        view = transcript.content_region
+        shown = [widget for widget in transcript.query("MessageView, ToolRow")
+                 if widget.focusable and widget.region.overlaps(view)]
+        if shown:
+            shown[-1].focus(scroll_visible=False)
+        else:
+            self.focus_next()
 
     def action_page_transcript(self, step: int) -> None:
         """PageUp/PageDown from the prompt: the transcript's pages, as with it focused."""
