@@ -26,6 +26,7 @@ from tui.client.http import OpenCodeClient
 from tui.screens.revert import RevertScreen
 from tui.session.service import SessionService
 from tui.state.store import Store
+from widgets.composer.composer import Composer
 
 pytestmark = pytest.mark.e2e
 
@@ -153,7 +154,13 @@ async def test_undo_redo_and_commit_with_keys(live_server: RealServer, fake_llm:
         await driver.pilot.press("f4")
         panel = await driver.wait_for_screen(RevertScreen)
         assert "prompt 2" in panel.prompt
-        assert driver.state.messages[second].reverted
+        after = list(driver.state.messages)[list(driver.state.messages).index(second) + 1:]
+        assert after and all(driver.state.messages[m].reverted for m in after)
+        # 1.18 keeps the staged prompt (DIALECTS.md §7): not undone, nor back in the box (QA: the
+        # model got it twice). 2.x drops it: it comes back for editing.
+        assert driver.state.messages[second].reverted is live_server.wire.v2
+        box = driver.app.screen_main().query_one(Composer)
+        assert (box.text == "") is not live_server.wire.v2
         await driver.pilot.press("r")  # redo
         await driver.wait_until(lambda: not any(m.reverted for m in driver.state.messages.values()),
                                 "redo to unmark the messages")
@@ -169,3 +176,30 @@ async def test_undo_redo_and_commit_with_keys(live_server: RealServer, fake_llm:
         else:
             await driver.wait_until(lambda: list(driver.state.messages)[-1] == second,
                                     "commit to drop the messages after the boundary", 15)
+
+
+async def test_a_prompt_after_a_staged_undo_does_not_send_the_undone_turn(
+        live_server: RealServer, fake_llm: FakeLLM, events: EventRecorder) -> None:
+    """QA: after F4 then Esc (kept staged), the next prompt's model request held the undone turn,
+    and a later commit deleted the new turn. The prompt now commits the staged undo first."""
+    kept, undone, later = (unique(n) for n in ("kept", "undone", "later"))
+    tags = {name: fake_llm.add_scenario(name, [{"text": f"answer {name}"}]) for name in (kept, undone, later)}
+    sid = live_server.create_session()["id"]
+    for n, name in enumerate((kept, undone), 1):
+        live_server.prompt(sid, f"prompt {n} {tags[name]}")
+        events.wait_for_count(live_server.wire.ev("step.ended"), n, _sid(sid), timeout=20)
+        live_server.wait_idle(sid)
+    async with running_app(live_server, session_id=sid) as driver:
+        await driver.wait_until(lambda: len(driver.state.messages) >= 4, "the history to load")
+        await driver.pilot.press("f4")
+        await driver.wait_for_screen(RevertScreen)
+        await driver.pilot.press("escape")  # keep staged
+        await driver.wait_until(lambda: not isinstance(driver.app.screen, RevertScreen), "the panel to close")
+        box = driver.app.screen_main().query_one(Composer)
+        box.text = ""  # (2.x put the undone prompt back)
+        await driver.type_prompt(f"next please {tags[later]}")
+        (request,) = fake_llm.wait_for_requests(later, 1, timeout=20)
+        assert f"answer {undone}" not in str(request["body"].get("messages"))
+        assert f"answer {kept}" in str(request["body"].get("messages"))
+        with httpx.Client(base_url=live_server.url, auth=live_server.auth) as http:
+            assert http.get(f"/api/session/{sid}").json()["data"].get("revert") is None

@@ -7,6 +7,8 @@ from typing import Any
 from tui.protocol.dialects import Dialect
 from tui.protocol.events import parse_event
 from tui.protocol.frames import plain_delta
+from tui.protocol.models import SessionInfo
+from tui.state.changes import MessageChanged
 from tui.state.deltas import GAP
 from tui.state.store import Store
 from tui.state.transcript import TextBlock
@@ -119,3 +121,30 @@ def test_a_compaction_stops_pending_when_it_starts_and_keeps_the_input_id() -> N
     assert not state.inbox and state.messages["msg_c"].role == "compaction"
     store.apply(parse_event(frame("session.compaction.ended", reason="manual", text="Summary", recent="")))
     assert state.messages["msg_c"].text == "Summary" and state.messages["msg_c"].time_completed is not None
+
+
+def test_a_staged_revert_marks_the_boundary_on_2x_and_only_what_follows_it_on_1_18() -> None:
+    """QA (1.18.33): the undone prompt stayed after a commit (1.18 keeps it) yet was marked undone
+    and put back in the box. Each moved mark is a message change, so its view shows it."""
+    revert = {"messageID": "u2", "files": []}
+    for dialect, kind, data, marked in (
+            (Dialect.V2_0_PREVIEW, "session.revert.staged", {"revert": revert}, ["u2", "a2"]),
+            (Dialect.PREVIEW, "session.next.revert.staged", {"revert": {**revert, "diff": ""},
+                                                             "timestamp": 5}, ["a2"])):
+        store = Store()
+        store.load_history(SID, history("u1", "a1", "u2", "a2"))
+        normalised = dialect.frames().event(frame(kind, **data))
+        assert normalised is not None
+        changes = store.apply(parse_event(normalised))
+        state = store.sessions[SID]
+        assert [m.id for m in state.messages.values() if m.reverted] == marked, dialect
+        assert {c.message_id for c in changes if isinstance(c, MessageChanged)} == set(marked)
+        # The session's own revert (GET /api/session/{id}) says the same once reloaded.
+        info = SessionInfo.model_validate(dialect.session_info({"id": SID, "revert": revert}))
+        assert info.revert is not None and info.revert.keepBoundary is (dialect is Dialect.PREVIEW)
+        assert dialect.revert_state(dict(revert)).get("keepBoundary", False) is (dialect is Dialect.PREVIEW)
+        cleared_frame = dialect.frames().event(frame(kind.replace("staged", "cleared"), timestamp=6))
+        assert cleared_frame is not None
+        cleared = store.apply(parse_event(cleared_frame))
+        assert not any(m.reverted for m in state.messages.values())
+        assert {c.message_id for c in cleared if isinstance(c, MessageChanged)} == set(marked)

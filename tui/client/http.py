@@ -352,7 +352,7 @@ class OpenCodeClient(ClientCore):
         if files is not None:
             body["files"] = files
         data = self.data(await self.post(path, body), "POST", path)
-        return data if isinstance(data, dict) else {}
+        return self.dialect.revert_state(data) if isinstance(data, dict) else {}
 
     async def revert_clear(self, session_id: str) -> None:
         await self.post(f"/api/session/{seg(session_id)}/revert/clear")

@@ -86,6 +86,9 @@ class SessionRevert(Wire):
     partID: str | None = None
     snapshot: str | None = None
     files: list[FileDiff] | None = None
+    keepBoundary: bool = False
+    """octui's mark, set by the 1.18 dialect: a commit keeps the ``messageID`` message itself (only
+    the messages after it are reverted); 2.x reverts the boundary message too (TRACES.md 3)."""
 
 
 class SessionInfo(Wire):

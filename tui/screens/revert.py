@@ -39,11 +39,11 @@ def file_line(diff: FileDiff) -> Content:
 
 
 class RevertScreen(ModalScreen[RevertChoice | None]):
-    """Shows a staged revert. ``r`` redo, ``c`` commit, Esc keeps it staged."""
+    """Shows a staged revert. ``r`` (or F8) redo, ``c`` commit, Esc keeps it staged."""
 
     CSS_PATH = ACTIONS_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "choose('clear')", "Redo", show=False),
+        Binding("r,f8", "choose('clear')", "Redo", show=False),  # f8 redoes on the main screen too
         Binding("c", "choose('commit')", "Commit", show=False),
         Binding("escape", "close", "Keep staged", show=False),
     ]

@@ -193,14 +193,15 @@ def _compaction(state: SessionState, event: Event) -> list[Change]:
 @handles(ev.RevertStaged, ev.RevertCleared, ev.RevertCommitted)
 def _revert(state: SessionState, event: Event) -> list[Change]:
     payload = event.payload
+    changes: list[Change] = []
     if isinstance(payload, ev.RevertStaged):
         if state.info is not None:
             state.info.revert = payload.revert
-        apply_revert_marks(state, payload.revert.messageID)
+        changes = apply_revert_marks(state, payload.revert)
     elif isinstance(payload, ev.RevertCleared):
         if state.info is not None:
             state.info.revert = None
-        apply_revert_marks(state, "")
+        changes = apply_revert_marks(state, None)
     elif isinstance(payload, ev.RevertCommitted):
         ids = list(state.messages)
         if payload.to in ids:
@@ -209,5 +210,5 @@ def _revert(state: SessionState, event: Event) -> list[Change]:
                 del state.messages[mid]
         if state.info is not None:
             state.info.revert = None
-        apply_revert_marks(state, "")
-    return [TranscriptChanged(state.id), _touch(state)]
+        changes = apply_revert_marks(state, None)
+    return [TranscriptChanged(state.id), *changes, _touch(state)]

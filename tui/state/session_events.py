@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from tui.protocol import events as ev
 from tui.protocol.events import Event
-from tui.protocol.models import CacheTokens, StructuredError, TokenUsage
+from tui.protocol.models import CacheTokens, SessionRevert, StructuredError, TokenUsage
 from tui.state.changes import (
     Change,
     CheckActive,
@@ -386,16 +386,28 @@ def _notice(state: SessionState, event: Event, text: str, *, role: MessageRole =
 
 
 # ------------------------------------------------------------------ helpers
-def apply_revert_marks(state: SessionState, boundary: str | None = None) -> None:
-    """Mark the boundary message and everything after it as reverted (staged, not final)."""
-    if boundary is None:
-        boundary = state.info.revert.messageID if state.info and state.info.revert else ""
+def apply_revert_marks(state: SessionState, revert: SessionRevert | None | bool = True) -> list[Change]:
+    """Mark the messages a staged revert takes back (staged, not final): the boundary message and
+    everything after it, or only what follows it when the server keeps the boundary (1.18).
+
+    ``revert``: the staged revert, ``None`` for none, ``True`` for the session's own. Returns the
+    changes of the messages whose mark moved (their views show it).
+    """
+    if revert is True:
+        revert = state.info.revert if state.info else None
+    boundary = revert.messageID if isinstance(revert, SessionRevert) else ""
+    keep = isinstance(revert, SessionRevert) and revert.keepBoundary
     reverting = False
+    changes: list[Change] = []
     for msg in state.messages.values():
-        reverting = reverting or (bool(boundary) and msg.id == boundary)
+        at_boundary = bool(boundary) and msg.id == boundary
+        reverting = reverting or (at_boundary and not keep)
         if msg.reverted != reverting:
             msg.reverted = reverting
             msg.version += 1
+            changes.append(message_changed(state.id, msg.id))
+        reverting = reverting or at_boundary
+    return changes
 
 
 def settle_open_parts(state: SessionState, error: StructuredError | None) -> None:

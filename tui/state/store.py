@@ -190,8 +190,8 @@ class Store:
         if state is None or state.info is None:
             return []
         state.info.revert = revert
-        session_events.apply_revert_marks(state, revert.messageID if revert else "")
-        return [TranscriptChanged(session_id), SessionChanged(session_id)]
+        marks = session_events.apply_revert_marks(state, revert)
+        return [TranscriptChanged(session_id), *marks, SessionChanged(session_id)]
 
     def load_history(self, session_id: str, messages: Iterable[dict[str, Any]], *,
                      older: bool = False) -> list[Change]:

@@ -201,6 +201,7 @@ class ComposerPanel(Widget):
         composer = self.composer
         if not composer.text.strip():
             composer.text = prompt
+            composer.move_cursor(composer.document.end)  # typing goes after it, as with Ctrl+Up
 
     # ------------------------------------------------------------------ completion
     def complete(self, event: Composer.CompletionRequested) -> None:

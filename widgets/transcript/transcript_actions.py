@@ -23,7 +23,8 @@ __all__ = ["TranscriptActions"]
 
 class TranscriptActions(Widget):
     """A non-visual helper. Posts ``PromptUndone`` after an undo: the undone prompt may come back
-    to the composer for editing (like OpenCode)."""
+    to the composer for editing (like OpenCode), unless the server keeps that prompt (1.18). Posts
+    ``PromptRedone`` after a redo: the prompt is in the session again."""
 
     DEFAULT_CSS = "TranscriptActions { display: none; }"
 
@@ -31,6 +32,9 @@ class TranscriptActions(Widget):
         def __init__(self, prompt: str) -> None:
             super().__init__()
             self.prompt = prompt
+
+    class PromptRedone(Message):
+        pass
 
     def copy_last_answer(self, state: SessionState | None) -> None:
         octui_app(self).actions.copy_last_answer(state)
@@ -88,7 +92,7 @@ class TranscriptActions(Widget):
         if what == "compact":
             await actions.compact(session_id)
         elif what == "redo":
-            await actions.revert_clear(session_id)
+            await self._redo(session_id)
         elif what == "commit":
             await actions.revert_commit(session_id)
 
@@ -96,7 +100,8 @@ class TranscriptActions(Widget):
     async def _undo(self, session_id: str, message_id: str, prompt: str) -> None:
         revert = await octui_app(self).actions.revert_stage(session_id, message_id)
         if revert is not None:
-            self.post_message(self.PromptUndone(prompt))
+            if not revert.keepBoundary:  # 1.18 keeps the prompt in the session: not in the box too
+                self.post_message(self.PromptUndone(prompt))
             await self._revert_panel_wait(session_id, prompt, revert)
 
     @work(exclusive=True, group="undo", exit_on_error=False)
@@ -112,6 +117,10 @@ class TranscriptActions(Widget):
         choice = await app.push_screen_wait(RevertScreen(
             prompt, revert_files(revert), reverted_messages=hidden, files_known=revert.files is not None))
         if choice == "clear":
-            await app.actions.revert_clear(session_id)
+            await self._redo(session_id)
         elif choice == "commit":
             await app.actions.revert_commit(session_id)
+
+    async def _redo(self, session_id: str) -> None:
+        if await octui_app(self).actions.revert_clear(session_id):
+            self.post_message(self.PromptRedone())

@@ -146,6 +146,10 @@ class Dialect:
     def session_info(self, info: dict[str, Any]) -> dict[str, Any]:
         return info
 
+    def revert_state(self, revert: dict[str, Any]) -> dict[str, Any]:
+        """A staged revert (``revert/stage`` answer) in the pinned shape."""
+        return revert
+
     def pending_item(self, item: dict[str, Any]) -> dict[str, Any]:
         """One pending input (list item or ``/prompt`` answer) as ``Session.Inbox.*``:
         ``{id, sessionID, timeCreated, type, payload, delivery}``."""

@@ -142,6 +142,8 @@ class Normaliser:
             subdirectory = data.pop("subdirectory")
             if subdirectory:
                 data["subpath"] = subdirectory
+        elif rest == "revert.staged" and isinstance(data.get("revert"), dict):
+            data["revert"] = revert_state(data["revert"])
         elif rest == "revert.committed":
             data["to"] = data.pop("messageID", "")
             data["keepBoundary"] = True  # 1.18 keeps the staged message itself (DIALECTS.md §7)
@@ -186,7 +188,14 @@ def session_info(info: dict[str, Any]) -> dict[str, Any]:
         path = out.pop("path")
         if path:
             out["subpath"] = path
+    if isinstance(out.get("revert"), dict):
+        out["revert"] = revert_state(out["revert"])
     return out
+
+
+def revert_state(revert: dict[str, Any]) -> dict[str, Any]:
+    """1.18 keeps the staged message itself on commit (DIALECTS.md §7): the revert says so."""
+    return {**revert, "keepBoundary": True}
 
 
 def _call_id_to_id(data: dict[str, Any], key: str) -> dict[str, Any]:
@@ -277,6 +286,9 @@ class Preview118(Dialect):
 
     def session_info(self, info: dict[str, Any]) -> dict[str, Any]:
         return session_info(info)
+
+    def revert_state(self, revert: dict[str, Any]) -> dict[str, Any]:
+        return revert_state(revert)
 
     def permission_request(self, data: dict[str, Any]) -> dict[str, Any]:
         return permission_request(data)
