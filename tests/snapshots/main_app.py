@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -107,6 +107,16 @@ def _quiet(app: MainApp) -> bool:
     return (tasks_done and not busy_workers and not unread and app.message_queue_size == 0
             and not app._pending and not app._flush_scheduled and not mounting
             and app.server.settled() and not asking)
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait (bounded) until ``condition()`` holds, checking every 20 ms."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise TimeoutError("condition not met")
+        await pilot.pause(0.02)
 
 
 async def wait_connected(pilot: Pilot[Any], timeout: float = 30.0) -> None:

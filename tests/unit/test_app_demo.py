@@ -3,13 +3,10 @@ toggle and transcript windowing."""
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Button
 
 from tests.snapshots.main_app import (
@@ -24,6 +21,7 @@ from tests.snapshots.main_app import (
     settle,
     type_prompt,
     wait_connected,
+    wait_until,
 )
 from tui.demo import SCRIPTS, DemoServer, IdGenerator, history_fixture
 from tui.protocol.models import PermissionRequest
@@ -43,15 +41,6 @@ from widgets.transcript.transcript import PAGE, WINDOW, Transcript
 def frozen_clock() -> Iterator[None]:
     with frozen(NOW):
         yield
-
-
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise TimeoutError("condition not met")
-        await pilot.pause(0.02)
 
 
 async def test_prompt_permission_answer_and_final_text() -> None:

@@ -4,8 +4,7 @@ at its end and goes again on redo, and F8 redoes from the undo panel too."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from tests.snapshots.main_app import (
     settle,
     type_prompt,
     wait_connected,
+    wait_until,
 )
 from tui.protocol.dialects import Dialect
 from tui.screens.revert import RevertScreen
@@ -35,15 +35,6 @@ SECOND = "Trigger a provider error, second."
 def frozen_clock() -> Iterator[None]:
     with frozen(NOW):
         yield
-
-
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise TimeoutError("condition not met")
-        await pilot.pause(0.02)
 
 
 async def two_turns_then_undo(pilot: Pilot[Any]) -> RevertScreen:

@@ -6,15 +6,24 @@ app with new messages arriving in the session that is not shown.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from tests.snapshots.main_app import NOW, SIZE, MainApp, ManualClock, frozen, main_screen, make_demo, settle
+from tests.snapshots.main_app import (
+    NOW,
+    SIZE,
+    MainApp,
+    ManualClock,
+    frozen,
+    main_screen,
+    make_demo,
+    settle,
+    wait_until,
+)
 from tui.demo import DemoServer, history_fixture
 from widgets.transcript.message_view import MessageView
 from widgets.transcript.transcript import PAGE, WINDOW, Transcript
@@ -60,15 +69,6 @@ def test_a_closed_window_keeps_its_end_and_a_lost_anchor_falls_back() -> None:
 def frozen_clock() -> Iterator[None]:
     with frozen(NOW):
         yield
-
-
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise TimeoutError("condition not met")
-        await pilot.pause(0.02)
 
 
 def new_answer(demo: DemoServer, sid: str, message_id: str, text: str) -> None:
