@@ -157,7 +157,8 @@ class AskFlow(Widget):
 
     def _paused(self) -> None:
         self._pause_timer = None
-        self.show_next(octui_app(self).screen_main().session_id)  # (typing again: waits again)
+        if self.is_attached:  # (the app may be closing)
+            self.show_next(octui_app(self).screen_main().session_id)  # (typing again: waits again)
 
     def open(self, ask: Ask, *, by_itself: bool = False) -> None:
         if self.open_ask is not None:
