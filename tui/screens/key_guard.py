@@ -17,8 +17,9 @@ from weakref import WeakKeyDictionary
 
 TYPING_PAUSE_S = 0.8  # a typist's keys come 0.1-0.3 s apart: this long is a pause
 KEY_GUARD_S = 0.5  # (browsers hold a security dialog's buttons for about as long)
+PAUSE_CHECK_S = 0.25  # a waiting ask looks at the typing again at least this often
 
-_held_until: WeakKeyDictionary[object, float] = WeakKeyDictionary()
+_last_key: WeakKeyDictionary[object, float] = WeakKeyDictionary()  # a dialog's opening, or last key held
 
 
 def typing_pause_left(typed_at: float, now: float) -> float:
@@ -27,20 +28,19 @@ def typing_pause_left(typed_at: float, now: float) -> float:
 
 
 def hold_keys(screen: object, now: float) -> None:
-    """``screen`` (a dialog opening by itself) takes no key for ``KEY_GUARD_S`` from ``now``."""
-    _held_until[screen] = now + KEY_GUARD_S
+    """``screen`` (a dialog opening by itself at ``now``) takes no key for ``KEY_GUARD_S``."""
+    _last_key[screen] = now
 
 
 def keys_taken(screen: object, now: float) -> bool:
     """Whether ``screen`` takes a key typed at ``now`` (for tests, which answer dialogs by keys)."""
-    until = _held_until.get(screen)
-    return until is None or now >= until
+    last = _last_key.get(screen)
+    return last is None or now - last >= KEY_GUARD_S
 
 
 def held_keys(screen: object, now: float) -> bool:
     """Whether a key typed at ``now`` on ``screen`` is held back (and the hold goes on from it)."""
-    until = _held_until.get(screen)
-    if until is None or now >= until:
+    if keys_taken(screen, now):
         return False
-    _held_until[screen] = now + KEY_GUARD_S
+    _last_key[screen] = now
     return True

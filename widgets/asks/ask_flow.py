@@ -17,7 +17,7 @@ from textual import work
 from textual.widget import Widget
 
 from tui.app.host import octui_app
-from tui.screens.key_guard import hold_keys, typing_pause_left
+from tui.screens.key_guard import PAUSE_CHECK_S, hold_keys, typing_pause_left
 from tui.session.errors import OctuiError
 from tui.state.asks import (
     FormAnswer,
@@ -147,8 +147,8 @@ class AskFlow(Widget):
             toast(self, "⚑ A request is waiting for you: it opens when you pause typing "
                   "(Ctrl+B opens it now).", severity="warning", timeout=4)
         self._waiting.add(ask.id)
-        if self._pause_timer is None:
-            self._pause_timer = self.set_timer(wait + 0.05, self._paused)
+        if self._pause_timer is None:  # (looked at again at least every PAUSE_CHECK_S)
+            self._pause_timer = self.set_timer(min(wait, PAUSE_CHECK_S) + 0.05, self._paused)
 
     @property
     def waiting_for_pause(self) -> bool:
