@@ -17,6 +17,7 @@ from textual import work
 from textual.widget import Widget
 
 from tui.app.host import octui_app
+from tui.screens import key_guard
 from tui.screens.key_guard import PAUSE_CHECK_S, hold_keys, typing_pause_left
 from tui.session.errors import OctuiError
 from tui.state.asks import (
@@ -60,7 +61,7 @@ class AskFlow(Widget):
         # What was picked, typed or filled in a question or form dialog closed unanswered (later,
         # or an answer the server did not take), by ask id: it reopens as it was left.
         self._drafts: dict[str, Any] = {}
-        self._waiting: set[str] = set()  # asks that waited for a pause in typing (key_guard.py)
+        self._waiting: dict[str, float] = {}  # asks waiting for a pause in typing, since when
         self._told: set[str] = set()  # ... and were said to wait
         self._pause_timer: Any = None
 
@@ -140,13 +141,13 @@ class AskFlow(Widget):
                 return
 
     def _wait_for_pause(self, ask: Ask, wait: float) -> None:
-        # Said once the wait outlasts one pause (typing on): the usual wait, the Enter that sent
-        # the prompt, is below a second and needs no words.
-        if ask.id in self._waiting and ask.id not in self._told:
+        # Said once the wait outlasts a pause (typing on): the usual wait, after the Enter that
+        # sent the prompt, is below a second and needs no words.
+        since = self._waiting.setdefault(ask.id, perf_counter())
+        if perf_counter() - since > 2 * key_guard.TYPING_PAUSE_S and ask.id not in self._told:
             self._told.add(ask.id)
             toast(self, "⚑ A request is waiting for you: it opens when you pause typing "
                   "(Ctrl+B opens it now).", severity="warning", timeout=4)
-        self._waiting.add(ask.id)
         if self._pause_timer is None:  # (looked at again at least every PAUSE_CHECK_S)
             self._pause_timer = self.set_timer(min(wait, PAUSE_CHECK_S) + 0.05, self._paused)
 
@@ -185,7 +186,7 @@ class AskFlow(Widget):
             self._answer(ask, result)
 
         self.app.push_screen(screen, done)
-        self._waiting.discard(ask.id)
+        self._waiting.pop(ask.id, None)
         self._told.discard(ask.id)
         if by_itself:
             hold_keys(screen, perf_counter())
