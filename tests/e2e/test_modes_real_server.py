@@ -79,9 +79,9 @@ def opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, replies: Replies) ->
     seen: list[Ask] = []
     original = AskFlow.open
 
-    def recording(self: AskFlow, ask: Ask) -> None:
+    def recording(self: AskFlow, ask: Ask, *, by_itself: bool = False) -> None:
         seen.append(ask)
-        original(self, ask)
+        original(self, ask, by_itself=by_itself)
 
     monkeypatch.setattr(AskFlow, "open", recording)
     return seen
