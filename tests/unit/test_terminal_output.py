@@ -198,7 +198,7 @@ def test_the_output_of_a_progress_bar_is_drawn_cheaply() -> None:
 
 # -- a server that cut the output: its notes are not output lines ------------------------------
 
-SAVED = "/root/.local/share/opencode/tool-output/tool_e1f2a3b4c5d6"
+SAVED = "/home/dev/.local/share/opencode/tool-output/tool_e1f2a3b4c5d6"
 
 
 def server_cut_118() -> str:
@@ -278,10 +278,10 @@ def test_the_note_says_where_the_server_saved_the_whole_output() -> None:
 
 
 def test_the_saved_path_is_shown_as_data() -> None:
-    hostile = "/tmp/[b]x[/b]\x1b]0;pwned\x07\u202e.txt"
+    hostile = "/home/dev/[b]x[/b]\x1b]0;pwned\x07\u202e.txt"
     call = shell_call("a", {"exit": 0, "truncated": True, "outputPath": hostile})
     assert note(call) == \
-        "✂ output truncated by the server; full output saved to /tmp/[b]x[/b]␛]0;pwned␇<U+202E>.txt"
+        "✂ output truncated by the server; full output saved to /home/dev/[b]x[/b]␛]0;pwned␇<U+202E>.txt"
 
 
 @pytest.mark.parametrize(("text", "shown"), [
