@@ -386,17 +386,15 @@ def _notice(state: SessionState, event: Event, text: str, *, role: MessageRole =
 
 
 # ------------------------------------------------------------------ helpers
-def apply_revert_marks(state: SessionState, revert: SessionRevert | None | bool = True) -> list[Change]:
+def apply_revert_marks(state: SessionState, revert: SessionRevert | None) -> list[Change]:
     """Mark the messages a staged revert takes back (staged, not final): the boundary message and
     everything after it, or only what follows it when the server keeps the boundary (1.18).
 
-    ``revert``: the staged revert, ``None`` for none, ``True`` for the session's own. Returns the
-    changes of the messages whose mark moved (their views show it).
+    ``revert``: the staged revert (``state.info.revert`` once it is the session's), ``None`` for
+    none. Returns the changes of the messages whose mark moved (their views show it).
     """
-    if revert is True:
-        revert = state.info.revert if state.info else None
-    boundary = revert.messageID if isinstance(revert, SessionRevert) else ""
-    keep = isinstance(revert, SessionRevert) and revert.keepBoundary
+    boundary = revert.messageID if revert is not None else ""
+    keep = revert is not None and revert.keepBoundary
     reverting = False
     changes: list[Change] = []
     for msg in state.messages.values():

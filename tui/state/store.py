@@ -229,7 +229,7 @@ class Store:
             if pending in rebuilt:
                 del state.inbox[pending]
         session_events.recount_usage(state)
-        session_events.apply_revert_marks(state)
+        session_events.apply_revert_marks(state, state.info.revert if state.info else None)
         state.loaded = True
         state.version += 1
         return [TranscriptChanged(session_id), SessionChanged(session_id)]
@@ -267,7 +267,7 @@ class Store:
                 if pending in earlier:
                     del state.inbox[pending]
             session_events.recount_usage(state)
-            session_events.apply_revert_marks(state)
+            session_events.apply_revert_marks(state, state.info.revert if state.info else None)
         state.version += 1
         return [TranscriptChanged(session_id, "older"), SessionChanged(session_id)]
 

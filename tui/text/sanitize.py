@@ -309,15 +309,10 @@ def overstrike(text: str) -> str:
     state: tuple[str, ...] = ()  # the SGR sequences in force (since the last reset), in order
     out: list[str] = []
     for line in lines:
-        if "\r" not in line:
-            out.append(line)
-            if "\x1b" in line:
-                for match in _SGR.finditer(line):
-                    state = _sgr_state(state, match.group(0))
-            continue
-        out.append(_overstrike_line(line, state))
-        for match in _SGR.finditer(line):
-            state = _sgr_state(state, match.group(0))
+        out.append(_overstrike_line(line, state) if "\r" in line else line)
+        if "\x1b" in line:  # the colours the next line starts with
+            for match in _SGR.finditer(line):
+                state = _sgr_state(state, match.group(0))
     return "\n".join(out)
 
 
@@ -443,8 +438,10 @@ LINE_BREAK = "⏎"
 
 
 def _visible_lines(text: str) -> str:
-    """``_visible_line`` of each line of ``text`` that has anything on it, `` ⏎ `` between them."""
-    return f" {LINE_BREAK} ".join(line for line in map(_visible_line, clean_text(text).split("\n")) if line)
+    """``_visible_line`` of each line of ``text`` that has anything on it, `` ⏎ `` between them
+    (cleaned once: its lines hold nothing more to clean)."""
+    flat = (" ".join(line.split()) for line in clean_text(text).split("\n"))
+    return f" {LINE_BREAK} ".join(line for line in flat if line)
 
 
 def one_line(text: str, limit: int = 120, *, breaks: bool = False) -> str:
