@@ -292,6 +292,27 @@ class TestPermissionInASmallTerminal:
 # -------------------------------------------------------------------------------- questions
 
 
+def long_question_ask() -> QuestionRequest:
+    """A question as a model writes one (QA): four sentences, four options with a description
+    each, which at 80x24 do not fit between the dialog's title and its buttons."""
+    question = ("I looked through the repository and found three ways the configuration could be "
+                "loaded: from the environment, from a TOML file in the user's config directory, or "
+                "from a project-local file. Each has trade-offs for precedence and discoverability. "
+                "Which should I implement first, keeping in mind that the CLI must keep working for "
+                "existing users who rely on the old flags?")
+    options = [QuestionOption(label=f"Option {i}: {name}",
+                              description=f"This choice means {name.lower()} and it changes how precedence "
+                                          "works for every later lookup in the loader.")
+               for i, name in enumerate(["Environment first", "TOML file first", "Project file first",
+                                         "Keep the old flags only"], 1)]
+    return QuestionRequest(id="que_long", sessionID="ses_a", questions=[
+        QuestionItem(question=question, header="Config", options=options)])
+
+
+def screen_text(app: DialogApp) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
 class TestQuestionKeys:
     async def test_pick_option_two_then_enter(self) -> None:
         app = app_for(lambda: QuestionScreen(question_ask()))
@@ -327,6 +348,59 @@ class TestQuestionKeys:
             await pilot.press("1", "tab", *"Teal", "enter")
             await settle(pilot)
         assert app.result == QuestionAnswer([["Teal"]])
+
+    async def test_a_long_question_keeps_its_buttons_and_shows_what_the_keys_reach_at_80x24(self) -> None:
+        # QA: at 80x24 the dialog ended at option 3's description; the buttons, the key hint,
+        # option 4 and the typed-answer box were off screen and out of reach, and a "4" typed
+        # after Tab went into the hidden box as the answer.
+        app = SizedDialogApp(lambda: QuestionScreen(long_question_ask()))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            shown = screen_text(app)
+            assert "Submit [ctrl+s]" in shown and "esc" in shown and "Scroll for the rest" in shown
+            assert "I looked through the repository" in shown  # the question from its start
+            assert "Option 4" not in shown
+            await pilot.press("down", "down", "down")
+            await settle(pilot)
+            shown = screen_text(app)
+            assert "4. ( ) Option 4: Keep the old flags only" in shown  # the highlight is in view
+            assert "Submit [ctrl+s]" in shown
+            await pilot.press("tab")
+            await settle(pilot)
+            box = app.screen.query_one(".question-custom")
+            body = app.screen.query_one("#dialog-body")
+            assert app.focused is box and body.region.contains_region(box.region)
+            await pilot.press("4", "enter")
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["4"]])  # typed, in a box the user could see
+
+    async def test_wrapped_option_descriptions_hang_under_the_label(self) -> None:
+        app = SizedDialogApp(lambda: QuestionScreen(long_question_ask()))
+        async with app.run_test(size=(80, 40)) as pilot:
+            await settle(pilot)
+            lines = screen_text(app).splitlines()
+        first = next(i for i, line in enumerate(lines) if "1. ( ) Option 1" in line)
+        column = lines[first].index("Option 1")
+        for line in lines[first + 1:first + 3]:  # the description, wrapped over two rows
+            inner = line.split("│")[1]
+            assert inner[:column - line.index("│") - 1].strip() == "", line
+            assert line[column] != " ", line
+
+    async def test_hidden_characters_in_a_question_are_warned_of(self) -> None:
+        ask = question_ask()
+        item = ask.questions[0]
+        options = [item.options[0].model_copy(update={"label": "Red\u202e der"}), *item.options[1:]]
+        ask = ask.model_copy(update={"questions": [item.model_copy(update={"options": options})]})
+        app = app_for(lambda: QuestionScreen(ask))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            shown = screen_text(app)
+        assert "Hidden or control characters" in shown and "right-to-left override" in shown
+        assert "before answering" in shown
+        app = app_for(lambda: QuestionScreen(question_ask()))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert "Hidden or control characters" not in screen_text(app)
 
     async def test_escape_leaves_it_for_later_and_ctrl_r_dismisses(self) -> None:
         # Esc rejected the question, and the turn ended; it now leaves it in the inbox, as the
@@ -645,6 +719,12 @@ class TestSnapshots:
         app = app_for(lambda: QuestionScreen(question_ask()))
         # Tab to the typed-answer line and type.
         assert snap_compare(app, terminal_size=SIZE, press=["tab", *"Teal, like the logo"])
+
+    def test_long_question_80x24(self, snap_compare: SnapCompare) -> None:
+        # The title and tabs above, the cue, buttons and keys below; the question scrolls
+        # between them, its options' descriptions hanging under their labels.
+        app = SizedDialogApp(lambda: QuestionScreen(long_question_ask()))
+        assert snap_compare(app, terminal_size=(80, 24), press=["down"])
 
     def test_form_every_kind(self, snap_compare: SnapCompare) -> None:
         app = app_for(lambda: FormScreen(every_kind_form(), session_title="Ship it"))

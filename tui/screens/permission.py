@@ -72,11 +72,12 @@ def diff_content(preview: PermissionPreview) -> Content:
     return Content("\n").join(parts)
 
 
-def hidden_warning(texts: list[str]) -> Content | None:
-    """The warning line for text that holds hidden characters, or ``None``."""
+def hidden_warning(texts: list[str], *, strict: bool = True, before: str = "allowing") -> Content | None:
+    """The warning line for text that holds hidden characters (those its dialog shows as tokens:
+    every one when ``strict``, prose's own when not), or ``None``."""
     found: dict[str, None] = {}
     for text in texts:
-        for char in hidden_characters(text, strict=True):
+        for char in hidden_characters(text, strict=strict):
             found.setdefault(char, None)
     if not found:
         return None
@@ -87,7 +88,7 @@ def hidden_warning(texts: list[str]) -> Content | None:
                   (" " + hidden_name(char), "$text-error")]
     more = len(found) - WARNED_KINDS
     parts.append((f" and {more} more" if more > 0 else "", "$text-error"))
-    parts.append((". Read it closely before allowing.", "$text-error"))
+    parts.append(plain(f". Read it closely before {before}.", "$text-error"))
     return Content.assemble(*parts)
 
 

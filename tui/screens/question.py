@@ -7,13 +7,13 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Static, Tab, Tabs
 
 from tui.protocol.models import QuestionRequest
-from tui.screens.permission import STYLES
+from tui.screens.permission import STYLES, hidden_warning
 from tui.state.asks import (
     QuestionAnswer,
     QuestionDismissed,
@@ -45,6 +45,8 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
         Binding("ctrl+s", "submit", "Submit"),
         Binding("left", "tab(-1)", "Previous", show=False),
         Binding("right", "tab(1)", "Next", show=False),
+        Binding("pagedown", "scroll_body(1)", "Scroll down", show=False),
+        Binding("pageup", "scroll_body(-1)", "Scroll up", show=False),
     ]
 
     def __init__(self, ask: QuestionRequest, *, session_title: str = "",
@@ -63,23 +65,47 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
     def compose(self) -> ComposeResult:
         count = len(self.states)
         with Vertical(id="dialog", classes="-question"):
-            title: list[str | tuple[str, str]] = [("Question", "bold")]
-            if count > 1:
-                title.append((f" · {count} questions", "dim"))
-            if self.session_title:
-                title += [("  ·  session ", "dim"), one_line(self.session_title, 60)]
-            yield Static(Content.assemble(*title), id="dialog-title")
-            yield Tabs(*[Tab(self._tab_label(i), id=f"qt-{i}") for i in range(count)], id="question-tabs")
-            with ContentSwitcher(initial="q-0" if count else None, id="question-panes"):
-                for i, state in enumerate(self.states):
-                    yield QuestionPane(state, id=f"q-{i}")
-            with Horizontal(id="buttons"):
-                yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
-                yield Button(Content("Dismiss [ctrl+r]"), id="dismiss", compact=True)
-            yield Static(
-                "1-9 pick · ↑↓ move · space toggle · enter next · ←→ questions · esc later",
-                classes="dialog-hint",
-            )
+            # As in the permission dialog, head and foot are docked: however long the questions and
+            # their options, the title, the buttons and the keys stay on screen, and the body between
+            # them scrolls (QA: at 80x24 the buttons, the last option and the typed-answer box were
+            # cut off, out of reach, and a digit typed after Tab went into the hidden box).
+            with Vertical(id="dialog-head"):
+                title: list[str | tuple[str, str]] = [("Question", "bold")]
+                if count > 1:
+                    title.append((f" · {count} questions", "dim"))
+                if self.session_title:
+                    title += [("  ·  session ", "dim"), one_line(self.session_title, 60)]
+                yield Static(Content.assemble(*title), id="dialog-title")
+                warning = hidden_warning(self._shown_texts(), strict=False, before="answering")
+                if warning is not None:
+                    yield Static(warning, id="hidden-warning")
+                yield Tabs(*[Tab(self._tab_label(i), id=f"qt-{i}") for i in range(count)],
+                           id="question-tabs")
+            with VerticalScroll(id="dialog-body", can_focus=False):
+                with ContentSwitcher(initial="q-0" if count else None, id="question-panes"):
+                    for i, state in enumerate(self.states):
+                        yield QuestionPane(state, id=f"q-{i}")
+            with Vertical(id="dialog-foot"):
+                yield Static(Content.styled("↕ Scroll for the rest (wheel, PgUp/PgDn)", "bold $text-warning"),
+                             id="scroll-cue")
+                with Horizontal(id="buttons"):
+                    yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
+                    yield Button(Content("Dismiss [ctrl+r]"), id="dismiss", compact=True)
+                yield Static(
+                    "1-9 pick · ↑↓ move · space toggle · enter next · ←→ questions · esc later",
+                    classes="dialog-hint",
+                )
+
+    def _shown_texts(self) -> list[str]:
+        """Every server string the dialog shows (for the hidden-character warning): an option's
+        label is also what the answer sends back."""
+        texts: list[str] = []
+        for state in self.states:
+            item = state.item
+            texts += [item.question, item.header]
+            for option in item.options:
+                texts += [option.label, option.description or ""]
+        return texts
 
     def _tab_label(self, index: int) -> Content:
         state = self.states[index]
@@ -94,6 +120,19 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
 
     def on_mount(self) -> None:
         self._focus_pane()
+        self.watch(self.query_one("#dialog-body", VerticalScroll), "show_vertical_scrollbar",
+                   self._body_scrolls)
+
+    def _body_scrolls(self, scrolls: bool) -> None:
+        """When the body does not fit: a scrollbar and the cue line above the buttons."""
+        self.set_class(scrolls, "-body-scrolls")
+
+    def action_scroll_body(self, pages: int) -> None:
+        body = self.query_one("#dialog-body", VerticalScroll)
+        if pages < 0:
+            body.scroll_page_up()
+        else:
+            body.scroll_page_down()
 
     @property
     def current(self) -> int:

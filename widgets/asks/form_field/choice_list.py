@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.containers import ScrollableContainer
 from textual.content import Content
 from textual.events import Key
+from textual.geometry import Offset, Region
 from textual.message import Message
+from textual.visual import Visual
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.state.asks import QuestionState
 from tui.text.sanitize import clean_text
+from widgets.hanging import Hanging
 from widgets.plain import plain_cut, plain_line
 
 
@@ -51,9 +55,10 @@ class ChoiceList(OptionList):
 
     def __init__(self, state: QuestionState, *, id: str | None = None) -> None:
         self.state = state
+        self._follow = False  # the highlight moved: the dialog's body scrolls to it
         super().__init__(*self._build_options(), id=id, classes="choice-list")
 
-    def _prompt(self, index: int) -> Content:
+    def _prompt(self, index: int) -> Visual:
         option = self.state.item.options[index]
         chosen = index in self.state.selected
         if self.state.multiple:
@@ -61,15 +66,13 @@ class ChoiceList(OptionList):
         else:
             mark = "(•)" if chosen else "( )"
         number = f"{index + 1}." if index < 9 else "  "
-        parts: list[str | Content | tuple[str, str]] = [
-            (f"{number} ", "dim"),
-            (mark, "$text-accent" if chosen else ""),
-            " ",
-            plain_line(option.label, 100, "bold" if chosen else ""),
-        ]
+        prefix = Content.assemble((f"{number} ", "dim"), (mark, "$text-accent" if chosen else ""), " ")
+        # The label and description wrap under themselves, not under the number (QA: a wrapped
+        # description went to column 0, where it read as the next option's text).
+        body = plain_line(option.label, 100, "bold" if chosen else "")
         if option.description:
-            parts.extend(["\n       ", plain_cut(clean_text(option.description), style="dim")])
-        return Content.assemble(*parts)
+            body = Content.assemble(body, "\n", plain_cut(clean_text(option.description), style="dim"))
+        return Hanging(prefix, body)
 
     def _build_options(self) -> list[Option]:
         return [Option(self._prompt(i)) for i in range(len(self.state.item.options))]
@@ -98,6 +101,29 @@ class ChoiceList(OptionList):
             if self.highlighted not in self.state.selected or self.state.custom_text.strip():
                 self._apply(self.highlighted)
         self.post_message(self.Confirmed(self))
+
+    def scroll_to_region(self, region: Region, **kwargs: Any) -> Offset:
+        """The list is as tall as its options, inside the dialog's scrolling body (QA: a list of
+        its own height was cut off by the dialog, and ↓ moved the highlight out of sight): the
+        highlighted option is brought into view by the body."""
+        moved = super().scroll_to_region(region, **kwargs)
+        if self._follow:  # (not as the dialog opens: it shows the question from its start)
+            self.call_after_refresh(self._show_in_body, region)  # laid out: regions are current
+        return moved
+
+    def watch_highlighted(self, highlighted: int | None) -> None:
+        self._follow = self.has_focus
+        try:
+            super().watch_highlighted(highlighted)
+        finally:
+            self._follow = False
+
+    def _show_in_body(self, region: Region) -> None:
+        body = next((node for node in self.ancestors if isinstance(node, ScrollableContainer)), None)
+        if body is not None and self.region and body.region:
+            top = (self.region.y - body.content_region.y + body.scroll_offset.y
+                   + region.y - self.scroll_offset.y)
+            body.scroll_to_region(Region(0, top, 1, region.height), animate=False, immediate=True)
 
     def on_key(self, event: Key) -> None:
         if event.character and event.character in "123456789":

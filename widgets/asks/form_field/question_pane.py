@@ -68,8 +68,11 @@ class QuestionPane(Vertical):
         self.query_one(".question-error", Static).update(plain(f"⚠ {message}" if message else ""))
 
     def focus_first(self) -> None:
+        """Focus the options (or the typed answer) and show the question from its start: focusing
+        a list taller than the dialog's body scrolled the question itself out of sight."""
         for widget in self.query("ChoiceList, Input"):
-            widget.focus()
+            widget.focus(scroll_visible=False)
+            self.scroll_visible(top=True, animate=False, immediate=True)
             return
 
     @on(ChoiceList.Changed)
