@@ -536,6 +536,23 @@ class TestQuestionKeys:
 
 
 class TestFormFlow:
+    async def test_a_small_terminal_keeps_the_buttons_and_scrolls_the_fields(self) -> None:
+        # At 60x15 the fields took the dialog's rows and the buttons and keys were cut off.
+        app = SizedDialogApp(lambda: FormScreen(every_kind_form(), session_title="s"))
+        async with app.run_test(size=(60, 15)) as pilot:
+            await settle(pilot)
+            shown = screen_text(app)
+            assert "Submit [ctrl+s]" in shown and "Cancel [ctrl+r]" in shown and "Deploy settings" in shown
+            assert "Canary ratio" not in shown
+            for _ in range(5):  # name, email, target, replicas, ratio
+                await pilot.press("tab")
+            await settle(pilot)
+            shown = screen_text(app)
+            assert "Canary ratio" in shown and "Submit [ctrl+s]" in shown
+            fields = app.screen.query_one("#form-fields")
+            focused = app.focused
+            assert focused is not None and fields.region.contains_region(focused.region)
+
     async def test_fill_fail_fix_submit(self) -> None:
         app = app_for(lambda: FormScreen(every_kind_form()))
         async with app.run_test(size=(100, 60)) as pilot:

@@ -93,11 +93,14 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed | None]):
                         f"⚠ The server asked {len(self.repeated)} more field(s) under a name already asked "
                         f"({names}): an answer has one value a name, so only the first is shown.",
                         "$text-warning"), id="repeated-fields")
-            with Horizontal(id="buttons"):
-                yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
-                yield Button(Content("Cancel [ctrl+r]"), id="cancel", compact=True)
-            yield Static("tab next field · ctrl+s submit · esc later   (* required)",
-                         classes="dialog-hint")
+            # Docked (the title too, in the stylesheet), as in the other ask dialogs: in a small
+            # terminal the fields scroll and the buttons and keys stay (at 60x15 they were cut off).
+            with Vertical(id="dialog-foot"):
+                with Horizontal(id="buttons"):
+                    yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
+                    yield Button(Content("Cancel [ctrl+r]"), id="cancel", compact=True)
+                yield Static("tab next field · ctrl+s submit · esc later   (* required)",
+                             classes="dialog-hint")
 
     def on_mount(self) -> None:
         fields = self.query_one("#form-fields", VerticalScroll)
