@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static, Tab
@@ -231,6 +232,25 @@ def screen_lines(app: DialogApp) -> list[str]:
 class TestPermissionInASmallTerminal:
     """QA, at 60x15: the hidden-character warning and the buttons took every row, the command
     was never shown, no scroll cue either, and Allow once [o] still took it."""
+
+    async def test_a_wrapped_diff_line_goes_on_under_its_text_not_its_marker(self) -> None:
+        # QA: the rest of a wrapped "+" line started at the marker's column, with no "+": it
+        # read as a context line of the diff.
+        added = "x = " + " + ".join(f"term_{i}" for i in range(40))
+        patch = f"--- a/f.py\n+++ b/f.py\n@@ -1 +1 @@\n-x = 1\n+{added}\n"
+        files = [{"file": "f.py", "patch": patch, "additions": 1, "deletions": 1, "status": "modified"}]
+        ask = PermissionRequest(id="per_wrap", sessionID="ses_a", action="edit", resources=["f.py"],
+                                metadata={"files": files})
+        app = SizedDialogApp(lambda: PermissionScreen(ask, tool=None, session_title="s"))
+        async with app.run_test(size=(80, 40)) as pilot:
+            await settle(pilot)
+            diff = app.screen.query_one("#diff")
+            rows = [strip.text for strip in diff.render_lines(Region(0, 0, *diff.size))]
+        first = next(i for i, row in enumerate(rows) if row.lstrip().startswith("+x = term_0"))
+        marker = rows[first].index("+")
+        assert rows[first + 1][marker] == " " and rows[first + 1][marker + 1] != " ", rows[first:first + 2]
+        shown = "".join(row[marker + 1:].rstrip() for row in rows[first:])
+        assert added.replace(" ", "") in shown.replace(" ", "")
 
     async def test_a_short_terminal_still_shows_the_command(self) -> None:
         ask, tool = hidden_bash_ask()

@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.visual import Visual
 from textual.widgets import Button, Input, Static
 
 from tui.protocol.models import PermissionRequest
@@ -23,6 +24,7 @@ from tui.state.asks import (
 )
 from tui.state.transcript import ToolCall
 from tui.text.sanitize import flatten, hidden_characters, hidden_name, one_line, token_for
+from widgets.hanging import Hanging, Rows
 from widgets.plain import CUT_AT, HIDDEN_STYLE, plain, plain_cut, plain_line, toast
 
 STYLES = Path(__file__).resolve().parent.parent.parent / "styles"
@@ -62,14 +64,18 @@ def exactly(text: str, style: str = "", limit: int = SHOWN_CHARS) -> Content:
     return plain_cut(text, limit, style, strict=True)
 
 
-def diff_content(preview: PermissionPreview) -> Content:
-    """Unified diff lines coloured by kind (green adds, red removals), hidden characters shown."""
-    parts: list[Content] = []
+def diff_content(preview: PermissionPreview) -> Visual:
+    """Unified diff lines coloured by kind (green adds, red removals), hidden characters shown. A
+    line that wraps goes on under its text, not under its marker (QA: a wrapped added line read
+    as a context line, its rest with no "+" before it)."""
+    rows: list[Visual] = []
     for kind, line in preview.diff:
-        parts.append(exactly(line or " ", _DIFF_STYLES[kind], DIFF_LINE_CHARS))
+        style = _DIFF_STYLES[kind]
+        line = line or " "
+        rows.append(Hanging(exactly(line[:1], style), exactly(line[1:], style, DIFF_LINE_CHARS)))
     if preview.truncated:
-        parts.append(Content.styled(f"… {preview.truncated:,} more lines", "dim"))
-    return Content("\n").join(parts)
+        rows.append(Content.styled(f"… {preview.truncated:,} more lines", "dim"))
+    return Rows(rows)
 
 
 def hidden_warning(texts: list[str], *, strict: bool = True, before: str = "allowing") -> Content | None:
