@@ -625,3 +625,19 @@ def test_find_model_needs_one_match() -> None:
     assert ref is not None and (ref.providerID, ref.id, ref.variant) == ("openai", "gpt", "high")
     assert find_model(models, "gpt (azure)")[0] is not None
     assert find_model(models, "x/off") == (None, [])
+
+
+async def test_help_in_a_tiny_terminal_still_shows_keys() -> None:
+    """At 30x8 the help showed its title and the last line of its hint, wrapped over three rows,
+    and no key at all (QA)."""
+    app, _ = recorded_app()
+    async with app.run_test(size=(30, 8)) as pilot:
+        await wait_connected(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.1)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        table = help_screen.query_one("#help-table")
+        assert table.region.height >= 3  # its header and two keys at least
+        hint = help_screen.query_one("#help-hint")
+        assert hint.region.height == 1
