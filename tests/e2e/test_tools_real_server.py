@@ -36,6 +36,7 @@ from tui.app.app import OctuiApp
 from tui.screens.permission import PermissionScreen
 from tui.state.transcript import ToolCall
 from tui.text.tools import exit_code
+from widgets.status.status_bar import StatusBar
 from widgets.tools.diff_view import DiffView
 from widgets.tools.tool_header import ToolHeader
 from widgets.tools.tool_row import ToolRow
@@ -231,3 +232,34 @@ async def test_apply_patch_row_shows_added_file(live_server: RealServer, fake_ll
             # Syntax colours split the code into tokens: any token carries the row background.
             r, g, _ = _background(_line(widget_strips(added), f"+ {code}"), "print")
             assert g > r, f"added line {code!r} is not green-tinted"
+
+
+async def test_the_agents_plan_is_on_the_status_line(live_server: RealServer, fake_llm: FakeLLM) -> None:
+    """The todo tool's newest list, unfinished: how far the agent got and what it is doing now
+    (OpenCode's TUI keeps it in a sidebar). A server without the tool (the recorded 2.x offers
+    none) fails the call as unknown, and no plan is shown."""
+    sid = live_server.create_session()["id"]
+    todos = [{"content": "Read the parser", "status": "completed", "priority": "high", "id": "1"},
+             {"content": "Write the [bold]tests[/]", "status": "in_progress", "priority": "high", "id": "2"},
+             {"content": "Run them", "status": "pending", "priority": "low", "id": "3"}]
+    tag = fake_llm.add_scenario(
+        _unique("tools_todo"),
+        [{"tool_calls": [{"name": "todowrite", "arguments": {"todos": todos}}]}, {"text": "Planned."}],
+    )
+    scenario = tag.removeprefix("[[scenario:").removesuffix("]]")
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Plan it. {tag}")
+        first = await wait_until(pilot, lambda: fake_llm.requests_for(scenario), "the model request")
+        offered = "todowrite" in first[0]["offered_tools"]
+        if offered:
+            if isinstance(app.screen, PermissionScreen) or app.store.asks:  # (a server that asks)
+                await _allow_once(pilot, "todowrite")
+        call = await _finished(pilot, app, sid, "todowrite")
+        await wait_until(pilot, lambda: "Planned." in session_texts(app, sid), "the text after the tool")
+        bar = app.screen_main().query_one(StatusBar)
+        line = bar.render_line(0).text
+        if not offered:
+            assert call.status == "error" and "☐" not in line
+            return
+        assert call.status == "completed"
+        assert "☐ 1/3 todos" in line and "Write the [bold]tests[/]" in line, line

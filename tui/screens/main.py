@@ -44,7 +44,7 @@ from tui.screens.sessions import SessionsScreen
 from tui.session.connect import StreamState
 from tui.session.errors import OctuiError
 from tui.state import tree_nav
-from tui.state.changes import Resynced, SessionChanged
+from tui.state.changes import PartChanged, Resynced, SessionChanged
 from tui.state.modes import Mode
 from tui.state.store import Store
 from tui.state.transcript import SessionState
@@ -276,6 +276,12 @@ class MainScreen(Screen[None]):
     @on(TranscriptFrame)
     def _transcript_changed(self, message: TranscriptFrame) -> None:
         self.reading.apply(message.changes, self.session_id)
+        # A tool call (the todo tool's plan is on the status line) or a whole message or history
+        # of this session; not the text streaming, which is most frames.
+        if any(change.session_id == self.session_id
+               and (type(change) is not PartChanged or change.part_key.startswith("tool:"))
+               for change in message.changes):
+            self.refresh_status()
 
     @on(SessionsFrame)
     def _sessions_changed(self, message: SessionsFrame) -> None:

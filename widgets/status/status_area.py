@@ -8,11 +8,13 @@ connection, the server, the model, the agent, the usage and the pending asks fro
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from textual.widget import Widget
 
 from tui.app.host import octui_app
 from tui.session.connect import StreamState
+from tui.state.todos import todo_progress
 from tui.state.transcript import SessionState
 from widgets.status.connection_banner import ConnectionBanner
 from widgets.status.session_header import SessionHeader
@@ -54,8 +56,16 @@ class StatusArea(Widget):
             note=(state.status_note or "") if state else "",
             tokens=state.tokens.total if state else 0, cost=state.cost if state else 0,
             context_limit=limit, context_used=state.context_tokens if state else 0,
-            asks=len(app.store.asks), mode=mode_text)
+            asks=len(app.store.asks), mode=mode_text, **self._plan(state))
         self._show_header(state)
+
+    @staticmethod
+    def _plan(state: SessionState | None) -> dict[str, Any]:
+        """The agent's unfinished plan, for the status line (nothing once every item is done)."""
+        progress = todo_progress(state) if state is not None else None
+        if progress is None or progress.finished:
+            return {}
+        return {"todos_done": progress.done, "todos_total": progress.total, "doing": progress.doing}
 
     def _show_header(self, state: SessionState | None) -> None:
         """Which session, where, on which server (a no-op unless one of them changed)."""

@@ -26,6 +26,9 @@ class StatusInfo:
     cost: float = 0
     asks: int = 0
     mode: str = ""
+    todos_done: int = 0  # the agent's plan (tui/state/todos.py), while it is unfinished
+    todos_total: int = 0
+    doing: str = ""  # its item in progress
 
 
 def _tokens(value: float) -> str:
@@ -62,6 +65,10 @@ class StatusBar(Static):
                       else Content.styled("idle", "dim"), 0))
         if info.note:
             parts.append((plain_line(info.note, 60, "$warning"), 3))
+        if info.todos_total:
+            parts.append((plain(f"☐ {info.todos_done}/{info.todos_total} todos", "$text-accent"), 3))
+            if info.doing:
+                parts.append((plain_line(info.doing, 40, "italic"), 4))  # before the usage
         usage = f"{_tokens(info.tokens)} tok"
         if info.context_limit and info.context_used:
             usage += f" · ctx {info.context_used / info.context_limit:.0%}"
