@@ -40,29 +40,3 @@ class Hanging(Visual):
         blank = Strip.blank(indent, rich_style)
         return [Strip.join([first if index == 0 else blank, row]) for index, row in enumerate(rows)]
 
-
-class Rows(Visual):
-    """Visuals one below the other, each as tall as it wraps to (the lines of a diff, each a
-    ``Hanging`` after its marker)."""
-
-    def __init__(self, rows: list[Visual]) -> None:
-        super().__init__()
-        self.rows = rows
-
-    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
-        return max((row.get_optimal_width(rules, container_width) for row in self.rows), default=0)
-
-    def get_minimal_width(self, rules: RulesMap) -> int:
-        return max((row.get_minimal_width(rules) for row in self.rows), default=1)
-
-    def get_height(self, rules: RulesMap, width: int) -> int:
-        return sum(row.get_height(rules, width) for row in self.rows)
-
-    def render_strips(self, width: int, height: int | None, style: Style,
-                      options: RenderOptions) -> list[Strip]:
-        strips: list[Strip] = []
-        for row in self.rows:
-            if height is not None and len(strips) >= height:
-                break
-            strips += row.render_strips(width, None, style, options)
-        return strips if height is None else strips[:height]

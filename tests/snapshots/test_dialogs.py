@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static, Tab
@@ -38,6 +37,8 @@ from tui.state.asks import (
     answer_for,
 )
 from tui.state.transcript import ToolCall
+from widgets.asks.form_field import FieldEditor
+from widgets.asks.form_field.choice_list import ChoiceList
 
 SIZE = (100, 34)
 SnapCompare = Callable[..., bool]
@@ -233,25 +234,6 @@ class TestPermissionInASmallTerminal:
     """QA, at 60x15: the hidden-character warning and the buttons took every row, the command
     was never shown, no scroll cue either, and Allow once [o] still took it."""
 
-    async def test_a_wrapped_diff_line_goes_on_under_its_text_not_its_marker(self) -> None:
-        # QA: the rest of a wrapped "+" line started at the marker's column, with no "+": it
-        # read as a context line of the diff.
-        added = "x = " + " + ".join(f"term_{i}" for i in range(40))
-        patch = f"--- a/f.py\n+++ b/f.py\n@@ -1 +1 @@\n-x = 1\n+{added}\n"
-        files = [{"file": "f.py", "patch": patch, "additions": 1, "deletions": 1, "status": "modified"}]
-        ask = PermissionRequest(id="per_wrap", sessionID="ses_a", action="edit", resources=["f.py"],
-                                metadata={"files": files})
-        app = SizedDialogApp(lambda: PermissionScreen(ask, tool=None, session_title="s"))
-        async with app.run_test(size=(80, 40)) as pilot:
-            await settle(pilot)
-            diff = app.screen.query_one("#diff")
-            rows = [strip.text for strip in diff.render_lines(Region(0, 0, *diff.size))]
-        first = next(i for i, row in enumerate(rows) if row.lstrip().startswith("+x = term_0"))
-        marker = rows[first].index("+")
-        assert rows[first + 1][marker] == " " and rows[first + 1][marker + 1] != " ", rows[first:first + 2]
-        shown = "".join(row[marker + 1:].rstrip() for row in rows[first:])
-        assert added.replace(" ", "") in shown.replace(" ", "")
-
     async def test_a_short_terminal_still_shows_the_command(self) -> None:
         ask, tool = hidden_bash_ask()
         app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="Fix the tests"))
@@ -407,20 +389,81 @@ class TestQuestionKeys:
             assert line[column] != " ", line
 
     async def test_hidden_characters_in_a_question_are_warned_of(self) -> None:
+        # Warned of "shown in reverse": in the label, the question and a description alike (a
+        # review found the question and descriptions drew them as plain text, like typed ones).
         ask = question_ask()
         item = ask.questions[0]
-        options = [item.options[0].model_copy(update={"label": "Red\u202e der"}), *item.options[1:]]
-        ask = ask.model_copy(update={"questions": [item.model_copy(update={"options": options})]})
+        options = [item.options[0].model_copy(update={"label": "Red\u202e der",
+                                                      "description": "warm\u2066 word"}),
+                   *item.options[1:]]
+        item = item.model_copy(update={"options": options, "question": "Which\x1b[2J colour?"})
+        ask = ask.model_copy(update={"questions": [item]})
         app = app_for(lambda: QuestionScreen(ask))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             shown = screen_text(app)
-        assert "Hidden or control characters" in shown and "right-to-left override" in shown
+            body = app.screen.query_one("#dialog-body")  # (not the warning, which names them)
+            area = body.region
+            rows = app.screen._compositor.render_strips()[area.y:area.bottom]
+            tokens = {segment.text for strip in rows for segment in strip.crop(area.x, area.right)
+                      if segment.style is not None and segment.style.reverse}
+        assert "Hidden or control characters" in shown and "right-to-left" in shown
         assert "before answering" in shown
+        assert {"<U+202E>", "<U+2066>", "␛"} <= tokens, tokens
         app = app_for(lambda: QuestionScreen(question_ask()))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert "Hidden or control characters" not in screen_text(app)
+
+    async def test_page_keys_page_the_question_not_the_option_list(self) -> None:
+        # A review: the list's own PgDn (a page of a list now as tall as its options) jumped to
+        # the last option, and no key brought the question back into view.
+        app = SizedDialogApp(lambda: QuestionScreen(long_question_ask()))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            body = app.screen.query_one("#dialog-body")
+            choices = app.screen.query_one(ChoiceList)
+            assert app.focused is choices and body.scroll_y == 0
+            await pilot.press("pagedown")
+            await settle(pilot)
+            assert body.scroll_y > 0 and choices.highlighted == 0
+            await pilot.press("pageup")
+            await settle(pilot)
+            assert body.scroll_y == 0 and "I looked through the repository" in screen_text(app)
+
+    async def test_enter_never_answers_with_an_option_out_of_sight(self) -> None:
+        # A review: at 80x14 the question took the body's rows, and Enter sent option 1, never
+        # shown. The first Enter brings it into view; the next one answers.
+        app = SizedDialogApp(lambda: QuestionScreen(long_question_ask()))
+        async with app.run_test(size=(80, 14)) as pilot:
+            await settle(pilot)
+            assert "Option 1" not in screen_text(app)
+            await pilot.press("enter")
+            await settle(pilot)
+            assert not app.answered and "1. ( ) Option 1" in screen_text(app)
+            await pilot.press("enter")
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["Option 1: Environment first"]])
+
+    async def test_no_answer_is_sent_where_the_question_cannot_show(self) -> None:
+        # A review: at 40x10 the head and foot took every row and Enter answered a question never
+        # seen. Submitting is refused, and a note says why; Esc still leaves it for later.
+        app = SizedDialogApp(lambda: QuestionScreen(long_question_ask()))
+        async with app.run_test(size=(40, 10)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, QuestionScreen) and screen.cramped
+            assert screen.query_one("#cramped-note").region.height > 0 and "Too small" in screen_text(app)
+            await pilot.press("1", "ctrl+s")
+            await settle(pilot)
+            assert not app.answered
+            await pilot.press("escape")
+            await settle(pilot)
+        assert app.answered and app.result is None
+        app = SizedDialogApp(lambda: QuestionScreen(long_question_ask()))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert not app.screen.cramped  # (the control: room enough)
 
     async def test_escape_leaves_it_for_later_and_ctrl_r_dismisses(self) -> None:
         # Esc rejected the question, and the turn ended; it now leaves it in the inbox, as the
@@ -556,6 +599,15 @@ class TestQuestionKeys:
 
 
 class TestFormFlow:
+    async def test_the_first_field_opens_from_its_title_in_a_short_terminal(self) -> None:
+        # A review: at 60x12 focusing the first input scrolled its title and description away.
+        for size in ((60, 12), (60, 13), (100, 12)):
+            app = SizedDialogApp(lambda: FormScreen(every_kind_form(), session_title="s"))
+            async with app.run_test(size=size) as pilot:
+                await settle(pilot)
+                fields = app.screen.query_one("#form-fields")
+                assert fields.scroll_y == 0 and "Service name" in screen_text(app), size
+
     async def test_a_small_terminal_keeps_the_buttons_and_scrolls_the_fields(self) -> None:
         # At 60x15 the fields took the dialog's rows and the buttons and keys were cut off.
         app = SizedDialogApp(lambda: FormScreen(every_kind_form(), session_title="s"))
@@ -564,11 +616,14 @@ class TestFormFlow:
             shown = screen_text(app)
             assert "Submit [ctrl+s]" in shown and "Cancel [ctrl+r]" in shown and "Deploy settings" in shown
             assert "Canary ratio" not in shown
-            for _ in range(5):  # name, email, target, replicas, ratio
+            for _ in range(4):  # from the name: email, target, replicas, ratio
                 await pilot.press("tab")
             await settle(pilot)
             shown = screen_text(app)
             assert "Canary ratio" in shown and "Submit [ctrl+s]" in shown
+            focused = app.focused
+            assert focused is not None
+            assert next(node for node in focused.ancestors if isinstance(node, FieldEditor)).key == "ratio"
             fields = app.screen.query_one("#form-fields")
             focused = app.focused
             assert focused is not None and fields.region.contains_region(focused.region)

@@ -106,7 +106,11 @@ class FormScreen(ModalScreen[FormAnswer | FormDismissed | None]):
         fields = self.query_one("#form-fields", VerticalScroll)
         for editor in self.editors():
             if editor.display and editor.form_field.type != "external":
-                editor.focus_control()
+                # The field from its title: focusing scrolled to the control alone, and at 60x12
+                # the title and description were above the view as the form opened (a review).
+                editor.focus_control(scroll_visible=False)
+                self.call_after_refresh(lambda shown=editor: shown.scroll_visible(
+                    animate=False, top=True, immediate=True))
                 # Tab goes from field to field and to the buttons: the list itself is no stop
                 # (it scrolls to the focused field; the wheel scrolls it too).
                 fields.can_focus = False

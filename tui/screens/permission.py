@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.visual import Visual
+from textual.geometry import Region
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Static
 
 from tui.protocol.models import PermissionRequest
@@ -24,7 +24,6 @@ from tui.state.asks import (
 )
 from tui.state.transcript import ToolCall
 from tui.text.sanitize import flatten, hidden_characters, hidden_name, one_line, token_for
-from widgets.hanging import Hanging, Rows
 from widgets.plain import CUT_AT, HIDDEN_STYLE, plain, plain_cut, plain_line, toast
 
 STYLES = Path(__file__).resolve().parent.parent.parent / "styles"
@@ -64,18 +63,17 @@ def exactly(text: str, style: str = "", limit: int = SHOWN_CHARS) -> Content:
     return plain_cut(text, limit, style, strict=True)
 
 
-def diff_content(preview: PermissionPreview) -> Visual:
-    """Unified diff lines coloured by kind (green adds, red removals), hidden characters shown. A
-    line that wraps goes on under its text, not under its marker (QA: a wrapped added line read
-    as a context line, its rest with no "+" before it)."""
-    rows: list[Visual] = []
+def diff_content(preview: PermissionPreview) -> Content:
+    """Unified diff lines coloured by kind (green adds, red removals), hidden characters shown.
+    One ``Content``, so the mouse selects and copies it as text. (A wrapped line goes on at the
+    left edge, in its line's colour: drawn as a marker and a hanging body, each line its own
+    visual, the diff could not be selected; a review.)"""
+    parts: list[Content] = []
     for kind, line in preview.diff:
-        style = _DIFF_STYLES[kind]
-        line = line or " "
-        rows.append(Hanging(exactly(line[:1], style), exactly(line[1:], style, DIFF_LINE_CHARS)))
+        parts.append(exactly(line or " ", _DIFF_STYLES[kind], DIFF_LINE_CHARS))
     if preview.truncated:
-        rows.append(Content.styled(f"… {preview.truncated:,} more lines", "dim"))
-    return Rows(rows)
+        parts.append(Content.styled(f"… {preview.truncated:,} more lines", "dim"))
+    return Content("\n").join(parts)
 
 
 def hidden_warning(texts: list[str], *, strict: bool = True, before: str = "allowing") -> Content | None:
@@ -96,6 +94,16 @@ def hidden_warning(texts: list[str], *, strict: bool = True, before: str = "allo
     parts.append((f" and {more} more" if more > 0 else "", "$text-error"))
     parts.append(plain(f". Read it closely before {before}.", "$text-error"))
     return Content.assemble(*parts)
+
+
+def rows_shown(dialog: Screen[Any], region: Region) -> int:
+    """How many rows of ``region`` (inside the dialog's scrolling ``#dialog-body``) show between
+    its docked ``#dialog-head`` and ``#dialog-foot`` (0 or less: none)."""
+    head = dialog.query_one("#dialog-head").region
+    foot = dialog.query_one("#dialog-foot").region
+    body = dialog.query_one("#dialog-body").region
+    top, bottom = max(body.y, head.bottom), min(body.bottom, foot.y)
+    return min(bottom, region.bottom) - max(top, region.y)
 
 
 class PermissionScreen(ModalScreen[PermissionAnswer | None]):
@@ -271,17 +279,12 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
         never makes room for itself.)"""
         if not self.is_attached:
             return
-        head = self.query_one("#dialog-head").region
-        foot = self.query_one("#dialog-foot").region
-        body = self.query_one("#dialog-body").region
-        top, bottom = max(body.y, head.bottom), min(body.bottom, foot.y)
         # The command or diff itself (a review: an edit's resources above its diff took the rows
         # and Allow was taken with no line of the diff shown), or what the body shows first.
         found = self.query("#command, #sub-commands, #diff")
-        payload = found.first().region if found else body
+        payload = found.first().region if found else self.query_one("#dialog-body").region
         need = DIFF_MIN_ROWS if found and found.first().id == "diff" else PAYLOAD_MIN_ROWS
-        rows = min(bottom, payload.bottom) - max(top, payload.y)
-        cramped = rows < min(need, max(1, payload.height))
+        cramped = rows_shown(self, payload) < min(need, max(1, payload.height))
         if cramped != self.cramped:
             self.set_class(cramped, "-cramped")
             for button in self.query("#once, #always").results(Button):

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Static, Tab, Tabs
 
 from tui.protocol.models import QuestionRequest
-from tui.screens.permission import STYLES, hidden_warning
+from tui.screens.permission import STYLES, TINY_ROWS, hidden_warning, rows_shown
 from tui.state.asks import (
     QuestionAnswer,
     QuestionDismissed,
@@ -23,7 +23,10 @@ from tui.state.asks import (
 )
 from tui.text.sanitize import one_line
 from widgets.asks.form_field import QuestionPane
-from widgets.plain import toast
+from widgets.plain import plain_line, toast
+
+BODY_MIN_ROWS = 2
+"""Rows of the question's body the dialog must show for an answer to be sent (the rest scrolls)."""
 
 
 class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
@@ -45,8 +48,10 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
         Binding("ctrl+s", "submit", "Submit"),
         Binding("left", "tab(-1)", "Previous", show=False),
         Binding("right", "tab(1)", "Next", show=False),
-        Binding("pagedown", "scroll_body(1)", "Scroll down", show=False),
-        Binding("pageup", "scroll_body(-1)", "Scroll up", show=False),
+        # Before the option list's own (a review: its page was the whole list, now it is as
+        # tall as its options, so PgDn jumped to the last one and nothing brought the question back).
+        Binding("pagedown", "scroll_body(1)", "Scroll down", show=False, priority=True),
+        Binding("pageup", "scroll_body(-1)", "Scroll up", show=False, priority=True),
     ]
 
     def __init__(self, ask: QuestionRequest, *, session_title: str = "",
@@ -88,6 +93,9 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
             with Vertical(id="dialog-foot"):
                 yield Static(Content.styled("↕ Scroll for the rest (wheel, PgUp/PgDn)", "bold $text-warning"),
                              id="scroll-cue")
+                yield Static(Content.styled(
+                    "⚠ Too small to show the question: make the terminal larger. esc leaves it for later.",
+                    "bold $text-error"), id="cramped-note")
                 with Horizontal(id="buttons"):
                     yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
                     yield Button(Content("Dismiss [ctrl+r]"), id="dismiss", compact=True)
@@ -109,7 +117,7 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
 
     def _tab_label(self, index: int) -> Content:
         state = self.states[index]
-        header = one_line(state.item.header or f"Q{index + 1}", 24)
+        header = plain_line(state.item.header or f"Q{index + 1}", 24)  # (tokens in reverse, as warned)
         if state.answered:
             mark = Content.styled("✓ ", "$text-success")
         elif self._attempted and state.error:
@@ -122,6 +130,32 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
         self._focus_pane()
         self.watch(self.query_one("#dialog-body", VerticalScroll), "show_vertical_scrollbar",
                    self._body_scrolls)
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Under ``TINY_ROWS`` rows the dialog drops its blank lines and its key hint; then, once
+        laid out, it checks there is room for the question (``_check_room``)."""
+        self.set_class(self.app.size.height < TINY_ROWS, "-tiny")
+        self.call_after_refresh(self._check_room)
+
+    def _check_room(self) -> None:
+        """A review: at 40x12 the head and foot took every row, no question or option showed, and
+        Enter sent an answer to a question never seen. Under ``BODY_MIN_ROWS`` of the body shown,
+        submitting is refused (and says why) until the terminal is larger; Esc still leaves it
+        for later, Ctrl+R still dismisses it."""
+        if not self.is_attached:
+            return
+        cramped = rows_shown(self, self.query_one("#dialog-body").region) < BODY_MIN_ROWS
+        if cramped != self.cramped:
+            self.set_class(cramped, "-cramped")
+            self.query_one("#submit", Button).disabled = cramped
+
+    @property
+    def cramped(self) -> bool:
+        return self.has_class("-cramped")
 
     def _body_scrolls(self, scrolls: bool) -> None:
         """When the body does not fit: a scrollbar and the cue line above the buttons."""
@@ -172,6 +206,10 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
             self.query_one(Tabs).active = f"qt-{target}"
 
     def action_submit(self) -> None:
+        if self.cramped:
+            toast(self, "Too small to show the question: make the terminal larger.", title="Question",
+                  severity="warning", timeout=4)
+            return
         errors = validate_questions(self.states)
         if errors:
             self._show_errors(errors)

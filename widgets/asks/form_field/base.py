@@ -127,11 +127,11 @@ class FieldEditor(Vertical):
     def value(self) -> Any:
         return None
 
-    def focus_control(self) -> None:
-        """Focus the first focusable control of this editor."""
+    def focus_control(self, *, scroll_visible: bool = True) -> None:
+        """Focus the first focusable control of this editor (``scroll_visible``: and scroll to it)."""
         for widget in self.query("*"):
             if widget.focusable:
-                widget.focus()
+                widget.focus(scroll_visible=scroll_visible)
                 return
 
     def set_error(self, message: str | None) -> None:

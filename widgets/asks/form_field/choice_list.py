@@ -15,7 +15,6 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.state.asks import QuestionState
-from tui.text.sanitize import clean_text
 from widgets.hanging import Hanging
 from widgets.plain import plain_cut, plain_line
 
@@ -56,6 +55,7 @@ class ChoiceList(OptionList):
     def __init__(self, state: QuestionState, *, id: str | None = None) -> None:
         self.state = state
         self._follow = False  # the highlight moved: the dialog's body scrolls to it
+        self._highlight_at: Region | None = None  # its rows in the list, as OptionList scrolls to them
         super().__init__(*self._build_options(), id=id, classes="choice-list")
 
     def _prompt(self, index: int) -> Visual:
@@ -71,7 +71,7 @@ class ChoiceList(OptionList):
         # description went to column 0, where it read as the next option's text).
         body = plain_line(option.label, 100, "bold" if chosen else "")
         if option.description:
-            body = Content.assemble(body, "\n", plain_cut(clean_text(option.description), style="dim"))
+            body = Content.assemble(body, "\n", plain_cut(option.description, style="dim"))
         return Hanging(prefix, body)
 
     def _build_options(self) -> list[Option]:
@@ -97,6 +97,11 @@ class ChoiceList(OptionList):
         self.action_select()
 
     def action_confirm(self) -> None:
+        if self._highlight_at is not None and not self._highlight_shown():
+            # A review: in a short terminal the question took the body's rows and Enter picked
+            # an option never seen. The first Enter shows it; the next one confirms it.
+            self._show_in_body(self._highlight_at)
+            return
         if not self.state.multiple and self.highlighted is not None:
             if self.highlighted not in self.state.selected or self.state.custom_text.strip():
                 self._apply(self.highlighted)
@@ -107,6 +112,7 @@ class ChoiceList(OptionList):
         its own height was cut off by the dialog, and ↓ moved the highlight out of sight): the
         highlighted option is brought into view by the body."""
         moved = super().scroll_to_region(region, **kwargs)
+        self._highlight_at = region  # (OptionList scrolls only to its highlighted option)
         if self._follow:  # (not as the dialog opens: it shows the question from its start)
             self.call_after_refresh(self._show_in_body, region)  # laid out: regions are current
         return moved
@@ -118,8 +124,20 @@ class ChoiceList(OptionList):
         finally:
             self._follow = False
 
+    def _body(self) -> ScrollableContainer | None:
+        return next((node for node in self.ancestors if isinstance(node, ScrollableContainer)), None)
+
+    def _highlight_shown(self) -> bool:
+        """Whether a row of the highlighted option is on screen, inside the dialog's body."""
+        region, body = self._highlight_at, self._body()
+        if region is None or body is None or not self.region:
+            return True
+        rows = Region(self.region.x, self.region.y + region.y - int(self.scroll_offset.y),
+                      self.region.width, region.height)
+        return body.content_region.intersection(rows).height > 0
+
     def _show_in_body(self, region: Region) -> None:
-        body = next((node for node in self.ancestors if isinstance(node, ScrollableContainer)), None)
+        body = self._body()
         if body is not None and self.region and body.region:
             top = (self.region.y - body.content_region.y + body.scroll_offset.y
                    + region.y - self.scroll_offset.y)

@@ -46,7 +46,7 @@ class QuestionPane(Vertical):
 
     def compose(self) -> ComposeResult:
         item = self.state.item
-        yield Static(plain_cut(clean_text(item.question or item.header)), classes="question-text")
+        yield Static(plain_cut(item.question or item.header), classes="question-text")
         if item.options:
             hint = "Pick any: space toggles" if self.state.multiple else "Pick one"
             yield Static(hint, classes="question-hint")
