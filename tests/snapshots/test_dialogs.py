@@ -34,6 +34,7 @@ from tui.state.asks import (
     PermissionAnswer,
     QuestionAnswer,
     QuestionDismissed,
+    QuestionState,
     answer_for,
 )
 from tui.state.transcript import ToolCall
@@ -464,6 +465,19 @@ class TestQuestionKeys:
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             assert not app.screen.cramped  # (the control: room enough)
+
+    async def test_reopened_it_keeps_the_earlier_pick_on_enter(self) -> None:
+        # A review: reopened from the inbox with Blue picked, the highlight was on Red, and Enter
+        # replaced the pick with Red.
+        ask = question_ask()
+        states = [QuestionState(item) for item in ask.questions]
+        states[0].pick(2)
+        app = app_for(lambda: QuestionScreen(ask, states=states))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("enter")
+            await settle(pilot)
+        assert app.result == QuestionAnswer([["Blue"]])
 
     async def test_escape_leaves_it_for_later_and_ctrl_r_dismisses(self) -> None:
         # Esc rejected the question, and the turn ended; it now leaves it in the inbox, as the

@@ -58,6 +58,12 @@ class ChoiceList(OptionList):
         self._highlight_at: Region | None = None  # its rows in the list, as OptionList scrolls to them
         super().__init__(*self._build_options(), id=id, classes="choice-list")
 
+    def on_mount(self) -> None:
+        # Reopened from the inbox: the highlight on what was picked (on the first option, Enter
+        # replaced the pick with it; a review).
+        if self.state.selected:
+            self.highlighted = min(self.state.selected)
+
     def _prompt(self, index: int) -> Visual:
         option = self.state.item.options[index]
         chosen = index in self.state.selected
