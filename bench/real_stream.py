@@ -37,7 +37,7 @@ Then the octui / OpenCode ratio of each median, and the load average before and 
 
     python -m bench.real_stream [--deltas 4000] [--kib 20] [--rounds 2] [--variants fast,30ms]
                                 [--shape mixed|table|quote|code|prose|numbered|steps|quotes|longlines|
-                                         nested|wide|headings|diff|links]
+                                         nested|wide|headings|diff|links|cjk|fences]
                                 [--clients octui,opencode] [--idle 10] [--keep DIR]
 
 Needs tmux and the repo-local ``opencode`` (``.opencode/node_modules``; ``$OPENCODE_BIN``).
@@ -98,14 +98,15 @@ class TimedChunks(list[str]):
 
 
 SHAPES = ("mixed", "table", "quote", "code", "prose", "numbered", "steps", "quotes", "longlines",
-          "nested", "wide", "headings", "diff", "links", "cjk")
+          "nested", "wide", "headings", "diff", "links", "cjk", "fences")
 """Answer shapes: ``mixed`` (headings, paragraphs, lists, code fences, quotes; the default) and
 answers of one block that grows all along (a table, a block quote, a code fence, one paragraph,
 a numbered list, a code fence of lines longer than a row, one ``diff`` fence), the costly case for
 a client that re-lays out the block it is streaming; and ``nested`` (lists three levels deep),
 ``wide`` (CJK prose and emoji: two cells a character), ``cjk`` (the same prose as one long
 paragraph, as CJK answers often are: no spaces between its words), ``headings`` (a heading and a short
-paragraph, again and again) and ``links`` (paragraphs dense with links)."""
+paragraph, again and again), ``links`` (paragraphs dense with links) and ``fences`` (a sentence
+and a short fence, each in another of eight languages)."""
 
 
 def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
@@ -165,6 +166,10 @@ def markdown_answer(size: int, shape: str = "mixed") -> tuple[str, list[str]]:
         elif shape == "links":  # a paragraph dense with links
             links = "".join(f"[link {n}.{i}](https://example.com/docs/{n}/{i}) and " for i in range(12))
             body = f"{links}checkpoint {label} linked.\n\n"
+        elif shape == "fences":  # a sentence and a short fence, the language changing each time
+            languages = ("rust", "go", "typescript", "sql", "json", "bash", "c", "java")
+            code = "".join(f"line_{i} = value({i}) + other({n});\n" for i in range(8))
+            body = f"Here is {languages[n % 8]}: checkpoint {label}.\n\n```{languages[n % 8]}\n{code}```\n\n"
         elif shape == "numbered":
             items = "".join(f"{n * 10 + i - 9}. step {i}: {words[:100]}\n" for i in range(9))
             body = f"{items}{n * 10}. checkpoint {label} in the list\n"  # numbered from 1

@@ -8,7 +8,7 @@ and a key is sent to the composer every 50 ms (round trip: key event → charact
 
     python -m bench.stream [--deltas 50000] [--kib 1024] [--pace-ms 0] [--cpu-only]
                            [--shape bench|real|table|quote|code|prose|numbered|steps|quotes|longlines|
-                                    nested|wide|headings|diff|links]
+                                    nested|wide|headings|diff|links|cjk|fences]
 
 ``--pace-ms N`` sends one delta every N ms instead of a flood (``--deltas 1000 --pace-ms 30
 --shape real``: the paced variant of ``bench.real_stream``, headless, its answer's shape), and
