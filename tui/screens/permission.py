@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.geometry import Region
-from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Static
 
 from tui.protocol.models import PermissionRequest
+from tui.screens.docked_dialog import DockedDialog, rows_shown
 from tui.state.asks import (
     DiffKind,
     PermissionAnswer,
@@ -40,8 +39,6 @@ SHOWN_CHARS = CUT_AT
 it says so, with a warning line, so that one huge string cannot wedge the dialog."""
 DIFF_LINE_CHARS = 2_000
 """The same for one line of a diff (a preview holds up to ``PREVIEW_LINES`` of them)."""
-TINY_ROWS = 20
-"""Under this many rows the permission dialog drops its blank lines and its key hint."""
 PAYLOAD_MIN_ROWS = 1
 """Rows of the command the dialog must show for Allow to be taken (the body scrolls: the scroll
 cue says the rest is below)."""
@@ -96,17 +93,7 @@ def hidden_warning(texts: list[str], *, strict: bool = True, before: str = "allo
     return Content.assemble(*parts)
 
 
-def rows_shown(dialog: Screen[Any], region: Region) -> int:
-    """How many rows of ``region`` (inside the dialog's scrolling ``#dialog-body``) show between
-    its docked ``#dialog-head`` and ``#dialog-foot`` (0 or less: none)."""
-    head = dialog.query_one("#dialog-head").region
-    foot = dialog.query_one("#dialog-foot").region
-    body = dialog.query_one("#dialog-body").region
-    top, bottom = max(body.y, head.bottom), min(body.bottom, foot.y)
-    return min(bottom, region.bottom) - max(top, region.y)
-
-
-class PermissionScreen(ModalScreen[PermissionAnswer | None]):
+class PermissionScreen(DockedDialog[PermissionAnswer | None]):
     """Who asks, for what, on which resources, with the command or diff; dismissed with the reply.
 
     Esc dismisses with ``None``: the ask stays pending (inbox). Allow once is the focused default.
@@ -255,57 +242,26 @@ class PermissionScreen(ModalScreen[PermissionAnswer | None]):
             parts += [("  ·  tool ", "dim"), plain_line(self.tool.name, 30)]
         return Content.assemble(*parts)
 
+    BODY_TAKES_FOCUS = True  # (nothing else in it does: its keys scroll it)
+
     def on_mount(self) -> None:
         self.query_one("#once", Button).focus()
-        self._fit()
-        self.watch(self.query_one("#dialog-body", VerticalScroll), "show_vertical_scrollbar",
-                   self._body_scrolls)
 
-    def on_resize(self) -> None:
-        self._fit()
-
-    def _fit(self) -> None:
-        """A terminal under ``TINY_ROWS`` rows drops the dialog's blank lines and its key hint
-        (the buttons name their keys). Then, once laid out: see ``_check_room``."""
-        self.set_class(self.app.size.height < TINY_ROWS, "-tiny")
-        self.call_after_refresh(self._check_room)
-
-    def _check_room(self) -> None:
-        """Whether the command (``PAYLOAD_MIN_ROWS``) or diff (``DIFF_MIN_ROWS``) shows between the
-        docked head and foot, scrolled to its top as the dialog opens. When it does not (QA: at
-        60x15 the warning and the buttons took every row, and Allow once took a command never
-        shown), allowing is refused until the terminal is larger, and a note says so; rejecting
-        and leaving it for later still work. (The note only takes rows from the body: shown, it
-        never makes room for itself.)"""
-        if not self.is_attached:
-            return
+    def lacks_room(self) -> bool:
+        """Whether the command (``PAYLOAD_MIN_ROWS``) or diff (``DIFF_MIN_ROWS``) does not show
+        between the docked head and foot, scrolled to its top as the dialog opens. Then allowing
+        is refused until the terminal is larger; rejecting and leaving it for later still work.
+        (The note only takes rows from the body: shown, it never makes room for itself.)"""
         # The command or diff itself (a review: an edit's resources above its diff took the rows
         # and Allow was taken with no line of the diff shown), or what the body shows first.
         found = self.query("#command, #sub-commands, #diff")
         payload = found.first().region if found else self.query_one("#dialog-body").region
         need = DIFF_MIN_ROWS if found and found.first().id == "diff" else PAYLOAD_MIN_ROWS
-        cramped = rows_shown(self, payload) < min(need, max(1, payload.height))
-        if cramped != self.cramped:
-            self.set_class(cramped, "-cramped")
-            for button in self.query("#once, #always").results(Button):
-                button.disabled = cramped
+        return rows_shown(self, payload) < min(need, max(1, payload.height))
 
-    @property
-    def cramped(self) -> bool:
-        return self.has_class("-cramped")
-
-    def _body_scrolls(self, scrolls: bool) -> None:
-        """When the body does not fit it scrolls: a scrollbar, the cue line above the buttons, and
-        it takes focus (Tab, then the arrow keys); PgUp/PgDn scroll it from anywhere."""
-        self.query_one("#dialog-body", VerticalScroll).can_focus = scrolls
-        self.set_class(scrolls, "-body-scrolls")
-
-    def action_scroll_body(self, pages: int) -> None:
-        body = self.query_one("#dialog-body", VerticalScroll)
-        if pages < 0:
-            body.scroll_page_up()
-        else:
-            body.scroll_page_down()
+    def cramped_changed(self, cramped: bool) -> None:
+        for button in self.query("#once, #always").results(Button):
+            button.disabled = cramped
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reply" and parameters and parameters[0] == "always":

@@ -9,11 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Static, Tab, Tabs
 
 from tui.protocol.models import QuestionRequest
-from tui.screens.permission import STYLES, TINY_ROWS, hidden_warning, rows_shown
+from tui.screens.docked_dialog import DockedDialog, rows_shown
+from tui.screens.permission import STYLES, hidden_warning
 from tui.state.asks import (
     QuestionAnswer,
     QuestionDismissed,
@@ -29,7 +29,7 @@ BODY_MIN_ROWS = 2
 """Rows of the question's body the dialog must show for an answer to be sent (the rest scrolls)."""
 
 
-class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
+class QuestionScreen(DockedDialog[QuestionAnswer | QuestionDismissed | None]):
     """Tabs of questions; Enter confirms a question and moves on, the last one submits.
 
     Submitting (Ctrl+S, the button, Enter on the last question) sends nothing while a question
@@ -128,45 +128,14 @@ class QuestionScreen(ModalScreen[QuestionAnswer | QuestionDismissed | None]):
 
     def on_mount(self) -> None:
         self._focus_pane()
-        self.watch(self.query_one("#dialog-body", VerticalScroll), "show_vertical_scrollbar",
-                   self._body_scrolls)
-        self._fit()
 
-    def on_resize(self) -> None:
-        self._fit()
+    def lacks_room(self) -> bool:
+        """Under ``BODY_MIN_ROWS`` of the body shown, submitting is refused (and says why) until
+        the terminal is larger; Esc still leaves it for later, Ctrl+R still dismisses it."""
+        return rows_shown(self, self.query_one("#dialog-body").region) < BODY_MIN_ROWS
 
-    def _fit(self) -> None:
-        """Under ``TINY_ROWS`` rows the dialog drops its blank lines and its key hint; then, once
-        laid out, it checks there is room for the question (``_check_room``)."""
-        self.set_class(self.app.size.height < TINY_ROWS, "-tiny")
-        self.call_after_refresh(self._check_room)
-
-    def _check_room(self) -> None:
-        """A review: at 40x12 the head and foot took every row, no question or option showed, and
-        Enter sent an answer to a question never seen. Under ``BODY_MIN_ROWS`` of the body shown,
-        submitting is refused (and says why) until the terminal is larger; Esc still leaves it
-        for later, Ctrl+R still dismisses it."""
-        if not self.is_attached:
-            return
-        cramped = rows_shown(self, self.query_one("#dialog-body").region) < BODY_MIN_ROWS
-        if cramped != self.cramped:
-            self.set_class(cramped, "-cramped")
-            self.query_one("#submit", Button).disabled = cramped
-
-    @property
-    def cramped(self) -> bool:
-        return self.has_class("-cramped")
-
-    def _body_scrolls(self, scrolls: bool) -> None:
-        """When the body does not fit: a scrollbar and the cue line above the buttons."""
-        self.set_class(scrolls, "-body-scrolls")
-
-    def action_scroll_body(self, pages: int) -> None:
-        body = self.query_one("#dialog-body", VerticalScroll)
-        if pages < 0:
-            body.scroll_page_up()
-        else:
-            body.scroll_page_down()
+    def cramped_changed(self, cramped: bool) -> None:
+        self.query_one("#submit", Button).disabled = cramped
 
     @property
     def current(self) -> int:
