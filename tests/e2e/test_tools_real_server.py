@@ -234,6 +234,7 @@ async def test_apply_patch_row_shows_added_file(live_server: RealServer, fake_ll
             assert g > r, f"added line {code!r} is not green-tinted"
 
 
+@pytest.mark.e2e
 async def test_the_agents_plan_is_on_the_status_line(live_server: RealServer, fake_llm: FakeLLM) -> None:
     """The todo tool's newest list, unfinished: how far the agent got and what it is doing now
     (OpenCode's TUI keeps it in a sidebar). A server without the tool (the recorded 2.x offers

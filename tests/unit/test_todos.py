@@ -6,8 +6,17 @@ from typing import Any
 
 import pytest
 
-from tests.snapshots.main_app import MainApp, frozen, wait_connected
-from tui.state.todos import SCAN_MESSAGES, TodoProgress, todo_progress
+from tests.snapshots.main_app import (
+    MainApp,
+    ManualClock,
+    frozen,
+    main_screen,
+    make_demo,
+    settle,
+    wait_connected,
+)
+from tui.demo.fixtures import assistant, text, user
+from tui.state.todos import TodoProgress, todo_progress
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 from widgets.status.status_bar import StatusBar, StatusInfo
 
@@ -36,13 +45,31 @@ def test_the_newest_list_counts_what_is_done_and_names_what_is_being_done() -> N
     assert todo_progress(state) == TodoProgress(done=2, total=4, doing="step 2")
 
 
-def test_no_plan_when_there_is_none_or_it_was_emptied_or_is_out_of_reach() -> None:
+def test_no_plan_when_there_is_none_or_it_was_emptied() -> None:
     assert todo_progress(_state()) is None
     assert todo_progress(_state(_write(None, name="todoread"))) is None
     assert todo_progress(_state(_write(_todos("pending")), _write([]))) is None  # emptied: no older one
-    assert todo_progress(_state(_write(_todos("pending")), after=SCAN_MESSAGES)) is None
-    assert todo_progress(_state(_write(_todos("pending")), after=SCAN_MESSAGES - 1)) is not None
     assert todo_progress(_state(_write(_todos("completed")))) == TodoProgress(1, 1, "")
+
+
+def test_a_plan_written_hundreds_of_steps_ago_is_still_the_plan() -> None:
+    # A review: each step of one long turn is a message, and the scan stopped at 200 of them.
+    assert todo_progress(_state(_write(_todos("in_progress")), after=500)) == TodoProgress(0, 1, "step 0")
+
+
+def test_a_failed_call_is_no_plan() -> None:
+    # A review: a rejected call (bad input, an unknown tool, cut off) replaced the plan; 2.x
+    # keeps an unknown tool's input.
+    failed = _write(_todos("pending", "pending", "pending"))
+    failed.status = "error"
+    assert todo_progress(_state(_write(_todos("completed", "in_progress")), failed)) == \
+        TodoProgress(done=1, total=2, doing="step 1")
+    assert todo_progress(_state(failed)) is None
+
+
+def test_a_blank_item_in_progress_names_nothing() -> None:
+    assert todo_progress(_state(_write([{"content": "  \n ", "status": "in_progress"}]))) == \
+        TodoProgress(0, 1, "")
 
 
 def test_an_undone_turns_list_is_not_the_plan() -> None:
@@ -78,3 +105,30 @@ async def test_the_status_line_shows_the_plan_and_drops_its_item_first() -> None
             await pilot.pause()
             line = bar.render_line(0).text
             assert "parser" in line and "6.7k tok" not in line
+
+
+async def test_the_status_line_follows_the_plan_while_the_turn_goes_on() -> None:
+    """Refreshed when the todo call of the open session changes, not only when the turn ends
+    (a review: no test read the line while the session was busy)."""
+    with frozen():
+        clock = ManualClock()
+        demo = make_demo(clock)
+        sid = demo.seed_session("S", [user("hi"), assistant(text("hello"))])["id"]
+        app = MainApp(demo, session_id=sid, demo_clock=clock)
+        async with app.run_test(size=(200, 30)) as pilot:
+            await wait_connected(pilot)
+            bar = main_screen(app).query_one(StatusBar)
+            base = {"sessionID": sid, "assistantMessageID": "msg_live"}
+            demo.emit("session.step.started",
+                      base | {"agent": "build", "model": {"id": "scripted", "providerID": "demo"}})
+            await settle(pilot)
+            call = base | {"id": "call_plan", "executed": True}
+            plan = {"todos": [{"content": "Do X", "status": "in_progress"},
+                              {"content": "Y", "status": "pending"}]}
+            demo.emit("session.tool.input.started", call | {"name": "todowrite"})
+            demo.emit("session.tool.called", call | {"input": plan})
+            demo.emit("session.tool.success", call | {"content": [{"type": "text", "text": "ok"}]})
+            await pilot.pause(0.3)
+            await settle(pilot)
+            line = bar.render_line(0).text
+            assert "busy" in line and "☐ 0/2 todos" in line and "Do X" in line, line
