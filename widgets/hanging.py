@@ -39,4 +39,3 @@ class Hanging(Visual):
         first = (head[0].crop(0, indent) if head else Strip.blank(0)).extend_cell_length(indent, rich_style)
         blank = Strip.blank(indent, rich_style)
         return [Strip.join([first if index == 0 else blank, row]) for index, row in enumerate(rows)]
-

@@ -113,6 +113,7 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
         Binding("pagedown", "scroll_body(1)", "Scroll down", show=False),
         Binding("pageup", "scroll_body(-1)", "Scroll up", show=False),
     ]
+    BODY_TAKES_FOCUS = True  # a Tab stop when it scrolls: nothing in it takes focus
 
     def __init__(
         self,
@@ -241,8 +242,6 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
         if self.tool is not None and self.tool.name:
             parts += [("  ·  tool ", "dim"), plain_line(self.tool.name, 30)]
         return Content.assemble(*parts)
-
-    BODY_TAKES_FOCUS = True  # (nothing else in it does: its keys scroll it)
 
     def on_mount(self) -> None:
         self.query_one("#once", Button).focus()
