@@ -1,11 +1,14 @@
 """Provides transcript export: Markdown for people, JSON for tools and tests.
 
 Pure and deterministic: the output depends only on the ``SessionState`` (no clock, no ids
-minted here), and every server string, ids included, passes through ``clean_text`` (hidden
-characters are written as visible tokens, so printing an export never obeys an escape). The
-Markdown writes text as the transcript shows it: a shell's output has its SGR colours dropped
-(drawn as colours there, they would be ``␛[1;34m`` noise here) and tool titles are strict, as in
-the tool header; JSON is data for tools and keeps every escape, SGR too, as a token.
+minted here). The Markdown passes every server string, ids included, through ``clean_text``
+(hidden characters are written as visible tokens, so printing an export never obeys an escape),
+and writes text as the transcript shows it: a shell's output has its SGR colours dropped (drawn
+as colours there, they would be ``␛[1;34m`` noise here) and tool titles are strict, as in the
+tool header. JSON is data for tools: every string exactly as the server sent it, SGR included.
+Printed (``export_json_text``), every hidden character in it is a ``\\u`` escape: the text obeys
+nothing on a terminal and decodes to exactly the server's strings (a QA pass: tokens there
+could not be told from the same characters typed).
 
 JSON shape (``export_json``), format ``octui.export/1``; every key is always present::
 
@@ -36,6 +39,7 @@ Token counts that are whole numbers are written as integers.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -43,11 +47,11 @@ from tui.protocol.models import ModelRef, StructuredError, TokenUsage
 from tui.session.connect import OpenCodeClient
 from tui.state.store import Store
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
-from tui.text.sanitize import clean_text, drop_sgr, one_line, reveal, shows_nothing
+from tui.text.sanitize import clean_text, drop_sgr, escape_hidden_json, one_line, reveal, shows_nothing
 from tui.text.tools import exit_code, kind_of, timed_out
 
-__all__ = ["EXPORT_FORMAT", "MAX_OUTPUT_CHARS", "MAX_OUTPUT_LINES", "export_json", "export_markdown",
-           "fetch_session"]
+__all__ = ["EXPORT_FORMAT", "MAX_OUTPUT_CHARS", "MAX_OUTPUT_LINES", "export_json", "export_json_text",
+           "export_markdown", "fetch_session"]
 
 EXPORT_FORMAT = "octui.export/1"
 MAX_OUTPUT_LINES = 60
@@ -87,13 +91,13 @@ async def fetch_session(client: OpenCodeClient, session_id: str) -> SessionState
 
 
 def export_json(state: SessionState) -> dict[str, Any]:
-    """The session as a JSON-ready dict (shape in the module docstring)."""
-    agent, model = _session_agent_model(state)
+    """The session as a JSON-ready dict (shape in the module docstring), its strings as sent."""
+    agent, model = _session_agent_model(state, clean=False)
     return {
         "format": EXPORT_FORMAT,
-        "id": clean_text(state.id),
-        "title": _title(state),
-        "parentID": _opt(state.parent_id),
+        "id": state.id,
+        "title": state.title,
+        "parentID": _opt(state.parent_id, clean=False),
         "agent": agent,
         "model": model,
         "cost": _cost(state),
@@ -102,24 +106,30 @@ def export_json(state: SessionState) -> dict[str, Any]:
     }
 
 
+def export_json_text(state: SessionState) -> str:
+    """``export_json`` as ``octui export --format json`` prints it: indented, non-ASCII text as
+    itself, every hidden character a ``\\u`` escape (``escape_hidden_json``)."""
+    return escape_hidden_json(json.dumps(export_json(state), indent=2, ensure_ascii=False)) + "\n"
+
+
 def _message_json(message: Message) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     for part in message.parts:
         if isinstance(part, TextBlock):
-            parts.append({"type": part.kind, "text": clean_text(part.text)})
+            parts.append({"type": part.kind, "text": part.text})
         else:
             parts.append(_tool_json(part))
     return {
-        "id": clean_text(message.id),
+        "id": message.id,
         "role": message.role,
-        "agent": _opt(message.agent),
-        "model": _model(message.model),
-        "text": clean_text(message.text),
-        "description": _opt(message.description),
-        "files": _files(message),
+        "agent": _opt(message.agent, clean=False),
+        "model": _model(message.model, clean=False),
+        "text": message.text,
+        "description": _opt(message.description, clean=False),
+        "files": _files(message, clean=False),
         "reverted": message.reverted,
-        "finish": _opt(message.finish),
-        "error": _error(message.error),
+        "finish": _opt(message.finish, clean=False),
+        "error": _error(message.error, clean=False),
         "parts": parts,
     }
 
@@ -127,30 +137,19 @@ def _message_json(message: Message) -> dict[str, Any]:
 def _tool_json(tool: ToolCall) -> dict[str, Any]:
     return {
         "type": "tool",
-        "id": clean_text(tool.id),
-        "name": clean_text(tool.name),
+        "id": tool.id,
+        "name": tool.name,
         "status": tool.status,
-        "input": _clean_value(tool.input),
-        "output": clean_text(tool.output_text),
-        "error": _error(tool.error),
+        "input": tool.input,
+        "output": tool.output_text,
+        "error": _error(tool.error, clean=False),
     }
 
 
-def _clean_value(value: Any) -> Any:
-    """Sanitize every string inside a JSON-like value."""
-    if isinstance(value, str):
-        return clean_text(value)
-    if isinstance(value, dict):
-        return {clean_text(str(k)): _clean_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean_value(v) for v in value]
-    return value
-
-
-def _error(error: StructuredError | None) -> dict[str, str] | None:
+def _error(error: StructuredError | None, *, clean: bool = True) -> dict[str, str] | None:
     if error is None:
         return None
-    return {"type": clean_text(error.type), "message": clean_text(error.message)}
+    return {"type": _text(error.type, clean), "message": _text(error.message, clean)}
 
 
 def _tokens(usage: TokenUsage) -> dict[str, Any]:
@@ -321,21 +320,26 @@ def _title(state: SessionState) -> str:
     return one_line(state.title, 200) or one_line(state.id, 200)
 
 
-def _opt(value: str | None) -> str | None:
-    return clean_text(value) if value else None
+def _text(value: str, clean: bool) -> str:
+    """Markdown's text (``clean``: hidden characters as tokens) or JSON's (as sent)."""
+    return clean_text(value) if clean else value
 
 
-def _model(model: ModelRef | None) -> str | None:
-    return clean_text(model.label) if model is not None and model.label else None
+def _opt(value: str | None, clean: bool = True) -> str | None:
+    return _text(value, clean) if value else None
 
 
-def _session_agent_model(state: SessionState) -> tuple[str | None, str | None]:
-    agent = _opt(state.info.agent) if state.info else None
-    model = _model(state.info.model) if state.info else None
+def _model(model: ModelRef | None, clean: bool = True) -> str | None:
+    return _text(model.label, clean) if model is not None and model.label else None
+
+
+def _session_agent_model(state: SessionState, *, clean: bool = True) -> tuple[str | None, str | None]:
+    agent = _opt(state.info.agent, clean) if state.info else None
+    model = _model(state.info.model, clean) if state.info else None
     for message in reversed(state.ordered_messages()):
         if message.role == "assistant":
-            agent = agent or _opt(message.agent)
-            model = model or _model(message.model)
+            agent = agent or _opt(message.agent, clean)
+            model = model or _model(message.model, clean)
             break
     return agent, model
 
@@ -352,10 +356,10 @@ def _usage(state: SessionState) -> TokenUsage:
     return state.info.tokens
 
 
-def _files(message: Message) -> list[str]:
+def _files(message: Message, *, clean: bool = True) -> list[str]:
     names: list[str] = []
     for item in message.files:
         name = item.get("name") or item.get("uri") or item.get("filename") or item.get("path")
         if isinstance(name, str) and name:
-            names.append(clean_text(name))
+            names.append(_text(name, clean))
     return names

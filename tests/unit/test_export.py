@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tui.export import MAX_OUTPUT_LINES, export_json, export_markdown
+from tui.export import MAX_OUTPUT_LINES, export_json, export_json_text, export_markdown
 from tui.protocol.models import (
     ModelRef,
     SessionInfo,
@@ -105,7 +105,7 @@ def test_json_exact() -> None:
     assert data == {
         "format": "octui.export/1",
         "id": "ses_1",
-        "title": "Fix ␛[31mthe␛[0m tests",
+        "title": "Fix \x1b[31mthe\x1b[0m tests",
         "parentID": None,
         "agent": "build",
         "model": "anthropic/claude-sonnet-4-5",
@@ -113,7 +113,7 @@ def test_json_exact() -> None:
         "tokens": {"input": 1200, "output": 340, "reasoning": 0, "cache": {"read": 0, "write": 0}},
         "messages": [
             {"id": "msg_1", "role": "user", "agent": None, "model": None,
-             "text": "Run the tests␇ please", "description": None, "files": ["notes.md"],
+             "text": "Run the tests\x07 please", "description": None, "files": ["notes.md"],
              "reverted": False, "finish": None, "error": None, "parts": []},
             {"id": "msg_2", "role": "assistant", "agent": "build", "model": "anthropic/claude-sonnet-4-5",
              "text": "", "description": None, "files": [], "reverted": False, "finish": "tool-calls",
@@ -122,7 +122,7 @@ def test_json_exact() -> None:
                  {"type": "reasoning", "text": "Need to run pytest.\nThen read failures."},
                  {"type": "text", "text": "Running the suite."},
                  {"type": "tool", "id": "call_1", "name": "bash", "status": "completed",
-                  "input": {"command": "pytest -q", "description": "Run ␛]0;x␇tests"},
+                  "input": {"command": "pytest -q", "description": "Run \x1b]0;x\x07tests"},
                   "output": "2 passed\n```inner```", "error": None},
                  {"type": "tool", "id": "call_2", "name": "read", "status": "error",
                   "input": {"path": "/w/missing.py"}, "output": "",
@@ -224,10 +224,14 @@ def test_plain_tool_output_shows_its_colour_codes_as_the_row_does() -> None:
     assert f"```text\n{SHOWN}\n```" in export_markdown(state)
 
 
-def test_json_keeps_the_shell_colours_as_tokens() -> None:
-    """JSON is data for tools: nothing dropped, every escape a token ``decode_tokens`` reads back."""
+def test_json_keeps_the_shell_output_as_it_came() -> None:
+    """JSON is data for tools: the output exactly, colours and escapes too (tokens, as they were
+    until a QA pass, could not be told from the same characters typed)."""
     state = tool_state(ToolCall(id="c", name="bash", status="completed", content=[ToolContent(text=HOSTILE)]))
-    assert export_json(state)["messages"][0]["parts"][0]["output"] == SHOWN
+    assert export_json(state)["messages"][0]["parts"][0]["output"] == HOSTILE
+    printed = export_json_text(state)
+    assert "\\u001b[1;31mred" in printed and "\\u202egnp.exe" in printed
+    assert json.loads(printed)["messages"][0]["parts"][0]["output"] == HOSTILE
 
 
 def test_an_answer_keeps_its_markdown_and_shows_its_escapes() -> None:
@@ -270,13 +274,15 @@ def test_no_server_string_reaches_the_markdown_raw() -> None:
     assert markdown.startswith(f"# ses_{SHOWN}\n\nSession `ses_{SHOWN}` · child of `ses_p{SHOWN}`")
 
 
-def test_no_server_string_reaches_the_json_raw() -> None:
-    data = export_json(hostile_session())
-    text = json.dumps(data, ensure_ascii=False)  # as ``octui export --format json`` prints it
-    assert hidden_characters(text, strict=False) == []
+def test_no_server_string_reaches_the_printed_json_raw_and_none_is_changed() -> None:
+    state = hostile_session()
+    text = export_json_text(state)  # as ``octui export --format json`` prints it
+    assert hidden_characters(text.replace("\n", ""), strict=True) == []
+    assert json.loads(text) == export_json(state)  # every string exactly as it came
+    data = export_json(state)
     assert (data["id"], data["parentID"], data["messages"][0]["id"]) == (
-        f"ses_{SHOWN}", f"ses_p{SHOWN}", f"msg_1{SHOWN}")
-    assert data["messages"][1]["parts"][2]["id"] == f"call_1{SHOWN}"
+        f"ses_{HOSTILE}", f"ses_p{HOSTILE}", f"msg_1{HOSTILE}")
+    assert data["messages"][1]["parts"][2]["id"] == f"call_1{HOSTILE}"
 
 
 def test_a_command_that_failed_is_exported_as_failed() -> None:

@@ -219,3 +219,15 @@ def test_the_format_characters_known_by_version_are_the_ones_unicode_has() -> No
     ranges = sanitize._FORMAT_RANGES.get(unicodedata.unidata_version)
     if ranges is not None:  # the table's other versions need their own Python to be read
         assert [c for first, last in ranges for c in range(first, last + 1)] == scanned
+
+
+def test_escaped_json_obeys_nothing_and_reads_back_exactly() -> None:
+    import json
+
+    from tui.text.sanitize import escape_hidden_json
+
+    data = {"a\u202eb": ["\x1b[2J", "\x7f\x85\u200b\ufeff", "tag \U000e0041", "lone \ud800", "日本 ok\n\t"]}
+    text = escape_hidden_json(json.dumps(data, indent=2, ensure_ascii=False))
+    assert hidden_characters(text.replace("\n", ""), strict=True) == []
+    assert "日本 ok" in text  # readable text stays as itself
+    assert json.loads(text) == data

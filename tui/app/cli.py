@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import json
 import logging
 import os
 import secrets
@@ -317,7 +316,7 @@ def _export(args: argparse.Namespace, connection: Connection | None, directory: 
 
 async def _export_text(session_id: str, fmt: str, connection: Connection | None,
                        directory: str, standalone: bool = False) -> str:
-    from tui.export import export_json, export_markdown, fetch_session
+    from tui.export import export_json_text, export_markdown, fetch_session
 
     local: LocalServer | None = None
     password: str | None
@@ -345,7 +344,7 @@ async def _export_text(session_id: str, fmt: str, connection: Connection | None,
         if local is not None:
             await local.stop()
     if fmt == "json":
-        return json.dumps(export_json(state), indent=2, ensure_ascii=False) + "\n"
+        return export_json_text(state)
     return export_markdown(state)
 
 

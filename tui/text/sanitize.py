@@ -30,8 +30,8 @@ from rich.cells import get_character_cell_size
 
 __all__ = [
     "LINE_WINDOW", "LONGEST_TOKEN", "clean_text", "decode_tokens", "describe_hidden", "drop_sgr",
-    "flatten", "hidden_characters", "hidden_name", "keep_sgr", "line_from_start", "one_line", "overstrike",
-    "reveal", "shows_nothing", "token_for", "visible_runs",
+    "escape_hidden_json", "flatten", "hidden_characters", "hidden_name", "keep_sgr", "line_from_start",
+    "one_line", "overstrike", "reveal", "shows_nothing", "token_for", "visible_runs",
 ]
 
 Line = TypeVar("Line")
@@ -233,6 +233,24 @@ def clean_text(text: str) -> str:
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return reveal(text)
+
+
+def escape_hidden_json(text: str) -> str:
+    """JSON text (as ``json.dumps`` writes it) with every hidden character still raw in it (the
+    strict set: DEL, C1, bidi, zero-width, surrogates…; ``json.dumps`` escapes only C0 controls)
+    written as a ``\\u`` escape: printed it obeys nothing, and it decodes to exactly the same
+    data. Only a line break is left, for the layout (``json.dumps`` escapes those in strings)."""
+
+    def escaped(match: re.Match[str]) -> str:
+        code = ord(match.group(0))
+        if code == 0x0A:
+            return "\n"
+        if code > 0xFFFF:  # a surrogate pair, as JSON writes a character past the first plane
+            high, low = divmod(code - 0x10000, 0x400)
+            return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+        return f"\\u{code:04x}"
+
+    return _STRICT_HIDDEN.sub(escaped, text)
 
 
 def shows_nothing(text: str) -> bool:
