@@ -35,9 +35,9 @@ async def test_a_huge_reasoning_block_is_counted_in_steps_and_shown_cut() -> Non
     block = TextBlock(kind="reasoning", ordinal=0, text=text, streaming=False)
     app = ReasoningApp(block, collapsed=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        started = time.perf_counter()
+        started = time.thread_time()  # CPU: a loaded machine must not fail it
         await pilot.pause()  # mounted: synced once
-        assert time.perf_counter() - started < 1.0
+        assert time.thread_time() - started < 1.0
         for _ in range(100):  # bounded: the count catches up a step per timer tick
             if "(600000 words)" in str(app.view.title):
                 break

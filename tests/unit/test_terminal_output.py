@@ -192,10 +192,10 @@ def test_many_carriage_returns_take_linear_time() -> None:
 
 def test_the_output_of_a_progress_bar_is_drawn_cheaply() -> None:
     frames = "".join(f"\r\x1b[32m[{'#' * (n % 50):<50}]\x1b[0m {n}%" for n in range(4000))  # 250 kB
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU: a loaded machine must not fail it
     output = TerminalOutput(frames + "\nfinished")
     content = output._render_output()
-    took = time.perf_counter() - started
+    took = time.thread_time() - started
     assert content.plain.endswith("\nfinished") and "\\r" not in content.plain
     assert took < 2.0, f"took {took:.1f} s"
 
