@@ -161,3 +161,36 @@ async def test_starting_the_local_server_shows_in_the_banner(monkeypatch: pytest
             assert banner.display
             gate.set()
             await pilot.pause(0.1)
+
+
+async def test_while_a_session_loads_the_status_line_drops_the_one_left() -> None:
+    """A review: while a slow session loaded, the status line still showed the plan (and model
+    and usage) of the session left."""
+    from tui.demo.fixtures import tool
+    from widgets.status.status_bar import StatusBar
+
+    with frozen():
+        app, other = seeded()
+        plan = {"todos": [{"content": "Write it", "status": "in_progress"},
+                          {"content": "Ship", "status": "pending"}]}
+        first = str(app.server.seed_session("Planned", [user("Plan it"),
+                                                        assistant(tool("todowrite", plan))])["id"])
+        async with app.run_test(size=(160, 24)) as pilot:
+            await wait_connected(pilot)
+            app.screen_main().open(first)
+            bar = app.screen_main().query_one(StatusBar)
+            await wait_for(pilot, lambda: "☐ 0/2 todos" in bar.render_line(0).text, "the plan")
+            gate = asyncio.Event()
+            real_open = app.session.open_session
+
+            async def slow_open(session_id: str) -> None:
+                await gate.wait()
+                await real_open(session_id)
+
+            app.session.open_session = slow_open  # type: ignore[method-assign]
+            app.screen_main().open(other)
+            await wait_for(pilot, lambda: "◌ Loading session" in transcript_text(app), "the cue")
+            line = bar.render_line(0).text
+            gate.set()
+            await settle(pilot)
+        assert "todos" not in line and "Write it" not in line, line

@@ -8,6 +8,7 @@ connection, the server, the model, the agent, the usage and the pending asks fro
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
 
 from textual.widget import Widget
@@ -85,9 +86,13 @@ class StatusArea(Widget):
         self.screen.query_one(SessionHeader).show(title, directory, server)
 
     def show_loading(self, title: str) -> None:
-        """A session's history is loading: its title heads the screen already."""
+        """A session's history is loading: its title heads the screen already, and the status line
+        no longer shows the session left (its plan, usage, agent and model; a review)."""
         header = self.screen.query_one(SessionHeader)
         header.show(title or "…", octui_app(self).spec.directory, header.values[2])
+        bar = self.screen.query_one(StatusBar)
+        bar.info = replace(bar.info, agent="", model="", busy=False, note="", tokens=0, cost=0,
+                           context_limit=0, context_used=0, todos_done=0, todos_total=0, doing="")
 
     def show_connecting(self) -> None:
         self.screen.query_one(ConnectionBanner).show_state("connecting")
