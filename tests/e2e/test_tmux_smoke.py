@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -159,3 +160,34 @@ def test_real_octui_in_tmux_answers_and_quits(
     code = after.split(EXIT_MARK, 1)[1].split()[0]
     assert code == "0", f"octui exited with {code}\n{after}"
     assert "Traceback" not in after and "Error" not in after, after
+
+
+@pytest.mark.parametrize("signal_name", ["TERM", "HUP"])
+def test_a_killed_octui_gives_the_terminal_back(tmux: Tmux, tmp_path: Path, signal_name: str) -> None:
+    """QA: after ``kill -TERM`` the shell was left in the alternate screen with mouse reporting on,
+    and each mouse move typed escape codes into it. (``--demo``: no server is needed for this.)"""
+    script = _octui_script()
+    if not script.is_file():
+        if in_ci():
+            pytest.fail(f"{script} missing: install the project into its venv (pip install -e .)")
+        pytest.skip(f"{script} missing (install the project into its venv)")
+    pid_file = tmp_path / "octui.pid"
+    env_args = ["-e", f"OCTUI_CONFIG={tmp_path / 'no-config.toml'}",
+                "-e", f"OCTUI_STATE_DIR={tmp_path / 'state'}"]
+    command = (f"sh -c 'echo $$ > {shlex.quote(str(pid_file))}; exec {shlex.quote(str(script))} --demo'; "
+               f"echo {EXIT_MARK}$?; sleep 30")
+    tmux.run("new-session", "-d", "-s", "octui", "-x", str(WIDTH), "-y", str(HEIGHT), *env_args, command)
+    target = "octui:0.0"
+
+    def screen() -> str:
+        return tmux.capture(target)
+
+    def modes() -> str:
+        return tmux.run("display", "-p", "-t", target,
+                        "#{alternate_on} #{mouse_any_flag} #{mouse_sgr_flag} #{cursor_flag}").stdout.strip()
+
+    _wait(lambda: "connected" in screen(), "octui --demo to start", SCREEN_TIMEOUT, screen)
+    assert modes().split()[:2] == ["1", "1"]  # (the control: it took the terminal over)
+    os.kill(int(pid_file.read_text()), getattr(signal, f"SIG{signal_name}"))
+    _wait(lambda: EXIT_MARK in screen(), "octui to exit", 10.0, screen)
+    assert modes() == "0 0 0 1", f"terminal modes after SIG{signal_name}: {modes()}\n{screen()}"

@@ -256,6 +256,9 @@ def _stop_local_server_on_signals(app: Any) -> None:
     def handler(signum: int, frame: object) -> None:
         if app.local is not None:
             app.local.stop_sync()
+        # The terminal as it was: QA, after a `kill -TERM` the shell was left in the alternate
+        # screen with mouse reporting on (each mouse move typed escape codes into it).
+        exit_guard.restore_terminal()
         os._exit(128 + signum)
 
     for sig in (signal.SIGHUP, signal.SIGTERM):

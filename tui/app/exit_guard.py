@@ -52,7 +52,8 @@ def remember_terminal() -> None:
             _saved = (fd, termios.tcgetattr(fd))
 
 
-def _restore_terminal() -> None:
+def restore_terminal() -> None:
+    """Put the terminal back as ``remember_terminal`` found it, if the app did not (a no-op then)."""
     if _saved is None:
         return
     with contextlib.suppress(Exception):
@@ -86,7 +87,7 @@ def _expire(seconds: float, code: Callable[[], int]) -> None:
     note = threading.Thread(target=_log_stuck, args=(seconds,), daemon=True)
     note.start()
     note.join(0.5)
-    _restore_terminal()
+    restore_terminal()
     os._exit(status)
 
 
