@@ -442,3 +442,25 @@ async def test_no_prompt_history_is_kept_when_the_config_says_so() -> None:
             await pilot.pause(0.3)
             assert composer.prompt_history == ["a secret"]  # this run's only
     assert SavedState().prompt_history() == ["from the last run"]
+
+
+async def test_hiding_the_focused_subagent_tree_gives_the_prompt_its_keys_back() -> None:
+    """QA: Ctrl+G hid the tree while it had the focus; nothing was focused after, and the prompt
+    typed next went nowhere (two real prompts were lost so)."""
+    from widgets.subagents.subagent_tree import SubagentTree
+
+    async with reading(6) as (app, pilot, demo, sid):
+        composer = main_screen(app).query_one(Composer)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        tree = main_screen(app).query_one(SubagentTree)
+        assert tree.display
+        tree.focus()
+        await settle(pilot)
+        assert app.focused is tree
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert not tree.display and app.focused is composer
+        burst(app, *"sent")
+        await settle(pilot)
+        assert composer.text == "sent"

@@ -239,6 +239,11 @@ class MainScreen(Screen[None]):
 
     def _refresh_tree(self) -> None:
         self.reading.set_child_states(self.subagents.show(self.session_id))
+        tree = self.query_one(SubagentTree)
+        if not tree.display and (self.focused is None or tree in self.focused.ancestors_with_self):
+            # QA: hiding the tree (Ctrl+G) while it had the focus left nothing focused, and the
+            # prompt typed next went nowhere.
+            self.composer.focus_composer()
         # The tool calls a permission waits on, whoever's session: a row shows it is waiting.
         self.reading.set_asking_calls({ask.source.id for ask in octui_app(self).store.asks.values()
                                        if isinstance(ask, PermissionRequest) and ask.source is not None
