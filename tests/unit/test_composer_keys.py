@@ -464,3 +464,25 @@ async def test_hiding_the_focused_subagent_tree_gives_the_prompt_its_keys_back()
         burst(app, *"sent")
         await settle(pilot)
         assert composer.text == "sent"
+
+
+async def test_a_mouse_selection_over_an_answer_copies_its_text() -> None:
+    """QA: dragging over an answer and pressing Ctrl+C copied "TextBlockView.text-block" (the
+    widget's name), wrote no file copy and said nothing."""
+    from textual.selection import Selection
+
+    from tui.storage.config import state_dir
+    from widgets.transcript.text_block import TextBlockView
+
+    async with reading(6, notifications=True) as (app, pilot, demo, sid):
+        screen = main_screen(app)
+        view = list(screen.query(TextBlockView))[-1]
+        assert view.source
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        screen.selections = {view: Selection(None, None)}
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        assert copied == [view.source.rstrip("\n")]
+        assert (state_dir() / "clipboard.txt").read_text() == copied[0]
+        assert any("Selection" in str(toast.message) for toast in app._notifications)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, Vertical
@@ -674,6 +675,14 @@ class MainScreen(Screen[None]):
 
     def action_detach_all(self) -> None:
         self.composer.detach_all()
+
+    def action_copy_text(self) -> None:
+        """Copy the mouse selection (Textual's Ctrl+C) as the other copies do: OSC 52, the
+        state dir's clipboard file and a toast (QA: it wrote only OSC 52, silently)."""
+        selection = self.get_selected_text()
+        if selection is None:
+            raise SkipAction()
+        octui_app(self).actions.copy(selection, "Selection")
 
     def action_copy_last_answer(self) -> None:
         self.transcript_actions.copy_last_answer(self.state)

@@ -25,6 +25,7 @@ import time
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
@@ -76,6 +77,13 @@ class TextBlockView(LightRepaint):
     def source(self) -> str:
         """The text currently shown."""
         return self._text
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The block's text for a mouse selection over it. Its lines are drawn from rendered
+        markdown with no map back to the source, so a selection that takes in any of it copies
+        the whole block, as written (QA: Textual copied the widget's name,
+        "TextBlockView.text-block", for it)."""
+        return self._text, "\n"
 
     def on_mount(self) -> None:
         self._ready = True  # ``is_mounted`` is still False inside on_mount
