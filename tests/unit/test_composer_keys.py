@@ -479,7 +479,7 @@ async def test_a_mouse_selection_over_an_answer_copies_its_text() -> None:
         view = list(screen.query(TextBlockView))[-1]
         assert view.source
         copied: list[str] = []
-        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign,assignment]
         screen.selections = {view: Selection(None, None)}
         await pilot.press("ctrl+c")
         await settle(pilot)

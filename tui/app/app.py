@@ -388,7 +388,13 @@ class OctuiApp(DiffedOutput[int]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.typed_at = self._input_at
             if held_keys(self.screen, self.typed_at):
-                return  # a dialog that just opened: keys typed for the prompt answer nothing
+                # A dialog that just opened: keys typed for the prompt answer nothing. Its letters
+                # go on into the prompt under it (QA: "my draft", typed as a dialog opened, was
+                # lost); other keys (Enter: it was not sent) are dropped.
+                main = self._main_or_none()
+                if main is not None and event.is_printable and event.character:
+                    main.composer.insert(event.character)
+                return
         if self._held is not None and (used or isinstance(event, events.Resize)):
             self.release_paint()
         if isinstance(event, events.Key) and not event.is_forwarded:  # (not one bubbling back up)
