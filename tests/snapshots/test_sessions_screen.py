@@ -225,3 +225,25 @@ async def test_busy_badges_follow_the_loader() -> None:
 )
 def test_format_age(age_s: float, text: str) -> None:
     assert format_age((NOW - age_s) * 1000, NOW * 1000) == text
+
+
+async def test_enter_in_the_search_opens_its_match_and_an_empty_search_keeps_the_keys() -> None:
+    """QA: Enter in a search that found nothing moved the focus to the empty, hidden list, and
+    the letters typed next were its keys ("c" changed the scope, "n" opened a new session). And
+    with matches shown, Enter only moved to the list: a second Enter opened."""
+    app = SessionsApp(FakeLoader(sample_sessions()))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"zzz", "enter")
+        await settle(pilot)
+        assert isinstance(app.focused, Input) and app.screen.query_one("#sessions-empty", Static).display
+        await pilot.press(*"cn")
+        await settle(pilot)
+        assert app.new_sessions == 0 and app.screen.query_one(Input).value == "zzzcn"
+        app.screen.query_one(Input).value = "auth"
+        await pilot.press("enter")  # a new search: its results take the focus
+        await settle(pilot)
+        assert isinstance(app.focused, SessionList) and app.opened == []
+        await pilot.press("slash", "enter")  # the same search again: opens what it shows
+        await settle(pilot)
+        assert app.opened == ["ses_01"]

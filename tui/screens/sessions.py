@@ -148,6 +148,7 @@ class SessionsScreen(Screen[str | None]):
         self.set_reactive(SessionsScreen.roots_only, roots_only)
         self._cursor: str | None = None
         self._debounce: Timer | None = None
+        self._focus_results = False  # a search sent with Enter: its results take the focus
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="sessions-header"):
@@ -206,6 +207,9 @@ class SessionsScreen(Screen[str | None]):
 
     def _after_load(self, search: str | None) -> None:
         count = len(self._list.sessions)
+        if self._focus_results and count:
+            self._list.focus()
+        self._focus_results = False
         empty = self.query_one("#sessions-empty", Static)
         empty.display = count == 0
         self._list.display = count > 0
@@ -246,10 +250,19 @@ class SessionsScreen(Screen[str | None]):
 
     @on(Input.Submitted, "#sessions-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the search box: the results shown for it open their highlighted session (it
+        took a second Enter in the list); a new search moves to the list once it has found
+        something. Nothing found, the box keeps the focus (QA: the letters typed next in an
+        empty, hidden list were its keys: "c" changed the scope, "n" opened a new session)."""
         if self._debounce is not None:
             self._debounce.stop()
+        if event.value.strip() == self.search_text.strip():
+            session = self._highlighted()
+            if session is not None:
+                self.post_message(self.Open(session.id))
+            return
+        self._focus_results = True
         self._apply_search(event.value)
-        self._list.focus()
 
     def _apply_search(self, text: str) -> None:
         self._debounce = None
