@@ -486,3 +486,22 @@ async def test_a_mouse_selection_over_an_answer_copies_its_text() -> None:
         assert copied == [view.source.rstrip("\n")]
         assert (state_dir() / "clipboard.txt").read_text() == copied[0]
         assert any("Selection" in str(toast.message) for toast in app._notifications)
+
+
+async def test_a_focused_answer_is_marked_in_any_colours() -> None:
+    """QA: with 16 or 256 colours, Tab to an answer changed no cell (its tint mapped to the same
+    colour), yet its keys acted. A band is drawn in its first column, a character, not a colour."""
+    async with reading(6) as (app, pilot, demo, sid):
+        views = list(main_screen(app).query(MessageView))
+        answer = next(view for view in reversed(views) if view.message.role == "assistant")
+        await pilot.pause()
+        region = answer.region
+
+        def first_column() -> set[str]:
+            rows = main_screen(app)._compositor.render_strips()[region.y:region.bottom]
+            return {row.crop(region.x, region.x + 1).text for row in rows}
+
+        assert first_column() == {" "}
+        answer.focus()
+        await settle(pilot)
+        assert first_column() - {" "}, "no band on the focused answer"
