@@ -23,6 +23,9 @@ MAX_ROWS = 1000
 """Rows drawn per file; the rest is summarised on one line."""
 
 _SIGNS = {"added": "+", "removed": "-", "context": " ", "note": "\\"}
+# The sign in its colour too: with 16 or 256 colours the rows' tinted backgrounds map to nearly
+# the same colour (QA: added, removed and context rows alike), a coloured sign does not.
+_SIGN_STYLES = {"added": "bold $text-success", "removed": "bold $text-error"}
 
 
 
@@ -174,7 +177,8 @@ class DiffView(BoundedLineCache, Widget):
         else:
             text = self._highlighted().get(id(line)) or plain(line.text)
         body = Content.assemble(
-            Content(gutter + " ").stylize(self._style("diff-view--number")), _SIGNS[kind], " ", text,
+            Content(gutter + " ").stylize(self._style("diff-view--number")),
+            (_SIGNS[kind], _SIGN_STYLES.get(kind, "")), " ", text,
         )
         body = body.truncate(width, ellipsis=True, pad=True)
         style = {"added": "diff-view--added", "removed": "diff-view--removed"}.get(kind)
