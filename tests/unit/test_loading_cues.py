@@ -47,20 +47,26 @@ async def wait_for(pilot: Any, predicate: Any, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def hold_opening(app: MainApp) -> asyncio.Event:
+    """Opening a session waits (its history loading) until the returned event is set."""
+    gate = asyncio.Event()
+    real_open = app.session.open_session
+
+    async def slow_open(session_id: str) -> None:
+        await gate.wait()
+        await real_open(session_id)
+
+    app.session.open_session = slow_open  # type: ignore[method-assign]
+    return gate
+
+
 async def test_opening_a_session_shows_a_loading_cue_until_its_history_arrives() -> None:
     with frozen():
         app, sid = seeded()
         async with app.run_test(size=SIZE) as pilot:
             await wait_connected(pilot)
             assert app.session.is_ready
-            gate = asyncio.Event()
-            real_open = app.session.open_session
-
-            async def slow_open(session_id: str) -> None:
-                await gate.wait()
-                await real_open(session_id)
-
-            app.session.open_session = slow_open  # type: ignore[method-assign]
+            gate = hold_opening(app)
             app.screen_main().open(sid)
             await wait_for(pilot, lambda: "◌ Loading session" in transcript_text(app), "the cue")
             gate.set()
@@ -180,14 +186,7 @@ async def test_while_a_session_loads_the_status_line_drops_the_one_left() -> Non
             app.screen_main().open(first)
             bar = app.screen_main().query_one(StatusBar)
             await wait_for(pilot, lambda: "☐ 0/2 todos" in bar.render_line(0).text, "the plan")
-            gate = asyncio.Event()
-            real_open = app.session.open_session
-
-            async def slow_open(session_id: str) -> None:
-                await gate.wait()
-                await real_open(session_id)
-
-            app.session.open_session = slow_open  # type: ignore[method-assign]
+            gate = hold_opening(app)
             app.screen_main().open(other)
             await wait_for(pilot, lambda: "◌ Loading session" in transcript_text(app), "the cue")
             line = bar.render_line(0).text
