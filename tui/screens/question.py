@@ -25,6 +25,7 @@ from tui.text.sanitize import one_line
 from widgets.asks.form_field import QuestionPane
 from widgets.plain import plain_line, toast
 
+TOO_SMALL = "Too small to show the question: make the terminal larger."
 BODY_MIN_ROWS = 2
 """Rows of the question's body the dialog must show for an answer to be sent (the rest scrolls)."""
 
@@ -94,7 +95,7 @@ class QuestionScreen(DockedDialog[QuestionAnswer | QuestionDismissed | None]):
                 yield Static(Content.styled("↕ Scroll for the rest (wheel, PgUp/PgDn)", "bold $text-warning"),
                              id="scroll-cue")
                 yield Static(Content.styled(
-                    "⚠ Too small to show the question: make the terminal larger. esc leaves it for later.",
+                    f"⚠ {TOO_SMALL} esc leaves it for later.",
                     "bold $text-error"), id="cramped-note")
                 with Horizontal(id="buttons"):
                     yield Button(Content("Submit [ctrl+s]"), id="submit", variant="primary", compact=True)
@@ -176,7 +177,7 @@ class QuestionScreen(DockedDialog[QuestionAnswer | QuestionDismissed | None]):
 
     def action_submit(self) -> None:
         if self.cramped:
-            toast(self, "Too small to show the question: make the terminal larger.", title="Question",
+            toast(self, TOO_SMALL, title="Question",
                   severity="warning", timeout=4)
             return
         errors = validate_questions(self.states)

@@ -133,21 +133,24 @@ class ChoiceList(OptionList):
     def _body(self) -> ScrollableContainer | None:
         return next((node for node in self.ancestors if isinstance(node, ScrollableContainer)), None)
 
+    def _on_screen(self, region: Region) -> Region:
+        """``region`` of the list (an option's rows) where it is on the screen."""
+        return Region(self.region.x, self.region.y + region.y - self.scroll_offset.y,
+                      self.region.width, region.height)
+
     def _highlight_shown(self) -> bool:
         """Whether a row of the highlighted option is on screen, inside the dialog's body."""
         region, body = self._highlight_at, self._body()
         if region is None or body is None or not self.region:
             return True
-        rows = Region(self.region.x, self.region.y + region.y - int(self.scroll_offset.y),
-                      self.region.width, region.height)
-        return body.content_region.intersection(rows).height > 0
+        return body.content_region.intersection(self._on_screen(region)).height > 0
 
     def _show_in_body(self, region: Region) -> None:
         body = self._body()
         if body is not None and self.region and body.region:
-            top = (self.region.y - body.content_region.y + body.scroll_offset.y
-                   + region.y - self.scroll_offset.y)
-            body.scroll_to_region(Region(0, top, 1, region.height), animate=False, immediate=True)
+            rows = self._on_screen(region)
+            top = rows.y - body.content_region.y + body.scroll_offset.y  # in the body's own rows
+            body.scroll_to_region(Region(0, top, 1, rows.height), animate=False, immediate=True)
 
     def on_key(self, event: Key) -> None:
         if event.character and event.character in "123456789":
