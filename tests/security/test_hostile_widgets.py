@@ -405,7 +405,8 @@ async def status_bar(pilot: Pilot[None], texts: list[str]) -> Shown:
     widgets = [StatusBar() for _ in texts]
     await _mount(pilot, *widgets)
     for widget, text in zip(widgets, texts, strict=True):
-        widget.info = StatusInfo(connection="connected", server=text, agent="a", model=text, note=text)
+        widget.info = StatusInfo(connection="connected", server=text, agent="a", model=text, note=text,
+                                 todos_done=1, todos_total=2, doing=text)  # the plan's item: server text
     await pilot.pause()
     return [(w, [t]) for w, t in zip(widgets, texts, strict=True)]
 
