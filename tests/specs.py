@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.server import RealServer, in_ci
+from tests.e2e.server import SPEC_FETCH_TIMEOUT, RealServer, in_ci
 
 Json = dict[str, Any]
 
@@ -61,7 +61,7 @@ def read_text(path: Path) -> str:
 
 def served_openapi(server: RealServer) -> tuple[str, str, Json] | None:
     """``(generation, route, document)`` of the OpenAPI document the server serves, or None."""
-    with server.client(timeout=20.0) as http:
+    with server.client(timeout=SPEC_FETCH_TIMEOUT) as http:
         for route, generation in SERVED_ROUTES.items():
             try:
                 response = http.get(route)

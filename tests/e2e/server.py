@@ -110,6 +110,9 @@ SPEC_DOCUMENTS = (("/openapi.json", Generation.V2), ("/doc", Generation.PREVIEW_
 # it needs, SHAPE_FOR). 1.18.33's spec (/doc, ~480 KB) costs its server ~2.8 CPU-s and ~2 s to
 # serve: read once per binary and test process, not at every restart of a server of the same file.
 _KNOWN_SPECS: dict[tuple[str, int, int], tuple[Generation, dict[str, set[str]]]] = {}
+# How long a fetch of a spec document may take: ~2 s alone, but more than 10 s on a 2-core machine
+# with the whole suite running (a CI run timed out on /doc at 10 s).
+SPEC_FETCH_TIMEOUT = 60.0
 
 
 def _binary_key(binary: Path) -> tuple[str, int, int] | None:
@@ -484,7 +487,7 @@ class RealServer:
             return
         for attempt in range(50):  # bounded: the first requests after start may be slow
             try:
-                with httpx.Client(base_url=self.url, auth=self.auth, timeout=10.0) as http:
+                with httpx.Client(base_url=self.url, auth=self.auth, timeout=SPEC_FETCH_TIMEOUT) as http:
                     found = generation_of(http)
                 if found is not None:
                     self.generation, self.spec_paths = found
@@ -626,7 +629,7 @@ def served_generation(url: str, auth: tuple[str, str], timeout: float = 30.0) ->
     deadline = time.monotonic() + timeout
     while True:
         try:
-            with httpx.Client(base_url=url, auth=auth, timeout=10.0) as http:
+            with httpx.Client(base_url=url, auth=auth, timeout=SPEC_FETCH_TIMEOUT) as http:
                 found = generation_of(http)
             if found is not None:
                 return found[0]

@@ -17,6 +17,7 @@ import pytest
 
 from tests.e2e.fake_llm import FakeLLM, find_scenario, split_text
 from tests.e2e.server import (
+    SPEC_FETCH_TIMEOUT,
     ConfigShape,
     EventRecorder,
     RealServer,
@@ -389,7 +390,7 @@ def test_generation_is_known_from_behaviour(live_server: RealServer) -> None:
     assert live_server.url in live_server.startup_line and "listening on" in live_server.startup_line
     assert live_server.serves("POST", "/api/session/{sessionID}/prompt")
     assert live_server.serves("GET", "/api/session/{id}/permission")
-    with live_server.client() as http:
+    with live_server.client(timeout=SPEC_FETCH_TIMEOUT) as http:
         openapi = http.get("/openapi.json")
         doc = http.get("/doc")
     if live_server.wire.v2:
