@@ -319,3 +319,23 @@ async def test_keys_typed_for_the_prompt_never_answer_an_ask(monkeypatch: pytest
         await settle(pilot)
         replies = [e["data"]["reply"] for e in app.server.emitted if e["type"] == "permission.replied"]
         assert replies == ["once"] and composer.text == "then add testsa"
+
+
+async def test_an_ask_waiting_for_typing_to_pause_lets_the_app_close(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A suite run failed when the timer of an ask waiting for typing to pause fired as the app
+    closed: the main screen was already gone, and the timer raised "main screen missing"."""
+    from tui.screens import key_guard
+    from widgets.asks.ask_flow import AskFlow
+
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        monkeypatch.setattr(key_guard, "TYPING_PAUSE_S", 30.0)
+        await type_prompt(pilot, "Give me a tour of this project.")
+        await wait_until(pilot, lambda: bool(app.store.asks))  # (the welcome script's shell ask)
+        flow = main_screen(app).query_one(AskFlow)
+        await wait_until(pilot, lambda: flow.waiting_for_pause)
+        monkeypatch.setattr(app, "main_or_none", lambda: None)  # as while the app closes
+        flow._paused()  # the timer's callback, at that moment
+        await pilot.pause()
+        assert app.is_running and not isinstance(app.screen, PermissionScreen)

@@ -147,7 +147,7 @@ class FlushClock:
         monkeypatch.setattr(app_module, "thread_time", lambda: self.cpu)
         monkeypatch.setattr(app, "set_timer", set_timer)
         monkeypatch.setattr(app, "call_later", lambda callback: self.asked.append(0.0))
-        monkeypatch.setattr(app, "_main_or_none", lambda: None)  # frames carry no changes to a screen
+        monkeypatch.setattr(app, "main_or_none", lambda: None)  # frames carry no changes to a screen
         monkeypatch.setattr(app, "_measure_growth", lambda: None)
         app._last_flush = app._last_frame_end = self.now - 10  # the app's frames so far, long past
         app._flush_cost = 0.0
@@ -347,7 +347,7 @@ class GrowthProbe:
 
         self.app, self.now, self.rows = app, 1000.0, 30
         monkeypatch.setattr(app_module, "perf_counter", lambda: self.now)
-        monkeypatch.setattr(app, "_main_or_none", lambda: self)
+        monkeypatch.setattr(app, "main_or_none", lambda: self)
         app._growth.clear()
         app._flooding = False
 

@@ -168,7 +168,7 @@ class OctuiApp(DiffedOutput[int]):
         self.exit_grace_s: float | None = None  # the CLI bounds the exit (app/exit_guard.py); tests do not
         self.actions = SessionActions(self)
         self.notifier = Notifier(self.store, lambda: self.app_focus, self._alert,
-                                 lambda: getattr(self._main_or_none(), "session_id", None),
+                                 lambda: getattr(self.main_or_none(), "session_id", None),
                                  enabled=self.config.notify)
 
     async def on_mount(self) -> None:
@@ -357,7 +357,7 @@ class OctuiApp(DiffedOutput[int]):
         if self._held is None:
             return
         now = perf_counter()
-        main = self._main_or_none()
+        main = self.main_or_none()
         behind = main is not None and main.rendering_behind()
         quiet = now - self._last_change >= QUIET_S
         # A flood is painted once it is over (quiet) and its lines are rendered (not placeholders
@@ -391,14 +391,14 @@ class OctuiApp(DiffedOutput[int]):
                 # A dialog that just opened: keys typed for the prompt answer nothing. Its letters
                 # go on into the prompt under it (QA: "my draft", typed as a dialog opened, was
                 # lost); other keys (Enter: it was not sent) are dropped.
-                main = self._main_or_none()
+                main = self.main_or_none()
                 if main is not None and event.is_printable and event.character:
                     main.composer.insert(event.character)
                 return
         if self._held is not None and (used or isinstance(event, events.Resize)):
             self.release_paint()
         if isinstance(event, events.Key) and not event.is_forwarded:  # (not one bubbling back up)
-            main = self._main_or_none()
+            main = self.main_or_none()
             if main is not None and main is self.screen:
                 bound = main.take_typing(event)  # a letter typed on a message goes to the prompt
                 if bound is not None:  # ... or is the message's own key: run now, in key order
@@ -414,7 +414,7 @@ class OctuiApp(DiffedOutput[int]):
         self._slack = min(STREAM_SLACK_S, max(0.0, self._slack + now - self._last_flush - STREAM_FRAME_S))
         self._last_flush = now
         changes, self._pending = self._pending, []
-        main = self._main_or_none()  # None while the app is closing: late changes are dropped
+        main = self.main_or_none()  # None while the app is closing: late changes are dropped
         if changes and main is not None:
             started = thread_time()  # CPU, not wall: a loaded machine must not slow frames down more
             # One message per family of changes, to the screen; painting waits until it handled them.
@@ -449,7 +449,7 @@ class OctuiApp(DiffedOutput[int]):
 
     def _measure_growth(self) -> None:
         now = perf_counter()
-        main = self._main_or_none()
+        main = self.main_or_none()
         rows = main.content_rows() if main is not None else 0
         growth = self._growth
         if growth and not self._flooding and now - growth[-1][0] > FLOOD_DECIDE_S:
@@ -489,17 +489,18 @@ class OctuiApp(DiffedOutput[int]):
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.stream_state = message.state
-        main = self._main_or_none()
+        main = self.main_or_none()
         if main is not None:
             main.connection_changed(message.state)
 
-    def _main_or_none(self) -> MainScreen | None:
+    def main_or_none(self) -> MainScreen | None:
+        """The main screen; None while the app is closing (a late timer or reply asks for it)."""
         if not self.is_running:  # shutting down: the screen may still be stacked with its children gone
             return None
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
     def screen_main(self) -> MainScreen:
-        main = self._main_or_none()
+        main = self.main_or_none()
         if main is None:
             raise RuntimeError("main screen missing")
         return main
@@ -510,7 +511,7 @@ class OctuiApp(DiffedOutput[int]):
         return await self.screen_main().load_and_show(session_id)
 
     async def action_quit(self) -> None:
-        main = self._main_or_none()
+        main = self.main_or_none()
         if main is not None:
             main.save_draft()  # first: the exit guard may cut what follows short
         await self.shutdown()

@@ -307,7 +307,7 @@ class SessionActions:
             toast(self.app, error_text(exc, "Delete"), severity="error")
             return False
         toast(self.app, "Session deleted.", timeout=3)
-        main = self.app._main_or_none() if hasattr(self.app, "_main_or_none") else None
+        main = self.app.main_or_none() if hasattr(self.app, "main_or_none") else None
         if main is not None and getattr(main, "session_id", None) == session_id:
             main.show_home()
         return True

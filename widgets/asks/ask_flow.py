@@ -158,8 +158,9 @@ class AskFlow(Widget):
 
     def _paused(self) -> None:
         self._pause_timer = None
-        if self.is_attached:  # (the app may be closing)
-            self.show_next(octui_app(self).screen_main().session_id)  # (typing again: waits again)
+        main = octui_app(self).main_or_none() if self.is_attached else None
+        if main is not None:  # (None: the app is closing)
+            self.show_next(main.session_id)  # (typing again: waits again)
 
     def open(self, ask: Ask, *, by_itself: bool = False) -> None:
         if self.open_ask is not None:
@@ -219,9 +220,9 @@ class AskFlow(Widget):
             return
         if ask.id in octui_app(self).store.asks:  # the stream has not confirmed it yet
             self.answered.add(ask.id)
-        screen = self.app.screen_stack[0] if self.app.screen_stack else None
-        current = getattr(octui_app(self).screen_main(), "session_id", None) if screen else None
-        self.show_next(current)
+        main = octui_app(self).main_or_none()
+        if main is not None:  # (None: the app is closing)
+            self.show_next(main.session_id)
 
     def open_inbox(self, on_jump: Any) -> None:
         self._open_inbox(on_jump)
