@@ -218,7 +218,9 @@ class OctuiApp(DiffedOutput[int]):
         self._run_stream()
         self._load_models()
         session_id = spec.session_id
-        main = self.screen_main()
+        main = self.main_or_none()
+        if main is None:  # closed while it connected
+            return
         title = None
         if session_id is None and spec.continue_last:
             main.show_loading(None, "◌ Opening the latest session…")
@@ -255,7 +257,9 @@ class OctuiApp(DiffedOutput[int]):
                 await asyncio.sleep(delay)
                 continue
             self.models = models
-            self.screen_main().refresh_status()
+            main = self.main_or_none()
+            if main is not None:  # (None: closed while the list came)
+                main.refresh_status()
             return
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
