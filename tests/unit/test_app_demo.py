@@ -339,3 +339,32 @@ async def test_an_ask_waiting_for_typing_to_pause_lets_the_app_close(monkeypatch
         flow._paused()  # the timer's callback, at that moment
         await pilot.pause()
         assert app.is_running and not isinstance(app.screen, PermissionScreen)
+
+
+async def test_a_click_on_the_waiting_flag_opens_the_inbox() -> None:
+    """QA: clicking "⚑ 1 waiting" on the status line did nothing; it opens the inbox, as Ctrl+B
+    does. A click elsewhere on the line opens nothing."""
+    from tui.screens.inbox import InboxScreen
+    from tui.screens.question import QuestionScreen
+    from widgets.status.status_bar import StatusBar
+
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        await type_prompt(pilot, "question")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        dialog = app.screen  # (opened by itself: it takes keys a moment after)
+        await wait_until(pilot, lambda: keys_taken(dialog, time.perf_counter()))
+        await pilot.press("escape")  # later: it stays asked
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        bar = main_screen(app).query_one(StatusBar)
+        await wait_until(pilot, lambda: bar.asks_from is not None)
+        assert bar.asks_from is not None
+        left = bar.styles.padding.left
+        line = bar.render().plain
+        assert line[bar.asks_from:].startswith("⚑ 1 waiting")
+        await pilot.click(StatusBar, offset=(left + bar.asks_from - 3, 0))  # the "│" before it
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        await pilot.click(StatusBar, offset=(left + bar.asks_from + 2, 0))
+        await wait_until(pilot, lambda: isinstance(app.screen, InboxScreen))

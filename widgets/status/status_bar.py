@@ -1,4 +1,5 @@
-"""Bottom status line: connection, server, agent/model, busy, usage, pending asks."""
+"""Bottom status line: connection, server, agent/model, busy, usage, pending asks (a click on
+``⚑ N waiting`` opens the inbox, as Ctrl+B does)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import math
 from dataclasses import dataclass
 
 from textual.content import Content
+from textual.events import Click
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -46,6 +48,8 @@ class StatusBar(Static):
 
     DEFAULT_CLASSES = "status-bar"
     info: reactive[StatusInfo] = reactive(StatusInfo, always_update=False)
+    asks_from: int | None = None
+    """The column (of the content) where ``⚑ N waiting`` starts as last drawn; None: not shown."""
 
     def render(self) -> Content:
         info = self.info
@@ -82,7 +86,16 @@ class StatusBar(Static):
             if line.cell_length <= width:
                 break
             line = _join([(p, rank) for p, rank in parts if rank < level])
+        # (the last part, never dropped; a line still too wide is cut from the right: then off)
+        flag = parts[-1][0].cell_length if info.asks else 0
+        self.asks_from = line.cell_length - flag if flag and line.cell_length <= width else None
         return line
+
+    async def on_click(self, event: Click) -> None:
+        offset = event.get_content_offset(self)
+        if self.asks_from is not None and offset is not None and offset.x >= self.asks_from:
+            event.stop()
+            await self.run_action("screen.inbox")  # (Ctrl+B's action)
 
 
 def _join(parts: list[tuple[Content, int]]) -> Content:
