@@ -1,9 +1,9 @@
 """Prompts admitted to the session but not yet delivered (steered or queued).
 
 Focus the list (Tab) to manage them: ``x`` cancels one, ``s`` switches it between steer (joins
-the running turn) and queue (runs after it), where the server's generation can do that (the 2.0
-preview cannot: there the keys are gone). The screen sends the change; the server's events update
-the list.
+the running turn) and queue (runs after it), where the server's generation can do that. Where it
+cannot (the 1.18 and 2.0 previews), the keys say so (QA: they did nothing, silently). The screen
+sends the change; the server's events update the list.
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.state.transcript import PendingInput
-from widgets.plain import plain_line
+from widgets.plain import plain_line, toast
+
+CANNOT_CANCEL = "This server cannot cancel a prompt once it is sent."
+CANNOT_REDELIVER = "This server cannot move a sent prompt between steer and queue."
 
 
 class PendingInputs(OptionList):
@@ -49,7 +52,6 @@ class PendingInputs(OptionList):
         """Show ``items``; ``can_cancel``/``can_redeliver``: what the server lets a client do."""
         if (can_cancel, can_redeliver) != (self.can_cancel, self.can_redeliver):
             self.can_cancel, self.can_redeliver = can_cancel, can_redeliver
-            self.refresh_bindings()
         self.display = bool(items)
         if [(p.id, p.delivery, p.text) for p in items] == \
                 [(p.id, p.delivery, p.text) for p in self._items]:
@@ -71,23 +73,20 @@ class PendingInputs(OptionList):
             return Content.assemble(mark, "  ⚙ subagent finished: ", plain_line(str(child), 80))
         return Content.assemble(mark, "  ", plain_line(text, 100))
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cancel_item":
-            return self.can_cancel
-        if action == "toggle_delivery":
-            return self.can_redeliver
-        return super().check_action(action, parameters)
-
     def _current(self) -> PendingInput | None:
         index = self.highlighted
         return self._items[index] if index is not None and 0 <= index < len(self._items) else None
 
     def action_cancel_item(self) -> None:
         item = self._current()
-        if item is not None and self.can_cancel:
+        if item is not None and not self.can_cancel:
+            toast(self, CANNOT_CANCEL, severity="warning", timeout=5)
+        elif item is not None:
             self.post_message(self.Cancel(item.id))
 
     def action_toggle_delivery(self) -> None:
         item = self._current()
-        if item is not None and self.can_redeliver:
+        if item is not None and not self.can_redeliver:
+            toast(self, CANNOT_REDELIVER, severity="warning", timeout=5)
+        elif item is not None:
             self.post_message(self.ChangeDelivery(item.id, "queue" if item.delivery == "steer" else "steer"))
