@@ -24,7 +24,9 @@ from tests.snapshots.main_app import (
     main_screen,
     make_demo,
     settle,
+    type_prompt,
     wait_connected,
+    wait_until,
 )
 from tui.demo import DemoServer, history_fixture
 from widgets._textual_compat import anchor_released
@@ -311,6 +313,38 @@ async def test_tab_from_the_prompt_goes_to_the_last_message_on_screen() -> None:
         assert isinstance(focused, MessageView) and focused.region.overlaps(transcript.content_region)
         last = [v for v in screen.query(MessageView) if v.region.overlaps(transcript.content_region)][-1]
         assert focused is last and transcript.scroll_y == at
+
+
+async def test_tab_goes_round_the_last_message_the_subagent_tree_and_the_prompt() -> None:
+    """QA: with a subagent tree shown, Tab never reached it (the prompt sent Tab back into the
+    transcript). From the last message, Tab goes to the tree, and from the tree to the prompt."""
+    import time
+
+    from tui.screens.key_guard import keys_taken
+    from tui.screens.main import MainScreen
+    from tui.screens.permission import PermissionScreen
+    from widgets.subagents.subagent_tree import SubagentTree
+
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_connected(pilot)
+        await type_prompt(pilot, "Split this work across subagents.")
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen))  # (one subagent asks)
+        dialog = app.screen
+        await wait_until(pilot, lambda: keys_taken(dialog, time.perf_counter()))
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await settle(pilot)
+        screen = main_screen(app)
+        tree = screen.query_one(SubagentTree)
+        assert tree in screen.focus_chain  # shown, with the subagents in it
+        screen.query_one(Composer).focus()
+        seen = []
+        for _ in range(6):
+            await pilot.press("tab")
+            await settle(pilot)
+            seen.append(type(app.focused).__name__)
+        assert seen == ["MessageView", "SubagentTree", "Composer"] * 2
 
 
 async def test_u_on_a_prompt_undoes_on_the_second_press_only() -> None:

@@ -611,9 +611,21 @@ class MainScreen(Screen[None]):
 
     def action_tab_in(self) -> None:
         """Tab: from the prompt, to the last message or tool row on screen (QA: it went to the
-        first one of the session, and the view jumped to its top); elsewhere, the next in order."""
-        if not isinstance(self.focused, Composer):
-            self.focus_next()
+        first one of the session, and the view jumped to its top); elsewhere, the next in order,
+        with the subagent tree, when shown, between the transcript and the prompt (QA: Tab never
+        reached it: the prompt sent Tab back into the transcript)."""
+        focused = self.focused
+        tree = self.query_one(SubagentTree)
+        if focused is not None and tree in focused.ancestors_with_self:
+            self.composer.focus_composer()
+            return
+        if not isinstance(focused, Composer):
+            chain = self.focus_chain
+            after = chain[chain.index(focused) + 1] if focused in chain[:-1] else None
+            if isinstance(after, Composer) and tree in chain:  # (shown, and with something in it)
+                tree.focus()
+            else:
+                self.focus_next()
             return
         transcript = self.query_one(Transcript)
         view = transcript.content_region
