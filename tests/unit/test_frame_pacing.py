@@ -339,24 +339,6 @@ async def test_a_key_in_a_flood_is_painted_with_the_frames_after_it(monkeypatch:
         await pilot.pause()
 
 
-async def test_a_flood_frame_is_held_before_its_own_batch_ends(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Bench (a burst of code fences): each frame of a flood was followed ~70 ms later by another.
-    The frame after a hold's end ended its own batch before it held painting again, so it was
-    painted at once: twice the bytes, for lines nobody reads."""
-    app = MainApp()
-    async with app.run_test(size=SIZE) as pilot:
-        main, now = await flooding_on_a_fake_clock(app, pilot, monkeypatch)
-        monkeypatch.setattr(app, "_measure_growth", lambda: None)  # a flood all along
-        paints: list[float] = []  # Textual paints once no batch is left open
-        monkeypatch.setattr(app, "check_idle", lambda: paints.append(now[0]))
-        batch = app.batch_update()
-        batch.__enter__()  # as _flush_changes opens it
-        app._frame_applied(main, batch, 0.0, [PartChanged("ses", "msg", "text:0")])
-        assert app._held is not None and paints == []  # held: that frame never got to paint
-        app.release_paint()
-        assert paints == [now[0]]  # painted once, when the hold ends
-
-
 class GrowthProbe:
     """Drives ``OctuiApp._measure_growth`` with a clock and a transcript height of its own."""
 

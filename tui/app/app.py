@@ -430,24 +430,19 @@ class OctuiApp(DiffedOutput[int]):
 
     def _frame_applied(self, main: MainScreen, batch: contextlib.AbstractContextManager[None],
                        started: float, changes: list[Change]) -> None:
-        """The screen handled a frame's messages (``call_next`` runs after them): paint it, or
-        hold a flood's frame. That hold starts before the frame's own batch ends: a frame that
-        ends its batch unheld is painted at once (bench: each frame of a flood, the end of a
-        hold, was followed ~70 ms later by the next frame's, painted before it held again)."""
-        releasing = changes is self._release_with
-        if not releasing and self._flooding and _only_parts(changes) and \
-                perf_counter() - self._input_at >= INPUT_PAINT_S:
-            self._hold_paint(FLOOD_FRAME_S)  # (anything but an answer's parts is painted at once)
+        """The screen handled a frame's messages (``call_next`` runs after them): paint it."""
         batch.__exit__(None, None, None)
         self.call_after_refresh(self._frame_done, started)
         self.notifier.observe(changes)
-        if releasing:
+        if changes is self._release_with:
             self._release_with = None
             if main.rendering_behind() and perf_counter() < self._hold_until:
                 self.set_timer(QUIET_S / 2, self._held_tick)  # placeholders: released once rendered
             else:
                 self.release_paint()
-        elif self._held is None and main.rendering_behind():
+        elif self._flooding and _only_parts(changes) and perf_counter() - self._input_at >= INPUT_PAINT_S:
+            self._hold_paint(FLOOD_FRAME_S)  # (anything but an answer's parts is painted at once)
+        elif main.rendering_behind():
             self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
 
     def _frame_done(self, started: float) -> None:
