@@ -19,6 +19,7 @@ from tui.app.app import (
     FRAME_S,
     INPUT_PAINT_S,
     QUIET_S,
+    RENDER_HOLD_S,
     STREAM_FRAME_S,
     STREAM_PATIENCE_S,
     STREAM_SLACK_S,
@@ -339,6 +340,33 @@ async def test_a_key_in_a_flood_is_painted_with_the_frames_after_it(monkeypatch:
         await pilot.pause()
 
 
+@pytest.mark.parametrize("then", ["flood goes on", "flood over", "a key"])
+async def test_a_flood_is_held_again_once_its_second_is_painted(then: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review of the burst's bytes: once a flood's second was painted, nothing held it until
+    its next frame, and the pieces rendered just after the paint (and the scroll bar) were two or
+    three more paints within 60 ms, each much of a screen of new lines. Held again at once, it is
+    one paint a second. A flood that is over (quiet), or a key, is not held again."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        main, now = await flooding_on_a_fake_clock(app, pilot, monkeypatch)
+        monkeypatch.setattr(app, "_measure_growth", lambda: None)  # a flood all along
+        app._frame_applied(main, contextlib.nullcontext(), 0.0, [PartChanged("ses", "msg", "text:0")])
+        assert app._held is not None
+        now[0] += FLOOD_FRAME_S + 0.01  # its second is up ...
+        app._last_change = now[0] - (QUIET_S * 2 if then == "flood over" else 0.0)
+        if then == "a key":
+            await pilot.press("x")
+        else:
+            app.release_paint()
+        assert app._held is None  # ... painted now,
+        for _ in range(20):  # (bounded: the paint, and what runs after it)
+            await pilot.pause()
+        assert (app._held is not None) == (then == "flood goes on")
+        app.release_paint()
+        await pilot.pause()
+
+
 class GrowthProbe:
     """Drives ``OctuiApp._measure_growth`` with a clock and a transcript height of its own."""
 
@@ -482,7 +510,10 @@ async def test_a_flood_is_painted_once_its_lines_are_rendered(monkeypatch: pytes
         app._hold_paint(FLOOD_FRAME_S)
         now[0] += FLOOD_FRAME_S + 0.01
         app._held_tick()
-        assert app._held is None  # however far behind, a second of a flood is painted
+        assert app._held is not None  # a second of it, its lines placeholders: a moment more ...
+        now[0] += RENDER_HOLD_S
+        app._held_tick()
+        assert app._held is None  # ... then, however far behind, a second of a flood is painted
         await pilot.pause()
 
 
@@ -596,7 +627,8 @@ async def test_a_held_flood_is_painted_with_the_parts_still_pending(monkeypatch:
 async def test_a_flood_still_rendering_with_parts_pending_is_painted_after_a_second(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Parts pending at the end of a hold are applied first; if its lines are still placeholders
-    then, a second of a flood is painted all the same (it is not held for as long as it streams)."""
+    RENDER_HOLD_S after its second, a flood is painted all the same (it is not held for as long
+    as it streams)."""
     app = MainApp()
     async with app.run_test(size=SIZE) as pilot:
         main, now = await flooding_on_a_fake_clock(app, pilot, monkeypatch)
@@ -605,9 +637,17 @@ async def test_a_flood_still_rendering_with_parts_pending_is_painted_after_a_sec
         monkeypatch.setattr(app, "set_timer", lambda wait, callback: ticks.append(callback))
         app._hold_paint(FLOOD_FRAME_S)
         app._pending, app._flush_queued = [PartChanged("ses", "msg", "text:0")], True  # waiting
-        now[0] += FLOOD_FRAME_S + 0.01
+        now[0] += FLOOD_FRAME_S + RENDER_HOLD_S + 0.01
         app._last_change = now[0]  # still streaming
+        released: list[bool] = []
+        release = app.release_paint
+
+        def releasing() -> None:
+            released.append(app._held is not None)
+            release()
+
+        monkeypatch.setattr(app, "release_paint", releasing)
         app._held_tick()
         assert app._held is not None and not app._pending  # the rest flushed first ...
         await pilot.pause()
-        assert app._held is None  # ... and painted once applied, placeholders or not
+        assert released == [True]  # ... and painted once applied, placeholders or not

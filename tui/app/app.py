@@ -366,7 +366,7 @@ class OctuiApp(DiffedOutput[int]):
         quiet = now - self._last_change >= QUIET_S
         # A flood is painted once it is over (quiet) and its lines are rendered (not placeholders
         # to be painted again a slice later), or after a second of it.
-        if now >= self._hold_until or (not behind and (quiet or not self._hold_flood)):
+        if self._hold_over(now, behind) or (not behind and (quiet or not self._hold_flood)):
             if self._hold_flood and self._pending and self._flush_scheduled and main is not None:
                 # Parts held back at the flood's pace: applied first, painted with them (by that
                 # frame, not one still in flight before it). This frame does not wait FLUSH_GAP
@@ -378,12 +378,29 @@ class OctuiApp(DiffedOutput[int]):
         else:
             self.set_timer(QUIET_S / 2, self._held_tick)
 
+    def _hold_over(self, now: float, behind: bool) -> bool:
+        """A hold's time is up: its own, and RENDER_HOLD_S more while its lines are placeholders.
+        (A flood's second released with lines still to render was painted again as each slice
+        of them came: two or three frames of a screen of code within 60 ms, not one.)"""
+        return now >= self._hold_until + (RENDER_HOLD_S if behind else 0.0)
+
     def release_paint(self) -> None:
         """Paint what a flood held back (at once: a key, the mouse, any other change)."""
         held, self._held = self._held, None
         if held is not None:
             held.__exit__(None, None, None)
             self.call_after_refresh(self._measure_growth)  # laid out again: is it still a flood?
+            if self._hold_flood:
+                self.call_after_refresh(self._hold_again)
+
+    def _hold_again(self) -> None:
+        """A flood's second painted, the flood going on: held again at once. Left unheld until
+        its next frame, the flood was painted two or three times more within 60 ms (the pieces
+        rendered just after the paint, the scroll bar), each much of a screen of new lines."""
+        now = perf_counter()
+        if self._held is None and self._flooding and now - self._last_change < QUIET_S and \
+                now - self._input_at >= INPUT_PAINT_S:
+            self._hold_paint(FLOOD_FRAME_S)
 
     async def on_event(self, event: events.Event) -> None:
         used = isinstance(event, _USER_INPUT)
@@ -436,7 +453,7 @@ class OctuiApp(DiffedOutput[int]):
         self.notifier.observe(changes)
         if changes is self._release_with:
             self._release_with = None
-            if main.rendering_behind() and perf_counter() < self._hold_until:
+            if main.rendering_behind() and not self._hold_over(perf_counter(), behind=True):
                 self.set_timer(QUIET_S / 2, self._held_tick)  # placeholders: released once rendered
             else:
                 self.release_paint()
