@@ -317,7 +317,8 @@ async def test_tab_from_the_prompt_goes_to_the_last_message_on_screen() -> None:
 
 async def test_tab_goes_round_the_last_message_the_subagent_tree_and_the_prompt() -> None:
     """QA: with a subagent tree shown, Tab never reached it (the prompt sent Tab back into the
-    transcript). From the last message, Tab goes to the tree, and from the tree to the prompt."""
+    transcript). From the last message, Tab goes to the tree, and from the tree to the prompt;
+    Shift+Tab goes the same way back."""
     import time
 
     from tui.screens.key_guard import keys_taken
@@ -345,6 +346,12 @@ async def test_tab_goes_round_the_last_message_the_subagent_tree_and_the_prompt(
             await settle(pilot)
             seen.append(type(app.focused).__name__)
         assert seen == ["MessageView", "SubagentTree", "Composer"] * 2
+        seen = []
+        for _ in range(3):  # Shift+Tab: the same way back
+            await pilot.press("shift+tab")
+            await settle(pilot)
+            seen.append(type(app.focused).__name__)
+        assert seen == ["SubagentTree", "MessageView", "ToolRow"]
 
 
 async def test_u_on_a_prompt_undoes_on_the_second_press_only() -> None:

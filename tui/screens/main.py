@@ -116,6 +116,7 @@ class MainScreen(Screen[None]):
         Binding("f8", "redo", "Redo", show=False, id="octui.redo"),
         Binding("f9", "revert_panel", "Revert", show=False, id="octui.revert_panel"),
         Binding("tab", "tab_in", "Focus next", show=False, id="octui.tab_in"),
+        Binding("shift+tab", "tab_back", "Focus previous", show=False, id="octui.tab_back"),
     ]
 
     def __init__(self) -> None:
@@ -635,6 +636,24 @@ class MainScreen(Screen[None]):
             shown[-1].focus(scroll_visible=False)
         else:
             self.focus_next()
+
+    def action_tab_back(self) -> None:
+        """Shift+Tab: Tab's order backwards. From the prompt to the subagent tree when it is
+        shown, and from the tree to what Tab came to it from (QA: the tree and the prompt were
+        each other's previous and next, so Shift+Tab from the prompt skipped the tree)."""
+        focused = self.focused
+        tree = self.query_one(SubagentTree)
+        chain = self.focus_chain
+        if isinstance(focused, Composer) and tree in chain:
+            tree.focus()
+        elif focused is not None and tree in focused.ancestors_with_self and self.composer.composer in chain:
+            before = chain[chain.index(self.composer.composer) - 1]
+            if before is tree:  # (nothing else to go to)
+                self.composer.focus_composer()
+            else:
+                before.focus()
+        else:
+            self.focus_previous()
 
     def action_page_transcript(self, step: int) -> None:
         """PageUp/PageDown from the prompt: the transcript's pages, as with it focused."""
