@@ -343,7 +343,8 @@ async def test_an_ask_waiting_for_typing_to_pause_lets_the_app_close(monkeypatch
 
 async def test_a_click_on_the_waiting_flag_opens_the_inbox() -> None:
     """QA: clicking "⚑ 1 waiting" on the status line did nothing; it opens the inbox, as Ctrl+B
-    does. A click elsewhere on the line opens nothing."""
+    does. A click elsewhere on the line (before it, or on the blank after it: review) opens
+    nothing."""
     from tui.screens.inbox import InboxScreen
     from tui.screens.question import QuestionScreen
     from widgets.status.status_bar import StatusBar
@@ -358,13 +359,14 @@ async def test_a_click_on_the_waiting_flag_opens_the_inbox() -> None:
         await pilot.press("escape")  # later: it stays asked
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
         bar = main_screen(app).query_one(StatusBar)
-        await wait_until(pilot, lambda: bar.asks_from is not None)
-        assert bar.asks_from is not None
+        await wait_until(pilot, lambda: bar.asks_span is not None)
+        assert bar.asks_span is not None
+        start, end = bar.asks_span
         left = bar.styles.padding.left
-        line = bar.render().plain
-        assert line[bar.asks_from:].startswith("⚑ 1 waiting")
-        await pilot.click(StatusBar, offset=(left + bar.asks_from - 3, 0))  # the "│" before it
-        await pilot.pause()
-        assert isinstance(app.screen, MainScreen)
-        await pilot.click(StatusBar, offset=(left + bar.asks_from + 2, 0))
+        assert bar.render().plain[start:end] == "⚑ 1 waiting" and end < bar.content_region.width
+        for x in (start - 2, end, bar.content_region.width - 1):  # the "│" before it, the blank after
+            await pilot.click(StatusBar, offset=(left + x, 0))
+            await pilot.pause()
+            assert isinstance(app.screen, MainScreen), x
+        await pilot.click(StatusBar, offset=(left + end - 1, 0))
         await wait_until(pilot, lambda: isinstance(app.screen, InboxScreen))

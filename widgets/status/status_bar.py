@@ -48,8 +48,9 @@ class StatusBar(Static):
 
     DEFAULT_CLASSES = "status-bar"
     info: reactive[StatusInfo] = reactive(StatusInfo, always_update=False)
-    asks_from: int | None = None
-    """The column (of the content) where ``⚑ N waiting`` starts as last drawn; None: not shown."""
+    asks_span: tuple[int, int] | None = None
+    """The columns (of the content) of ``⚑ N waiting`` as last drawn, end excluded; None: not
+    shown."""
 
     def render(self) -> Content:
         info = self.info
@@ -88,12 +89,14 @@ class StatusBar(Static):
             line = _join([(p, rank) for p, rank in parts if rank < level])
         # (the last part, never dropped; a line still too wide is cut from the right: then off)
         flag = parts[-1][0].cell_length if info.asks else 0
-        self.asks_from = line.cell_length - flag if flag and line.cell_length <= width else None
+        end = line.cell_length
+        self.asks_span = (end - flag, end) if flag and end <= width else None
         return line
 
     async def on_click(self, event: Click) -> None:
         offset = event.get_content_offset(self)
-        if self.asks_from is not None and offset is not None and offset.x >= self.asks_from:
+        span = self.asks_span
+        if span is not None and offset is not None and span[0] <= offset.x < span[1]:
             event.stop()
             await self.run_action("screen.inbox")  # (Ctrl+B's action)
 
