@@ -495,8 +495,9 @@ class RealServer:
                         _KNOWN_SPECS[key] = found
                     return
                 break
-            except httpx.HTTPError:
-                if attempt == 49 or not self.running:
+            except httpx.TransportError as exc:  # not listening yet, or reset: retried
+                # (not a timeout: each one has waited SPEC_FETCH_TIMEOUT already)
+                if isinstance(exc, httpx.TimeoutException) or attempt == 49 or not self.running:
                     raise
                 time.sleep(0.2)
         raise ServerStartError(f"the server serves neither /openapi.json nor /doc as JSON\n{self.log_tail()}")
@@ -628,8 +629,9 @@ def served_generation(url: str, auth: tuple[str, str], timeout: float = 30.0) ->
     by the same behaviour as :meth:`RealServer.start`; bounded retries while it warms up."""
     deadline = time.monotonic() + timeout
     while True:
+        left = max(1.0, deadline - time.monotonic())  # (the caller's bound holds)
         try:
-            with httpx.Client(base_url=url, auth=auth, timeout=SPEC_FETCH_TIMEOUT) as http:
+            with httpx.Client(base_url=url, auth=auth, timeout=min(SPEC_FETCH_TIMEOUT, left)) as http:
                 found = generation_of(http)
             if found is not None:
                 return found[0]

@@ -5,6 +5,7 @@ No octui code is used here, so a failure points at the harness (or the server), 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -361,6 +362,31 @@ def test_served_generation_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ServerStartError, match="generation unknown"):
         served_generation("http://s", ("u", "p"), timeout=0.3)
     assert time.monotonic() - started < 5
+
+
+def test_served_generation_is_bounded_by_its_timeout_when_the_server_never_answers() -> None:
+    """Review: each fetch of a spec may take SPEC_FETCH_TIMEOUT (60 s), and a server that took a
+    connection and never answered held the caller that long, past its own timeout."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    taken: list[socket.socket] = []
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):  # (closed at the end)
+            while True:
+                taken.append(listener.accept()[0])  # and never a byte back
+
+    threading.Thread(target=accept, daemon=True).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(ServerStartError, match="generation unknown"):
+            served_generation(f"http://127.0.0.1:{listener.getsockname()[1]}", ("u", "p"), timeout=1.0)
+        assert time.monotonic() - started < 10
+    finally:
+        listener.close()
+        for connection in taken:
+            connection.close()
 
 
 def test_find_scenario_and_split_text() -> None:

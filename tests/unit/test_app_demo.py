@@ -370,3 +370,29 @@ async def test_a_click_on_the_waiting_flag_opens_the_inbox() -> None:
             assert isinstance(app.screen, MainScreen), x
         await pilot.click(StatusBar, offset=(left + end - 1, 0))
         await wait_until(pilot, lambda: isinstance(app.screen, InboxScreen))
+
+
+async def test_a_boot_that_finds_the_app_closing_ends_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: with --continue, boot asks for the latest session and then opens it; if the app
+    began closing in between, opening it raised "main screen missing" (a worker's error)."""
+    import dataclasses
+
+    from tui.session.service import SessionService
+
+    demo = make_demo()
+    demo.create_session(title="latest")
+    app = MainApp(demo)
+    app.spec = dataclasses.replace(app.spec, continue_last=True)
+    asked = SessionService.latest_root_session
+
+    async def closing_meanwhile(self: SessionService) -> object:
+        latest = await asked(self)
+        monkeypatch.setattr(app, "main_or_none", lambda: None)  # as while the app closes
+        return latest
+
+    monkeypatch.setattr(SessionService, "latest_root_session", closing_meanwhile)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: not any(w.name == "_boot" and not w.is_finished
+                                                for w in app.workers))
+        await pilot.pause()
+        assert not [n for n in app._notifications if "failed" in str(n.message)]

@@ -228,11 +228,16 @@ class OctuiApp(DiffedOutput[int]):
                 latest = await self.session.latest_root_session()
                 session_id = latest.id if latest else None
                 title = latest.title if latest else None
+            main = self.main_or_none()
+            if main is None:  # closed while it asked
+                return
         if session_id:
             main.show_loading(session_id, title=title)
             if await self.open_session(session_id):
                 return
-        main.show_home()
+        main = self.main_or_none()
+        if main is not None:  # (None: closed while the session loaded)
+            main.show_home()
 
     @work(exclusive=True, group="stream", exit_on_error=False)
     async def _run_stream(self) -> None:
@@ -528,8 +533,10 @@ class OctuiApp(DiffedOutput[int]):
 
     # ------------------------------------------------------------------ actions
     async def open_session(self, session_id: str) -> bool:
-        """Load a session's history and show it (the main screen does); False when it failed."""
-        return await self.screen_main().load_and_show(session_id)
+        """Load a session's history and show it (the main screen does); False when it failed,
+        or the app is closing."""
+        main = self.main_or_none()
+        return main is not None and await main.load_and_show(session_id)
 
     async def action_quit(self) -> None:
         main = self.main_or_none()
