@@ -7,6 +7,7 @@ import contextlib
 import gc
 import logging
 import os
+import sys
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from tui.app.messages import BootFailed, ConnectionChanged, change_messages
 from tui.app.notify import Alert, Notifier, terminal_signal
 from tui.app.palette import ActionsProvider
 from tui.app.session_actions import SessionActions
+from tui.app.terminal_check import terminal_problem
 from tui.app.themes import persist_theme
 from tui.protocol.models import Health, ModelInfo
 from tui.screens.key_guard import held_keys
@@ -186,6 +188,16 @@ class OctuiApp(DiffedOutput[int]):
 
         self.set_timer(0.3, lambda: warm_lexers(self.set_timer))  # while idle, not mid-answer
         self._boot()
+
+    def run(self, *args: Any, **kwargs: Any) -> int | None:
+        """Textual's ``run``, once it is known that there is a terminal to draw on (headless: no
+        need); without one, ``exit_message`` says why and the code is 2 (a usage error)."""
+        if not kwargs.get("headless"):
+            problem = terminal_problem(sys.__stdin__, sys.__stderr__, os.environ)
+            if problem is not None:
+                self.exit_message = problem
+                return 2
+        return super().run(*args, **kwargs)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands, less its "Keys" panel: F1 (Help: every key) is the one list
