@@ -415,9 +415,13 @@ class OctuiApp(DiffedOutput[int]):
         its next frame, the flood was painted two or three times more within 60 ms (the pieces
         rendered just after the paint, the scroll bar), each much of a screen of new lines."""
         now = perf_counter()
-        if self._held is None and self._flooding and now - self._last_change < QUIET_S and \
-                now - self._input_at >= INPUT_PAINT_S:
+        if self._held is None and self._flood_to_hold(now) and now - self._last_change < QUIET_S:
             self._hold_paint(FLOOD_FRAME_S)
+
+    def _flood_to_hold(self, now: float) -> bool:
+        """A flood, and no key or mouse use within INPUT_PAINT_S: its painting may be held (while
+        one types or scrolls, a flood is painted as it comes)."""
+        return self._flooding and now - self._input_at >= INPUT_PAINT_S
 
     async def on_event(self, event: events.Event) -> None:
         used = isinstance(event, _USER_INPUT)
@@ -474,7 +478,7 @@ class OctuiApp(DiffedOutput[int]):
                 self.set_timer(QUIET_S / 2, self._held_tick)  # placeholders: released once rendered
             else:
                 self.release_paint()
-        elif self._flooding and _only_parts(changes) and perf_counter() - self._input_at >= INPUT_PAINT_S:
+        elif self._flood_to_hold(perf_counter()) and _only_parts(changes):
             self._hold_paint(FLOOD_FRAME_S)  # (anything but an answer's parts is painted at once)
         elif main.rendering_behind():
             self._hold_paint(RENDER_HOLD_S)  # placeholders now, the real lines a slice later
