@@ -396,3 +396,28 @@ async def test_a_boot_that_finds_the_app_closing_ends_quietly(monkeypatch: pytes
                                                 for w in app.workers))
         await pilot.pause()
         assert not [n for n in app._notifications if "failed" in str(n.message)]
+
+
+async def test_toasts_leave_the_prompt_box_and_the_status_line_clear() -> None:
+    """QA: a toast stood in Textual's corner, bottom right, over the prompt box and the text being
+    typed in it. Toasts stand at the top right now, under the session header."""
+    from widgets.composer.composer import Composer
+    from widgets.plain import toast
+    from widgets.status.session_header import SessionHeader
+    from widgets.status.status_bar import StatusBar
+
+    app = MainApp()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_connected(pilot)
+        for text in ("first: a toast with a long message that wraps onto a second line of its box",
+                     "second", "third"):
+            toast(app, text, timeout=30)
+        await wait_until(pilot, lambda: len(app.screen.query("Toast")) == 3)
+        await pilot.pause()
+        screen = main_screen(app)
+        kept_clear = [screen.query_one(Composer).region, screen.query_one(StatusBar).region,
+                      screen.query_one(SessionHeader).region]
+        for shown in app.screen.query("Toast"):
+            assert shown.region.area > 0
+            for region in kept_clear:
+                assert not shown.region.overlaps(region), (shown.region, region)
