@@ -34,7 +34,7 @@ from tui.state.transcript import TextBlock
 from widgets.transcript.light_repaint import LightRepaint
 from widgets.transcript.markdown_seal import Sealer
 from widgets.transcript.piece_lines import PieceLines
-from widgets.transcript.rendered_line import line_segments
+from widgets.transcript.rendered_line import line_segments, line_text
 
 RENDER_SLICE_S = 0.010  # Rich rendering per callback, about (a single piece may take longer)
 CATCH_UP_S = 1 / 30  # unrendered pieces on screen: the next slice after this long
@@ -72,6 +72,8 @@ class TextBlockView(LightRepaint):
         self._fed = 0  # characters of the text handed to the sealer so far
         self._note = ""  # said under the text when the display is cut
         self._wrapped_note: tuple[tuple[str, int], list[str]] = (("", 0), [])
+        self._painting = False  # in render_lines (else render_line is asked by a hit test)
+        self._selection: Selection | None = None  # the mouse selection over it, as this paint began
 
     @property
     def source(self) -> str:
@@ -79,11 +81,31 @@ class TextBlockView(LightRepaint):
         return self._text
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The block's text for a mouse selection over it. Its lines are drawn from rendered
-        markdown with no map back to the source, so a selection that takes in any of it copies
-        the whole block, as written (QA: Textual copied the widget's name,
-        "TextBlockView.text-block", for it)."""
-        return self._text, "\n"
+        """What a mouse selection over the block copies. Part of it: the characters it shows
+        there, as a terminal copies them (each line without the blanks that pad it to the width).
+        All of it (a drag across the whole block): its markdown, as written (QA: Textual copied
+        the widget's name, "TextBlockView.text-block", for it)."""
+        start, end = selection
+        if start is None and end is None:
+            return self._text, "\n"
+        pieces = self._pieces
+        total = pieces.total + len(self._note_lines())
+        last = min(total - 1, end.y) if end is not None else total - 1
+        first = start.y if start is not None else 0
+        if last < first:
+            return None
+        # Lines still placeholders (scrolled past too fast to be painted) are rendered first.
+        self._render_slice(pieces.unrendered_between(first, last + 1), slice_s=float("inf"))
+        lines = [""] * first + [self._plain_line(y) for y in range(first, last + 1)]
+        return selection.extract("\n".join(lines)), "\n"
+
+    def _plain_line(self, y: int) -> str:
+        line = self._pieces.line(y)
+        if line is not None:
+            return line_text(line).rstrip()
+        note = self._note_lines()
+        row = y - self._pieces.total
+        return note[row].rstrip() if 0 <= row < len(note) else ""
 
     def on_mount(self) -> None:
         self._ready = True  # ``is_mounted`` is still False inside on_mount
@@ -250,9 +272,26 @@ class TextBlockView(LightRepaint):
         self._base = self.rich_style
         if self._pieces.unrendered and self._timer is None:
             self._schedule()  # placeholders on screen, or the reader may be back at the bottom
-        return super().render_lines(crop)
+        self._painting = True
+        self._selection = self.text_selection  # looked up once a paint, not once a line
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._painting = False
 
     def render_line(self, y: int) -> Strip:
+        strip = self._line_strip(y)
+        selection = self._selection if self._painting else self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            strip = self._with_selection(strip, y, *span)
+        if not self._painting:
+            # Asked outside a paint: the compositor looks for the character under the pointer
+            # (a mouse selection starts or ends there). Painted lines need no offsets: they
+            # would cost a style per segment on every frame of a stream.
+            strip = strip.apply_offsets(0, y)
+        return strip
+
+    def _line_strip(self, y: int) -> Strip:
         line = self._pieces.line(y)
         base = self._base
         if line is None:
@@ -263,6 +302,28 @@ class TextBlockView(LightRepaint):
                 return Strip([Segment(note[row].ljust(width), base + _NOTE_STYLE)], width)
             return Strip([Segment(" " * width, base)], width)
         return Strip(line_segments(line, base), self._pieces.width)
+
+    def _with_selection(self, strip: Strip, y: int, start: int, end: int) -> Strip:
+        """``strip`` with the selected characters ``[start, end)`` in the selection's colours
+        (``end`` -1: to the end of the line's text, not of the blanks that pad it)."""
+        if end == -1:
+            end = len(self._plain_line(y))
+        if end <= start:
+            return strip
+        selected = self.screen.get_component_rich_style("screen--selection")
+        segments: list[Segment] = []
+        at = 0
+        for segment in strip:
+            text, style = segment.text, segment.style
+            cut_from, cut_to = max(start - at, 0), min(end - at, len(text))
+            at += len(text)
+            if cut_from >= cut_to:
+                segments.append(segment)
+                continue
+            mark = style + selected if style is not None else selected
+            segments += [Segment(part, part_style) for part, part_style in (
+                (text[:cut_from], style), (text[cut_from:cut_to], mark), (text[cut_to:], style)) if part]
+        return Strip(segments, strip.cell_length)
 
     # ------------------------------------------------------------------ catching up
     def _schedule(self) -> None:
