@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.highlight import highlight
 from textual.reactive import var
+from textual.selection import Selection
 from textual.style import Style
 from textual.widget import Widget
 
@@ -21,6 +22,9 @@ __all__ = ["DiffView"]
 
 MAX_ROWS = 1000
 """Rows drawn per file; the rest is summarised on one line."""
+
+RowLines = tuple[DiffLine | None, ...] | None
+"""A drawn row's diff lines: ``(line,)`` unified, ``(old, new)`` side by side, None for others."""
 
 _SIGNS = {"added": "+", "removed": "-", "context": " ", "note": "\\"}
 # The sign in its colour too: with 16 or 256 colours the rows' tinted backgrounds map to nearly
@@ -104,7 +108,7 @@ class DiffView(BoundedLineCache, Widget):
         self.show_header = show_header
         self.set_reactive(DiffView.split, split)
         self._code: dict[int, Content] | None = None
-        self._cache: tuple[int, bool, Content] | None = None
+        self._cache: tuple[int, bool, Content, list[RowLines]] | None = None
         last = max((n for h in diff.hunks for ln in h.lines for n in (ln.old_no, ln.new_no) if n), default=1)
         self._number_width = max(3, len(str(last)))
 
@@ -193,11 +197,12 @@ class DiffView(BoundedLineCache, Widget):
         return head.truncate(width, ellipsis=True, pad=True).stylize_before(
             self._style("diff-view--header"))
 
-    def _hunk_rows(self, hunk: Hunk, split: bool, width: int) -> list[Content]:
-        rows = [plain(f"⋯ {hunk.header}").truncate(width, ellipsis=True, pad=True)
-                .stylize_before(self._style("diff-view--hunk"))]
+    def _hunk_rows(self, hunk: Hunk, split: bool, width: int) -> list[tuple[Content, RowLines]]:
+        rows: list[tuple[Content, RowLines]] = [(
+            plain(f"⋯ {hunk.header}").truncate(width, ellipsis=True, pad=True)
+            .stylize_before(self._style("diff-view--hunk")), None)]
         if not split:
-            rows.extend(self._cell(ln, [ln.old_no, ln.new_no], width) for ln in hunk.lines)
+            rows.extend((self._cell(ln, [ln.old_no, ln.new_no], width), (ln,)) for ln in hunk.lines)
             return rows
         left_width = (width - 1) // 2
         right_width = width - 1 - left_width
@@ -205,13 +210,13 @@ class DiffView(BoundedLineCache, Widget):
         for old, new in split_pairs(hunk):
             left = self._cell(old, [old.old_no if old else None], left_width)
             right = self._cell(new, [new.new_no if new else None], right_width)
-            rows.append(Content.assemble(left, sep, right))
+            rows.append((Content.assemble(left, sep, right), (old, new)))
         return rows
 
-    def _build(self, width: int, split: bool) -> Content:
-        rows: list[Content] = [self._header(width)] if self.show_header else []
+    def _build(self, width: int, split: bool) -> tuple[Content, list[RowLines]]:
+        rows: list[tuple[Content, RowLines]] = [(self._header(width), None)] if self.show_header else []
         if not self.diff.hunks:
-            rows.append(Content.styled("(no textual changes)", "$foreground-muted italic"))
+            rows.append((Content.styled("(no textual changes)", "$foreground-muted italic"), None))
         for hunk in self.diff.hunks:
             rows.extend(self._hunk_rows(hunk, split, width))
             if len(rows) > MAX_ROWS:
@@ -219,12 +224,51 @@ class DiffView(BoundedLineCache, Widget):
         total = self._total_rows(split)
         if total > MAX_ROWS:
             rows = rows[:MAX_ROWS]
-            rows.append(Content.styled(f"… diff cut at {MAX_ROWS} rows (of {total})", "$foreground-muted"))
-        return Content("\n").join(rows)
+            cut = Content.styled(f"… diff cut at {MAX_ROWS} rows (of {total})", "$foreground-muted")
+            rows.append((cut, None))
+        return Content("\n").join(row for row, _ in rows), [lines for _, lines in rows]
 
-    def render(self) -> Content:
+    def _built(self) -> tuple[int, Content, list[RowLines]]:
+        """(the layout's width, its rows drawn, each row's diff lines), built once per width."""
         width = max(1, self.size.width)
         split = self.is_split(width)
         if self._cache is None or self._cache[:2] != (width, split):
-            self._cache = (width, split, self._build(width, split))
-        return self._cache[2]
+            self._cache = (width, split, *self._build(width, split))
+        return width, self._cache[2], self._cache[3]
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The code a mouse selection covers: each line without its numbers, sign and padding,
+        and whole where a row shows it cut short (copied as drawn, a diff brought all of those,
+        and both sides of a side-by-side one). Side by side, the side the drag began on."""
+        width, content, row_lines = self._built()
+        drawn = content.plain.split("\n")
+        start, end = selection
+        split = self.is_split(width)
+        left_width = (width - 1) // 2
+        side = 1 if split and start is not None and start.x > left_width else 0
+        prefix = self._number_width + 3 if split else 2 * self._number_width + 4  # "12 + " / "1 2 + "
+        code_start = prefix + (left_width + 1 if side else 0)
+        side_end = left_width if split and not side else width  # where the side's cells end
+        first = start.y if start is not None else 0
+        last = min(len(drawn) - 1, end.y if end is not None else len(drawn) - 1)
+        copied: list[str] = []
+        for y in range(first, last + 1):
+            span = selection.get_span(y)
+            lines = row_lines[y]
+            if span is None:
+                continue
+            begin, stop = span
+            if lines is None:  # the file's header, a hunk's, a note about the diff: as drawn
+                copied.append((drawn[y][begin:] if stop == -1 else drawn[y][begin:stop]).rstrip())
+                continue
+            line = lines[side] if split else lines[0]
+            if line is None or line.kind == "note" or (stop != -1 and stop <= code_start):
+                continue  # the other side's line only, "\ No newline at end of file", or no code
+            text = line.text
+            low = max(0, begin - code_start)
+            high = len(text) if stop == -1 or stop >= side_end else stop - code_start
+            copied.append(text[low:high])
+        return "\n".join(copied), "\n"
+
+    def render(self) -> Content:
+        return self._built()[1]
