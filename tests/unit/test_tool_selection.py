@@ -1,4 +1,4 @@
-"""A mouse selection over a diff copies its code: no line numbers, signs or padding, a line cut
+"""Mouse selections in tool rows. Over a diff, it copies its code: no line numbers, signs or padding, a line cut
 short on screen whole, and side by side only the side the drag began on (copied as drawn, a
 diff brought all of those, and both sides' code interleaved on one line)."""
 
@@ -89,3 +89,29 @@ async def test_headers_are_copied_as_drawn_and_the_whole_diff_as_code() -> None:
         whole, _ = app.view.get_selection(Selection(None, None)) or ("", "")
         assert whole.splitlines()[2:] == ["def f(x):", "    return x + 1", "    return x + 2", "",
                                           "print(f(1))", LONG]
+
+
+async def test_a_drag_begun_in_an_output_blocks_padding_starts_on_that_line() -> None:
+    """QA: begun in the command output block's left padding, a drag copied the output from its
+    first line; the padding is the lines' own now, so it starts on the line it began beside."""
+    from tui.app.app import STYLES
+    from widgets.tools.terminal_output import TerminalOutput
+
+    class OutputApp(App[None]):
+        CSS_PATH = [str(path) for path in sorted(STYLES.glob("*.tcss"))]
+
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield TerminalOutput("\n".join(f"line {n} of the output" for n in range(10)))
+
+    app = OutputApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        region = app.query_one(TerminalOutput).region
+        rows = app.screen._compositor.render_strips()
+        assert rows[region.y + 5].text.startswith(" line 5 of")
+        await pilot.mouse_down(offset=(region.x, region.y + 5))
+        await pilot.hover(offset=(region.x + 5, region.y + 7))
+        await pilot.mouse_up(offset=(region.x + 5, region.y + 7))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "line 5 of the output\nline 6 of the output\nline "
