@@ -1,6 +1,6 @@
-"""Mouse selections in tool rows. Over a diff, it copies its code: no line numbers, signs or padding, a line cut
-short on screen whole, and side by side only the side the drag began on (copied as drawn, a
-diff brought all of those, and both sides' code interleaved on one line)."""
+"""Mouse selections in tool rows. Over a diff, it copies its code: no line numbers, signs or
+padding, a line cut short on screen whole, and side by side only the side the drag began on
+(copied as drawn, a diff brought all of those, and both sides' code interleaved on one line)."""
 
 from __future__ import annotations
 
