@@ -34,6 +34,7 @@ from tests.e2e.ui_helpers import (
 )
 from tui.app.app import OctuiApp
 from tui.screens.permission import PermissionScreen
+from tui.state.asks import READING_CURRENT
 from tui.state.transcript import ToolCall
 from tui.text.tools import exit_code
 from widgets.status.status_bar import StatusBar
@@ -181,6 +182,49 @@ async def test_edit_row_shows_diff(live_server: RealServer, fake_llm: FakeLLM) -
 
 
 @pytest.mark.e2e
+async def test_a_write_over_a_file_shows_what_it_replaces(live_server: RealServer, fake_llm: FakeLLM) -> None:
+    """QA: a ``write`` over an 8-line file was shown as a new file (``@@ -0,0 +1,6 @@``, all
+    added), so what it would replace was not seen before allowing it. The dialog shows the old
+    lines it removes (1.18 sends no diff with the ask: octui reads the file through the server),
+    and a file that does not exist yet as a new one."""
+    sid = live_server.create_session()["id"]
+    name = _unique("write_me") + ".txt"
+    target = live_server.project_dir / name
+    target.write_text("keep this line\nold line two\nold line three\n")
+    fresh = _unique("new_file") + ".txt"
+    tag = fake_llm.add_scenario(_unique("tools_write"), [
+        {"tool_calls": [{"name": "write", "arguments": {"filePath": str(target),
+                                                         "content": "keep this line\nnew line two\n"}}]},
+        {"tool_calls": [{"name": "write", "arguments": {"filePath": str(live_server.project_dir / fresh),
+                                                         "content": "brand new\n"}}]},
+        {"text": "Written."},
+    ])
+    async with running_app(live_server, sid) as (app, pilot):
+        await submit_prompt(pilot, f"Rewrite the file. {tag}")
+        dialog = await wait_for_screen(pilot, PermissionScreen)
+
+        def diff_text() -> str:
+            found = dialog.query("#diff")
+            return widget_text(found.first()) if found else ""
+
+        shown = await wait_until(pilot, lambda: "old line two" in (text := diff_text()) and text,
+                                 "the dialog to show the lines the write replaces")
+        assert "-old line two" in shown and "-old line three" in shown and "+new line two" in shown
+        assert "@@ -0,0" not in shown
+        assert target.read_text().startswith("keep this line\nold line two")  # nothing written yet
+        await pilot.press("o")
+        await wait_until(pilot, lambda: target.read_text() == "keep this line\nnew line two\n", "the write")
+
+        dialog = await wait_for_screen(pilot, PermissionScreen)
+        shown = await wait_until(pilot, lambda: "brand new" in (text := diff_text()) and
+                                 READING_CURRENT not in text and text, "the new file's diff")
+        assert "+brand new" in shown and not any(line.lstrip().startswith("-") for line in shown.splitlines())
+        await pilot.press("r")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, PermissionScreen), "dialog closed")
+        assert not (live_server.project_dir / fresh).exists()
+
+
+@pytest.mark.e2e
 async def test_apply_patch_row_shows_added_file(live_server: RealServer, fake_llm: FakeLLM) -> None:
     sid = live_server.create_session()["id"]
     new_name = _unique("added") + ".py"
@@ -264,3 +308,37 @@ async def test_the_agents_plan_is_on_the_status_line(live_server: RealServer, fa
             return
         assert call.status == "completed"
         assert "☐ 1/3 todos" in line and "Write the [bold]tests[/]" in line, line
+
+
+@pytest.mark.e2e
+async def test_the_file_a_write_replaces_is_read_as_the_server_holds_it(live_server: RealServer) -> None:
+    """What the write dialog says about the file it replaces, from the real server's answers:
+    its text, a new file (in a folder or not), not text, too large, outside the session's folder."""
+    from tui.client.http import OpenCodeClient
+    from tui.session.current_file import CURRENT_MAX_BYTES, read_current
+
+    project = live_server.project_dir
+    folder = _unique("current")
+    (project / folder).mkdir()
+    (project / folder / "text.txt").write_text("héllo\nworld\n")
+    (project / folder / "blob.bin").write_bytes(b"\x00\x01\x02binary")
+    (project / folder / "big.txt").write_text("x" * (CURRENT_MAX_BYTES + 10))
+    client = OpenCodeClient(live_server.url, username=live_server.username, password=live_server.password)
+    directory = str(project)
+    try:
+        text = await read_current(client, str(project / folder / "text.txt"), directory)
+        assert (text.text, text.exists) == ("héllo\nworld\n", True)
+        relative = await read_current(client, f"{folder}/text.txt", directory)
+        assert relative.text == "héllo\nworld\n"
+        for name in (f"{folder}/missing.txt", f"{folder}/new/deeper.txt", _unique("top") + ".txt"):
+            missing = await read_current(client, name, directory)
+            assert missing.text is None and missing.exists is not True, (name, missing)
+        assert (await read_current(client, f"{folder}/missing.txt", directory)).exists is False
+        blob = await read_current(client, f"{folder}/blob.bin", directory)
+        assert blob.text is None and "not text" in blob.note
+        big = await read_current(client, f"{folder}/big.txt", directory)
+        assert big.text is None and "larger than" in big.note
+        outside = await read_current(client, "/etc/hostname", directory)
+        assert outside.text is None and "outside" in outside.note
+    finally:
+        await client.aclose()

@@ -19,8 +19,10 @@ from tui.protocol.models import (
     QuestionTool,
 )
 from tui.state.asks import (
+    READING_CURRENT,
     SNIPPET_HUNK,
     SNIPPET_HUNK_ALL,
+    CurrentFile,
     FormAnswer,
     FormDismissed,
     QuestionAnswer,
@@ -35,11 +37,13 @@ from tui.state.asks import (
     initial_values,
     is_question_form,
     permission_preview,
+    project_relative,
     question_from_form,
     validate_field,
     validate_form,
     validate_questions,
     visible_keys,
+    written_file,
 )
 from tui.state.transcript import ToolCall
 
@@ -317,6 +321,56 @@ def test_permission_preview_command_and_diffs() -> None:
     write = ToolCall(id="c", name="write", input={"path": "n.txt", "content": "one\ntwo"})
     lines = permission_preview(PermissionRequest(id="p", sessionID="s", action="edit"), write).diff
     assert [t for k, t in lines if k == "add"] == ["+one", "+two"]
+
+
+def test_a_whole_file_write_is_shown_against_the_file_it_replaces() -> None:
+    """QA: a write over an 8-line file was shown as "@@ -0,0 +1,6 @@", all added. Until the file
+    is read the dialog says so and claims no hunk; then it shows the real change, or a new file,
+    or why what it replaces is not shown."""
+    ask = PermissionRequest(id="p", sessionID="s", action="edit", resources=["n.txt"])
+    write = ToolCall(id="c", name="write", input={"filePath": "/proj/n.txt", "content": "keep\nnew two\n"})
+    assert written_file(ask, write) == ("/proj/n.txt", "keep\nnew two\n")
+
+    reading = permission_preview(ask, write).diff
+    assert ("meta", f"=== {READING_CURRENT}") in reading and ("add", "+new two") in reading
+    assert not any(kind == "hunk" for kind, _ in reading)
+
+    replaced = permission_preview(ask, write, CurrentFile("keep\nold two\nold three\n", exists=True)).diff
+    assert replaced[0] == ("meta", "=== /proj/n.txt (replaces the file's 3 lines: +1 -2)")
+    assert replaced[1:] == [("hunk", "@@ -1,3 +1,2 @@"), ("ctx", " keep"), ("del", "-old two"),
+                            ("del", "-old three"), ("add", "+new two")]
+
+    same = permission_preview(ask, write, CurrentFile("keep\nnew two\n", exists=True)).diff
+    assert same == [("meta", "=== /proj/n.txt (no change: the file holds exactly this already)")]
+
+    new = permission_preview(ask, write, CurrentFile(None, exists=False)).diff
+    assert new == [("meta", "=== /proj/n.txt (a new file)"), ("hunk", "@@ -0,0 +1,2 @@"),
+                   ("add", "+keep"), ("add", "+new two")]
+
+    unread = permission_preview(ask, write, CurrentFile(None, note="it is larger than 1.0 MB")).diff
+    assert ("meta", "=== what it replaces is not shown: it is larger than 1.0 MB") in unread
+    assert not any(kind in ("hunk", "del") for kind, _ in unread)
+
+    # A server that sends the diff with its ask (2.x): that diff, and no read.
+    files = [{"file": "n.txt", "patch": "@@ -1 +1 @@\n-a\n+b", "additions": 1, "deletions": 1}]
+    assert written_file(ask.model_copy(update={"metadata": {"files": files}}), write) is None
+    assert written_file(ask, ToolCall(id="c", name="edit", input={"filePath": "n.txt", "oldString": "a",
+                                                                 "newString": "b", "content": "x"})) is None
+
+
+@pytest.mark.parametrize(("path", "directory", "relative"), [
+    ("/proj/src/a.py", "/proj", "src/a.py"),
+    ("/proj/src/a.py", "/proj/", "src/a.py"),
+    ("src/./a.py", "/proj", "src/a.py"),
+    ("/elsewhere/a.py", "/proj", None),  # the server reads only the session's folder
+    ("/proj/../etc/passwd", "/proj", None),
+    ("src/../../x", "/proj", None),
+    ("/proj", "/proj", None),
+    ("/abs.py", "", None),
+])
+def test_a_written_path_is_read_relative_to_the_session_folder(path: str, directory: str,
+                                                               relative: str | None) -> None:
+    assert project_relative(path, directory) == relative
 
 
 def test_an_edit_previewed_from_its_input_claims_no_line_numbers() -> None:

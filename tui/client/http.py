@@ -15,7 +15,14 @@ import httpx
 
 from tui.client.core import ClientCore, location_query, seg
 from tui.client.core import query as qs
-from tui.client.errors import BadResponse, NotSupported, OctuiError, RouteMissing
+from tui.client.errors import (
+    BadResponse,
+    NotSupported,
+    OctuiError,
+    RequestTimeout,
+    RouteMissing,
+    ServerUnreachable,
+)
 from tui.protocol.dialects import Dialect, detect
 from tui.protocol.models import (
     AgentInfo,
@@ -451,6 +458,31 @@ class OpenCodeClient(ClientCore):
         """Ranked ``{path, type}`` entries, paths relative to the location."""
         params = {**location_query(directory), **qs(query=query, limit=limit, type=kind)}
         items = await self.get_list("/api/fs/find", params)
+        return [i for i in items if isinstance(i, dict)]
+
+    async def fs_read(self, path: str, directory: str | None = None, limit: int = 1 << 20) -> bytes:
+        """A file's bytes (``path`` relative to the location, no ``..``), at most ``limit`` + 1 of
+        them: more says the file is larger than ``limit``, and the rest is not fetched."""
+        route = "/api/fs/read/" + "/".join(seg(part) for part in path.split("/"))
+        try:
+            async with self.http.stream("GET", route, params=location_query(directory)) as resp:
+                if not resp.is_success:
+                    content = await resp.aread()
+                    raise self.error_for(resp.status_code, content[:4096], "GET", "/api/fs/read/…")
+                kept = bytearray()
+                async for chunk in resp.aiter_bytes():
+                    kept += chunk
+                    if len(kept) > limit:
+                        break
+                return bytes(kept[:limit + 1])
+        except httpx.TimeoutException as exc:
+            raise RequestTimeout(self.display_url, "GET", "/api/fs/read/…", self.timeout) from exc
+        except httpx.TransportError as exc:
+            raise ServerUnreachable(self.display_url, f"connection lost ({type(exc).__name__})") from exc
+
+    async def fs_list(self, path: str, directory: str | None = None) -> list[dict[str, Any]]:
+        """A folder's ``{path, type}`` entries (paths relative to the location; folders end in /)."""
+        items = await self.get_list("/api/fs/list", {**location_query(directory), **qs(path=path)})
         return [i for i in items if isinstance(i, dict)]
 
 

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Static
 from tui.protocol.models import PermissionRequest
 from tui.screens.docked_dialog import DockedDialog, rows_shown
 from tui.state.asks import (
+    CurrentFile,
     DiffKind,
     PermissionAnswer,
     PermissionPreview,
@@ -245,6 +246,19 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
 
     def on_mount(self) -> None:
         self.query_one("#once", Button).focus()
+
+    def show_current(self, current: CurrentFile) -> None:
+        """A whole-file write's change, now that the file it replaces has been read (or why it
+        could not be): the diff, and the hidden-character warning its old lines may need."""
+        self.preview = permission_preview(self.ask, self.tool, current)
+        for diff in self.query("#diff").results(Static):
+            diff.update(diff_content(self.preview))
+        warning = hidden_warning(self._shown_texts())
+        shown = list(self.query("#hidden-warning").results(Static))
+        if warning is not None and shown:
+            shown[0].update(warning)
+        elif warning is not None:
+            self.query_one("#dialog-head").mount(Static(warning, id="hidden-warning"), after="#who")
 
     def lacks_room(self) -> bool:
         """Whether the command (``PAYLOAD_MIN_ROWS``) or diff (``DIFF_MIN_ROWS``) does not show

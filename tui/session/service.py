@@ -38,9 +38,11 @@ from tui.protocol.models import (
 )
 from tui.session.auto_approve import AutoAnswer, AutoApprover, ModeBook
 from tui.session.commands import Catalog, send_input, slash_skills
+from tui.session.current_file import read_current
 from tui.session.fetch import SessionFetcher
 from tui.session.history_pager import HistoryPager
 from tui.session.intake import StreamIntake
+from tui.state.asks import CurrentFile
 from tui.state.changes import INTERNAL, Change
 from tui.state.modes import Mode
 from tui.state.store import Store
@@ -268,6 +270,13 @@ class SessionService:
     async def find_files(self, query: str, limit: int) -> list[dict[str, Any]]:
         """Paths for an ``@`` mention, as the server's file search finds them."""
         return await self.client.fs_find(query, limit=limit, directory=self.directory)
+
+    async def current_file(self, session_id: str, path: str) -> CurrentFile:
+        """The file a whole-file write in ``session_id`` replaces, as the server reads it now."""
+        state = self.store.sessions.get(session_id)
+        location = state.info.location if state is not None and state.info is not None else None
+        directory = (location.directory if location is not None else "") or self.directory or ""
+        return await read_current(self.client, path, directory)
 
     async def interrupt(self, session_id: str) -> None:
         """Reject the session's pending permissions and dismiss its forms first, then stop it.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -334,7 +335,7 @@ def _lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
-def _tool_patch(tool: ToolCall) -> list[str]:
+def _tool_patch(tool: ToolCall, current: CurrentFile | None = None) -> list[str]:
     data = tool.input
     path = str(data.get("path") or data.get("filePath") or "file")
     if isinstance(data.get("oldString"), str) or isinstance(data.get("newString"), str):
@@ -348,15 +349,81 @@ def _tool_patch(tool: ToolCall) -> list[str]:
         return [where if line.startswith("@@") else line
                 for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", n=context, lineterm="")]
     if isinstance(data.get("content"), str):
-        lines = _lines(data["content"])
-        return [f"+++ {path}", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)]
+        return _write_patch(path, data["content"], current)
     if isinstance(data.get("patchText"), str):
         return _lines(data["patchText"])
     return []
 
 
-def permission_preview(ask: PermissionRequest, tool: ToolCall | None) -> PermissionPreview:
-    """The command for shell asks, or a diff (server preview first, then the tool input).
+@dataclass(frozen=True)
+class CurrentFile:
+    """The file a whole-file write replaces, as the server reads it now (``GET /api/fs/read``):
+    a write's input is only the new content, and a server that sends no diff with its ask (1.18)
+    would have a file of any size replaced looking like a new one (QA)."""
+
+    text: str | None
+    """Its text; None when it does not exist or was not read."""
+    exists: bool | None = None
+    """False: the server lists no such file (the write creates it); None: not known."""
+    note: str = ""
+    """Why ``text`` is None, for the dialog: "too large to compare (3.2 MB)", the server's error…"""
+
+
+READING_CURRENT = "reading the current file, to show what this replaces…"
+
+
+def written_file(ask: PermissionRequest, tool: ToolCall | None) -> tuple[str, str] | None:
+    """(path, content) of a whole-file write that the ask brings no diff for: its dialog shows
+    what the file holds now beside it, once read."""
+    if tool is None or _files(ask):
+        return None
+    data = tool.input
+    content, path = data.get("content"), data.get("filePath") or data.get("path")
+    if not isinstance(content, str) or not isinstance(path, str) or not path or \
+            isinstance(data.get("oldString"), str) or isinstance(data.get("newString"), str):
+        return None
+    return path, content
+
+
+def project_relative(path: str, directory: str) -> str | None:
+    """``path`` relative to the session's ``directory`` (the only files the server reads for a
+    client), or None when it names one outside it, or a parent folder by ``..``."""
+    given = PurePosixPath(path)
+    if given.is_absolute():
+        if not directory:
+            return None
+        try:
+            given = given.relative_to(PurePosixPath(directory))
+        except ValueError:
+            return None
+    parts = [part for part in given.parts if part != "."]
+    if not parts or ".." in parts:
+        return None
+    return "/".join(parts)
+
+
+def _write_patch(path: str, content: str, current: CurrentFile | None) -> list[str]:
+    new = _lines(content)
+    added = [f"+{line}" for line in new]
+    if current is not None and current.text is not None:
+        old = _lines(current.text)
+        if old == new:
+            return [f"=== {path} (no change: the file holds exactly this already)"]
+        patch = list(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", n=3, lineterm=""))[2:]
+        adds = sum(1 for line in patch if line.startswith("+"))
+        dels = sum(1 for line in patch if line.startswith("-"))
+        return [f"=== {path} (replaces the file's {len(old):,} lines: +{adds} -{dels})", *patch]
+    if current is not None and current.exists is False:
+        return [f"=== {path} (a new file)", f"@@ -0,0 +1,{len(new)} @@", *added]
+    why = READING_CURRENT if current is None else \
+        f"what it replaces is not shown: {current.note or 'the file could not be read'}"
+    return [f"=== {path}: the whole new content ({len(new):,} lines)", f"=== {why}", *added]
+
+
+def permission_preview(ask: PermissionRequest, tool: ToolCall | None,
+                       current: CurrentFile | None = None) -> PermissionPreview:
+    """The command for shell asks, or a diff (server preview first, then the tool input;
+    ``current``: for a whole-file write, the file it replaces, once read).
 
     Shell: the command is the tool's input when the tool call is known, since that is what runs;
     the server's resources are listed only when they say something the command does not.
@@ -375,7 +442,7 @@ def permission_preview(ask: PermissionRequest, tool: ToolCall | None) -> Permiss
         lines.append(f"=== {diff.file} (+{diff.additions} -{diff.deletions}, {diff.status})")
         lines.extend(line for line in _lines(diff.patch) if not _is_noise(line))
     if not lines and tool is not None:
-        lines = _tool_patch(tool)
+        lines = _tool_patch(tool, current)
     kinds = [(_diff_kind(line), line) for line in lines]
     extra_lines = max(0, len(kinds) - PREVIEW_LINES)
     return PermissionPreview(diff=kinds[:PREVIEW_LINES], truncated=extra_lines)

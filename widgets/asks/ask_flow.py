@@ -17,6 +17,7 @@ from textual import work
 from textual.widget import Widget
 
 from tui.app.host import octui_app
+from tui.protocol.models import PermissionRequest
 from tui.screens import key_guard
 from tui.screens.key_guard import PAUSE_CHECK_S, hold_keys, typing_pause_left
 from tui.session.errors import OctuiError
@@ -27,6 +28,7 @@ from tui.state.asks import (
     QuestionAnswer,
     QuestionDismissed,
     answer_for,
+    written_file,
 )
 from tui.state.changes import AsksChanged
 from tui.state.store import ASK_CALL_ENDED
@@ -37,6 +39,7 @@ from widgets.plain import toast
 if TYPE_CHECKING:
     from tui.app.app import OctuiApp
     from tui.screens.inbox import InboxChoice
+    from tui.screens.permission import PermissionScreen
 
 
 def tool_for_ask(app: OctuiApp, ask: Ask) -> ToolCall | None:
@@ -172,6 +175,7 @@ class AskFlow(Widget):
         if state is not None and state.parent_id:
             subagent = one_line(title, 40)
         from tui.screens.ask_router import draft_of, screen_for_ask  # on first use (tui/screens/__init__.py)
+        from tui.screens.permission import PermissionScreen
 
         screen = screen_for_ask(ask, tool_for_ask(octui_app(self), ask), title, subagent,
                                 draft=self._drafts.pop(ask.id, None))
@@ -191,6 +195,20 @@ class AskFlow(Widget):
         self._told.discard(ask.id)
         if by_itself:
             hold_keys(screen, perf_counter())
+        if isinstance(ask, PermissionRequest) and isinstance(screen, PermissionScreen):
+            written = written_file(ask, screen.tool)
+            if written is not None:
+                self._show_current(screen, ask.sessionID, written[0])
+
+    @work(group="current-file", exit_on_error=False)
+    async def _show_current(self, screen: PermissionScreen, session_id: str, path: str) -> None:
+        """A write with no diff from the server: its dialog shows what the file holds now."""
+        session = octui_app(self).session
+        if not session.is_ready:
+            return
+        current = await session.current_file(session_id, path)
+        if screen.is_attached:
+            screen.show_current(current)
 
     @work(group="answers", exit_on_error=False)
     async def _answer(self, ask: Ask, result: Any) -> None:
