@@ -24,6 +24,7 @@ import time
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.dom import NoScreen
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
@@ -273,7 +274,7 @@ class TextBlockView(LightRepaint):
         if self._pieces.unrendered and self._timer is None:
             self._schedule()  # placeholders on screen, or the reader may be back at the bottom
         self._painting = True
-        self._selection = self.text_selection  # looked up once a paint, not once a line
+        self._selection = self._mouse_selection()  # looked up once a paint, not once a line
         try:
             return super().render_lines(crop)
         finally:
@@ -281,7 +282,7 @@ class TextBlockView(LightRepaint):
 
     def render_line(self, y: int) -> Strip:
         strip = self._line_strip(y)
-        selection = self._selection if self._painting else self.text_selection
+        selection = self._selection if self._painting else self._mouse_selection()
         if selection is not None and (span := selection.get_span(y)) is not None:
             strip = self._with_selection(strip, y, *span)
         if not self._painting:
@@ -290,6 +291,12 @@ class TextBlockView(LightRepaint):
             # would cost a style per segment on every frame of a stream.
             strip = strip.apply_offsets(0, y)
         return strip
+
+    def _mouse_selection(self) -> Selection | None:
+        try:
+            return self.text_selection
+        except NoScreen:  # painted once more as it is taken off a screen (a session left)
+            return None
 
     def _line_strip(self, y: int) -> Strip:
         line = self._pieces.line(y)
