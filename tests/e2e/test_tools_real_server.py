@@ -207,7 +207,11 @@ async def test_a_write_over_a_file_shows_what_it_replaces(live_server: RealServe
             found = dialog.query("#diff")
             return widget_text(found.first()) if found else ""
 
-        shown = await wait_until(pilot, lambda: "old line two" in (text := diff_text()) and text,
+        def diff_with(needle: str) -> str | None:
+            text = diff_text()
+            return text if needle in text and READING_CURRENT not in text else None
+
+        shown = await wait_until(pilot, lambda: diff_with("old line two"),
                                  "the dialog to show the lines the write replaces")
         assert "-old line two" in shown and "-old line three" in shown and "+new line two" in shown
         assert "@@ -0,0" not in shown
@@ -216,8 +220,7 @@ async def test_a_write_over_a_file_shows_what_it_replaces(live_server: RealServe
         await wait_until(pilot, lambda: target.read_text() == "keep this line\nnew line two\n", "the write")
 
         dialog = await wait_for_screen(pilot, PermissionScreen)
-        shown = await wait_until(pilot, lambda: "brand new" in (text := diff_text()) and
-                                 READING_CURRENT not in text and text, "the new file's diff")
+        shown = await wait_until(pilot, lambda: diff_with("brand new"), "the new file's diff")
         assert "+brand new" in shown and not any(line.lstrip().startswith("-") for line in shown.splitlines())
         await pilot.press("r")
         await wait_until(pilot, lambda: not isinstance(pilot.app.screen, PermissionScreen), "dialog closed")

@@ -10,6 +10,7 @@ import pytest
 from tui.protocol.models import StructuredError, ToolContent
 from tui.state.transcript import ToolCall
 from tui.text.tools import (
+    WRITE_NO_DIFF,
     added_file,
     default_expanded,
     diff_files,
@@ -234,8 +235,19 @@ def test_write_without_diff_is_an_added_file() -> None:
 
 
 def test_write_over_existing_file() -> None:
-    call = make("write", input={"path": "x", "content": "a"}, metadata={"existed": True})
-    assert diff_files(call)[0].status == "overwritten"
+    """QA: a write over an 8-line file showed "overwritten +6 −0" and "@@ -0,0 +1,6 @@": with no
+    diff from the server, its new content is shown and what it removed is not claimed."""
+    call = make("write", input={"path": "x", "content": "a\nb\n"}, metadata={"existed": True})
+    (written,) = diff_files(call)
+    assert (written.status, written.counts) == ("overwritten", "+2 −?")
+    assert [hunk.header for hunk in written.hunks] == [WRITE_NO_DIFF]
+    assert tool_summary(call) == "+2 −?"
+    # A result that does not say (a 2.x server): written, the same way.
+    unsaid = diff_files(make("write", input={"path": "x", "content": "a"}, metadata={}))[0]
+    assert (unsaid.status, unsaid.counts, unsaid.hunks[0].header) == ("written", "+1 −?", WRITE_NO_DIFF)
+    # A known new file keeps its "@@ -0,0" header and "−0".
+    new = diff_files(make("write", input={"path": "x", "content": "a"}, metadata={"existed": False}))[0]
+    assert (new.status, new.counts, new.hunks[0].header) == ("added", "+1 −0", "@@ -0,0 +1,1 @@")
 
 
 def test_a_write_not_done_says_so() -> None:

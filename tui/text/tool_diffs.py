@@ -48,6 +48,12 @@ class DiffFile:
     additions: int = 0
     deletions: int = 0
     hunks: list[Hunk] = field(default_factory=list)
+    deletions_known: bool = True
+    """False for a write over a file with no diff: what it removed is not known (shown "−?")."""
+
+    @property
+    def counts(self) -> str:
+        return f"+{self.additions} −{self.deletions if self.deletions_known else '?'}"
 
 
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")

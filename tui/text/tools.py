@@ -201,7 +201,7 @@ def tool_summary(call: ToolCall) -> str:
     if kind in ("edit", "write", "patch"):
         files = diff_files(call)
         adds = sum(f.additions for f in files)
-        dels = sum(f.deletions for f in files)
+        dels = sum(f.deletions for f in files) if all(f.deletions_known for f in files) else "?"
         label = f"{len(files)} files " if len(files) > 1 else ""
         return f"{label}+{adds} −{dels}" if files else ""
     if kind == "read":
@@ -458,6 +458,9 @@ def _counts(hunks: list[Hunk]) -> tuple[int, int]:
     return adds, dels
 
 
+WRITE_NO_DIFF = "the new content (the server sent no diff: what it replaces is not shown)"
+
+
 def diff_files(call: ToolCall) -> list[DiffFile]:
     """One :class:`DiffFile` per ``metadata.files`` entry (dicts or models), or the written
     content as an added file when a ``write`` carries no diff."""
@@ -482,14 +485,21 @@ def diff_files(call: ToolCall) -> list[DiffFile]:
     if not files and kind_of(call.name) == "write" and isinstance(call.input, dict):
         content = call.input.get("content")
         if isinstance(content, str):
-            existed = meta.get("existed") is True
+            existed = meta.get("existed")
             written = added_file(_path(call.input), content)
             if call.status == "error":  # rejected or failed: nothing was written (it said "added")
                 written.status = "not applied"
             elif not call.finished:
                 written.status = "pending"
-            elif existed:
-                written.status = "overwritten"
+            elif existed is not False:  # (a 2.x result does not say)
+                written.status = "overwritten" if existed is True else "written"
+            if existed is not False:
+                # Its new content only: no "@@ -0,0" claiming the file was empty or new (QA: an
+                # 8-line file overwritten showed so). A known new file keeps that header.
+                written.deletions_known = call.status == "error"  # (not applied: nothing removed)
+                for hunk in written.hunks:
+                    hunk.old_start = hunk.old_count = hunk.new_start = hunk.new_count = 0
+                    hunk.section = WRITE_NO_DIFF
             files.append(written)
     return files
 

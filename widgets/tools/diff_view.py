@@ -192,7 +192,8 @@ class DiffView(BoundedLineCache, Widget):
         diff = self.diff
         head = Content.assemble(
             plain(diff.path, "bold"), "  ", plain(diff.status, "italic"), "  ",
-            (f"+{diff.additions}", "$text-success"), " ", (f"−{diff.deletions}", "$text-error"),
+            (f"+{diff.additions}", "$text-success"), " ",
+            (f"−{diff.deletions if diff.deletions_known else '?'}", "$text-error"),
         )
         return head.truncate(width, ellipsis=True, pad=True).stylize_before(
             self._style("diff-view--header"))

@@ -20,7 +20,7 @@ def render(call: ToolCall, options: BodyOptions) -> list[Widget]:
         return [DiffView(files[0], split=options.split)]
     widgets: list[Widget] = []
     for diff in files:
-        title = plain(f"{diff.path}  {diff.status}  +{diff.additions} −{diff.deletions}")
+        title = plain(f"{diff.path}  {diff.status}  {diff.counts}")
         widgets.append(Collapsible(
             DiffView(diff, split=options.split, show_header=False),
             title=as_markup_arg(title),
