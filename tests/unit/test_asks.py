@@ -426,3 +426,12 @@ def test_preview_keeps_the_raw_text() -> None:
     edit = PermissionRequest(id="p", sessionID="s", action="edit", metadata={"files": files})
     lines = permission_preview(edit, None).diff
     assert ("del", "-a\rb") in lines and ("add", "+c\x0bd\u2028e") in lines
+
+
+def test_an_absolute_path_in_an_edits_patch_is_not_doubled() -> None:
+    """QA: an edit of ``/home/me/p/hello.py`` was headed ``--- a//home/me/p/hello.py``."""
+    ask = PermissionRequest(id="p", sessionID="s", action="edit")
+    edit = ToolCall(id="c", name="edit", input={"filePath": "/home/me/p/hello.py", "oldString": "a",
+                                                 "newString": "b"})
+    assert permission_preview(ask, edit).diff[:2] == [("meta", "--- /home/me/p/hello.py"),
+                                                      ("meta", "+++ /home/me/p/hello.py")]

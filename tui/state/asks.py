@@ -335,6 +335,12 @@ def _lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
+def _sides(path: str) -> tuple[str, str]:
+    """A patch's two file names: ``a/x``, ``b/x`` for a relative path; an absolute one as it is
+    (it read "a//home/…")."""
+    return (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")
+
+
 def _tool_patch(tool: ToolCall, current: CurrentFile | None = None) -> list[str]:
     data = tool.input
     path = str(data.get("path") or data.get("filePath") or "file")
@@ -347,7 +353,7 @@ def _tool_patch(tool: ToolCall, current: CurrentFile | None = None) -> list[str]
         where = SNIPPET_HUNK_ALL if data.get("replaceAll") is True else SNIPPET_HUNK
         context = max(len(old), len(new))  # one hunk: the whole text, no gap hidden between two
         return [where if line.startswith("@@") else line
-                for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", n=context, lineterm="")]
+                for line in difflib.unified_diff(old, new, *_sides(path), n=context, lineterm="")]
     if isinstance(data.get("content"), str):
         return _write_patch(path, data["content"], current)
     if isinstance(data.get("patchText"), str):
@@ -409,7 +415,7 @@ def _write_patch(path: str, content: str, current: CurrentFile | None) -> list[s
         old = _lines(current.text)
         if old == new:
             return [f"=== {path} (no change: the file holds exactly this already)"]
-        patch = list(difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", n=3, lineterm=""))[2:]
+        patch = list(difflib.unified_diff(old, new, n=3, lineterm=""))[2:]
         adds = sum(1 for line in patch if line.startswith("+"))
         dels = sum(1 for line in patch if line.startswith("-"))
         return [f"=== {path} (replaces the file's {len(old):,} lines: +{adds} -{dels})", *patch]
