@@ -196,6 +196,24 @@ def test_copy_sends_osc52_and_writes_the_fallback_file(tmp_path: Path) -> None:
     assert "OSC 52" in toast and str(tmp_path / CLIPBOARD_FILE) in toast
 
 
+def test_copy_last_answer_after_a_turn_that_wrote_none_takes_the_one_before(tmp_path: Path) -> None:
+    """QA: after a failed turn, F5 said "Nothing to copy: last answer is empty" with a whole
+    answer above it. It copies that answer and says it is not the latest turn's."""
+    acts, app = actions(tmp_path)
+    session = app.store.sessions["ses_1"]
+    for mid, text in (("msg_u3", "third prompt"), ("msg_u4", "fourth prompt")):
+        session.messages[mid] = Message(id=mid, role="user", text=text)
+        failed = f"msg_f{mid[-1]}"
+        session.messages[failed] = Message(id=failed, role="assistant",
+                                           error=StructuredError(type="provider", message="HTTP 500"))
+    acts.copy_last_answer(session)
+    assert app.clipboard == ["Step one.\n\n" + ANSWER_2]
+    assert "2 turns back" in app.toasts[-1][1]
+    session.messages.clear()
+    acts.copy_last_answer(session)  # no answer anywhere: nothing, said so
+    assert len(app.clipboard) == 1 and "Nothing to copy" in app.toasts[-1][1]
+
+
 def test_copy_nothing_says_so(tmp_path: Path) -> None:
     acts, app = actions(tmp_path)
     acts.copy_code_block(SessionState(id="x"))

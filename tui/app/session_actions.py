@@ -66,15 +66,23 @@ def message_copy_text(message: Message) -> str:
     return clean_text(message.text).strip("\n")
 
 
+def turn_answers(state: SessionState) -> list[str]:
+    """Each turn's answer, oldest first: the text of every assistant message after a prompt
+    (empty for a turn that failed, or was stopped, before it wrote any)."""
+    answers: list[list[str]] = [[]]
+    for message in state.ordered_messages():
+        if message.reverted:
+            continue
+        if message.role == "user":
+            answers.append([])
+        elif message.role == "assistant" and (text := message_copy_text(message)):
+            answers[-1].append(text)
+    return ["\n\n".join(texts) for texts in answers]
+
+
 def last_answer(state: SessionState) -> str:
     """The text of the latest turn: every assistant message after the last user prompt."""
-    messages = [m for m in state.ordered_messages() if not m.reverted]
-    start = 0
-    for index, message in enumerate(messages):
-        if message.role == "user":
-            start = index + 1
-    texts = [message_copy_text(m) for m in messages[start:] if m.role == "assistant"]
-    return "\n\n".join(t for t in texts if t)
+    return turn_answers(state)[-1]
 
 
 def code_blocks(text: str) -> list[str]:
@@ -201,7 +209,15 @@ class SessionActions:
         return path
 
     def copy_last_answer(self, state: SessionState | None) -> None:
-        self.copy(last_answer(state) if state else "", "Last answer")
+        """The latest turn's answer; if that turn wrote none (QA: after a failed turn F5 said
+        "Nothing to copy" with a whole answer above it), the latest answer before it, said so."""
+        answers = turn_answers(state) if state else [""]
+        if answers[-1] or not any(answers):
+            self.copy(answers[-1], "Last answer")
+            return
+        back = next(n for n in range(1, len(answers)) if answers[-1 - n])
+        turns = "turn" if back == 1 else "turns"
+        self.copy(answers[-1 - back], f"The answer {back} {turns} back (the latest turn wrote none)")
 
     def copy_transcript(self, state: SessionState | None) -> None:
         self.copy(export_markdown(state) if state else "", "Transcript")
