@@ -176,3 +176,13 @@ async def test_every_part_reads_in_every_theme() -> None:
                         continue  # a terminal's own colours (the ansi themes)
                     ratio = contrast(tuple(fg.triplet), tuple(bg.triplet))
                     assert ratio >= 3, (theme, segment.text, fg.triplet.hex, bg.triplet.hex)
+
+
+def test_a_question_left_unanswered_reads_as_a_dash() -> None:
+    """QA: an optional question left empty read "answered: Red;" (a dangling semicolon)."""
+    from tui.state.transcript import ToolCall
+
+    call = ToolCall(id="c1", name="question", status="completed", metadata={"answers": [["Red"], []]})
+    assert ToolHeader(call)._summary(call) == "answered: Red; –"
+    both = ToolCall(id="c1", name="question", status="completed", metadata={"answers": [["Red"], ["A", "B"]]})
+    assert ToolHeader(both)._summary(both) == "answered: Red; A, B"

@@ -151,7 +151,8 @@ class ToolHeader(Widget):
         if kind == "question":
             state, answers = question_state(call)
             if state == "answered":
-                return "answered: " + "; ".join(", ".join(a) for a in answers)
+                # A question left unanswered (an optional one) is "–", not an empty "Red; " (QA).
+                return "answered: " + "; ".join(", ".join(a) if a else "–" for a in answers)
             return "rejected" if state == "rejected" else "waiting for answer"
         if kind == "subagent":
             child = call.child_session_id
