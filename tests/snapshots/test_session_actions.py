@@ -21,6 +21,7 @@ from tui.app.session_actions import CLIPBOARD_FILE, NewSessionRequest
 from tui.demo import DemoServer, assistant, text, user
 from tui.protocol.models import FileDiff, ModelRef, SessionInfo
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.message_keys import TYPING_WINDOW_S
 from tui.screens.new_session import NewSessionScreen
 from tui.screens.rename import RenameScreen
 from tui.screens.revert import RevertScreen
@@ -254,6 +255,7 @@ async def test_copy_keys_and_export_in_the_app() -> None:
             user_view = next(v for v in views if v.message.role == "user")
             user_view.focus()
             await pilot.press("y")
+            await pilot.pause(TYPING_WINDOW_S + 0.2)  # (a letter right behind it: typing)
             await pilot.pause()
             assert app.clipboard == "Write a greeting"
             await settle(pilot)

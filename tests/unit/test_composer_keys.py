@@ -29,6 +29,7 @@ from tests.snapshots.main_app import (
     wait_until,
 )
 from tui.demo import DemoServer, history_fixture
+from tui.screens.message_keys import TYPING_WINDOW_S
 from widgets._textual_compat import anchor_released
 from widgets.composer.composer import Composer
 from widgets.transcript.message_view import MessageView
@@ -260,17 +261,28 @@ async def test_letters_typed_on_a_message_go_to_the_prompt() -> None:
         burst(app, "space")  # no start of a prompt: nothing moves
         await settle(pilot)
         assert composer.text == "fix it" and app.focused is answer
-        # The message's own key acts, also with a letter right behind it in the same read
-        # (looked up once it had bubbled up, it was looked up in the prompt by then: lost).
+        # A message's own letter with another character right behind it (one terminal read)
+        # began a prompt (QA: "copy" typed on an answer became "opy", the "c" copying its code).
         burst(app, "y", "x")
         await settle(pilot)
+        assert not any("Message" in str(toast.message) for toast in app._notifications)
+        assert composer.text == "fix ityx" and app.focused is composer
+        # Alone, it acts once the moment to tell it from typing is over, and a letter after
+        # that goes to the prompt.
+        answer.focus()
+        await settle(pilot)
+        burst(app, "y")
+        await pilot.pause(TYPING_WINDOW_S + 0.2)
+        await settle(pilot)
         assert any("Message" in str(toast.message) for toast in app._notifications)
-        assert composer.text == "fix itx" and app.focused is composer
+        burst(app, "x")
+        await settle(pilot)
+        assert composer.text == "fix ityxx" and app.focused is composer
         answer.focus()
         await settle(pilot)
         burst(app, "u", "p")  # undo is a prompt's key only: on an answer, "u" is a letter
         await settle(pilot)
-        assert composer.text == "fix itxup" and app.focused is composer
+        assert composer.text == "fix ityxxup" and app.focused is composer
 
 
 async def test_a_click_on_a_message_leaves_typing_in_the_prompt() -> None:
@@ -546,3 +558,29 @@ async def test_a_focused_answer_is_marked_in_any_colours() -> None:
         answer.focus()
         await settle(pilot)
         assert first_column() - {" "}, "no band on the focused answer"
+
+
+async def test_a_word_typed_on_a_focused_row_keeps_its_first_letter() -> None:
+    """QA: on a focused tool row "check git" reached the prompt as "heck git" (the "c" copied
+    the message's code), and on a prompt "update it" as "pdate it" (the "u" asked to undo)."""
+    from widgets.tools.tool_row import ToolRow
+
+    async with reading(6, notifications=True) as (app, pilot, demo, sid):
+        screen = main_screen(app)
+        composer = screen.query_one(Composer)
+        rows = list(screen.query(ToolRow))
+        assert rows, "the history needs a tool row"
+        rows[-1].focus()
+        await settle(pilot)
+        burst(app, *"check", "space", *"git")
+        await settle(pilot)
+        assert composer.text == "check git" and app.focused is composer
+        composer.clear()
+        prompt = next(view for view in screen.query(MessageView) if view.message.role == "user")
+        prompt.focus()
+        await settle(pilot)
+        burst(app, *"update")
+        await pilot.pause(TYPING_WINDOW_S + 0.2)
+        await settle(pilot)
+        assert composer.text == "update"
+        assert not any("again" in str(toast.message) for toast in app._notifications)

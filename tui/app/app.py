@@ -442,10 +442,11 @@ class OctuiApp(DiffedOutput[int]):
         if isinstance(event, events.Key) and not event.is_forwarded:  # (not one bubbling back up)
             main = self.main_or_none()
             if main is not None and main is self.screen:
-                bound = main.take_typing(event)  # a letter typed on a message goes to the prompt
-                if bound is not None:  # ... or is the message's own key: run now, in key order
+                decision = main.take_typing(event)  # a letter typed on a message goes to the prompt
+                for bound in decision.run:  # ... or is the message's own key: run now, in key order
                     if bound.enabled:
                         await self.run_action(bound.binding.action, bound.node)
+                if decision.consumed:
                     return
         await super().on_event(event)
 

@@ -22,7 +22,7 @@ from typing import Any
 from textual import events, on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import ActiveBinding, Binding
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
@@ -40,6 +40,7 @@ from tui.app.messages import (
 )
 from tui.app.session_pages import SessionPages
 from tui.protocol.models import PermissionRequest
+from tui.screens.message_keys import TYPING_WINDOW_S, HeldKey, KeyDecision
 from tui.screens.mode_confirm import ModeCommands
 from tui.screens.sessions import SessionsScreen
 from tui.session.connect import StreamState
@@ -122,6 +123,7 @@ class MainScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.session_id: str | None = None
+        self._held_key: HeldKey | None = None  # a message's letter, until told from typing
         self._undone_prompt: str | None = None  # what an undo put in the box (a redo takes it back)
 
     def compose(self) -> ComposeResult:
@@ -557,29 +559,50 @@ class MainScreen(Screen[None]):
         except OctuiError as exc:
             toast(self, f"Interrupt failed: {exc}", severity="error")
 
-    def take_typing(self, event: events.Key) -> ActiveBinding | None:
+    def take_typing(self, event: events.Key) -> KeyDecision:
         """A character typed while a message (or the transcript) has the focus: the app calls
         this before it forwards the key, so the keys are decided in their order.
 
         One that is a key of theirs (``y``, ``c``, ``u``, a tool row's ``d``, ``a``, Space) or of
-        anything above is returned for the app to run at once: looked up after it bubbled up,
-        as Textual does, it would be looked up where the focus is by then, and a letter typed
-        right after it (one terminal read) had moved the focus on. Any other character but a
-        space moves the focus to the prompt, which is then handed it and all that follow (after
-        a click on a message, typing went nowhere)."""
+        anything above is run by the app at once: looked up after it bubbled up, as Textual
+        does, it would be looked up where the focus is by then, and a letter typed right after
+        it (one terminal read) had moved the focus on. A letter is held a moment first
+        (``tui/screens/message_keys.py``): followed at once by another character, it began a
+        prompt. Any other character but a space moves the focus to the prompt, which is then
+        handed it and all that follow (after a click on a message, typing went nowhere)."""
+        held, self._held_key = self._held_key, None
+        if held is not None:
+            held.timer.stop()
+        character = event.character if event.is_printable else None
         focused = self.focused
-        if focused is None or isinstance(focused, TextArea) or not event.is_printable or not event.character:
-            return None  # (the prompt's own letters: this runs for every key)
         transcript = self.query_one(Transcript)
-        if focused is not transcript and transcript not in focused.ancestors:
-            return None
+        on_transcript = focused is not None and not isinstance(focused, TextArea) and (
+            focused is transcript or transcript in focused.ancestors)
+        if held is not None and character and not character.isspace() and character != held.character \
+                and on_transcript:
+            self.set_focus(self.composer.composer)  # typing: the held letter began a prompt,
+            self.composer.insert(held.character)  # and this key follows it there
+            return KeyDecision()
+        run = (held.bound,) if held is not None else ()
+        if not character or not on_transcript:
+            return KeyDecision(run)  # (the prompt's own letters: this runs for every key)
         bound = self.active_bindings
         for key in (event.key, *event.aliases):
             if key in bound:
-                return bound[key]
-        if not event.character.isspace():  # (Space on a message is no start of a prompt)
+                if character.isalpha() and (held is None or held.character != character):
+                    timer = self.set_timer(TYPING_WINDOW_S, self._run_held_key)
+                    self._held_key = HeldKey(bound[key], character, timer)
+                    return KeyDecision(run, consumed=True)
+                return KeyDecision((*run, bound[key]), consumed=True)
+        if not character.isspace():  # (Space on a message is no start of a prompt)
             self.set_focus(self.composer.composer)
-        return None
+        return KeyDecision(run)
+
+    async def _run_held_key(self) -> None:
+        """No character followed a message's letter: it was the message's key."""
+        held, self._held_key = self._held_key, None
+        if held is not None and held.bound.enabled:
+            await self.app.run_action(held.bound.binding.action, held.bound.node)
 
     # ------------------------------------------------------------------ actions (keys, palette, /commands)
     def action_new_session(self) -> None:
