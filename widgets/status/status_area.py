@@ -13,6 +13,7 @@ from typing import Any
 
 from textual.widget import Widget
 
+from tui.app import clock
 from tui.app.host import octui_app
 from tui.session.connect import StreamState
 from tui.state.todos import todo_progress
@@ -28,6 +29,11 @@ class StatusArea(Widget):
     """Owns ``#status``, ``#header`` and ``#banner`` (found on the screen by type)."""
 
     DEFAULT_CSS = "StatusArea { display: none; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._busy_seen: dict[str, float] = {}  # busy session → when its turn began
+        self._shown_session: str | None = None  # the session the last show was for
 
     def show(self, state: SessionState | None, mode_text: str) -> None:
         """Repaint the status bar and the header for ``state`` (``None``: no session open)."""
@@ -54,11 +60,31 @@ class StatusArea(Widget):
         self.screen.query_one(StatusBar).info = StatusInfo(
             connection=app.stream_state.phase, server=server, agent=agent,
             model=model.label if model else "", busy=bool(state and state.busy),
+            busy_since=self._turn_began(state),
             note=(state.status_note or "") if state else "",
             tokens=state.tokens.total if state else 0, cost=state.cost if state else 0,
             context_limit=limit, context_used=state.context_tokens if state else 0,
             asks=len(app.store.asks), mode=mode_text, **self._plan(state))
         self._show_header(state)
+
+    def _turn_began(self, state: SessionState | None) -> float | None:
+        """When the busy session's turn began (epoch seconds): seen here, by this clock (a
+        remote server's clock may be off); for a session opened busy, its prompt's time."""
+        shown_before, self._shown_session = self._shown_session, state.id if state is not None else None
+        if state is None:
+            return None
+        if not state.busy:
+            self._busy_seen.pop(state.id, None)
+            return None
+        began = self._busy_seen.get(state.id)
+        if began is None:
+            began = clock.now()
+            if shown_before != state.id:  # opened while busy: the turn began before
+                prompt = next((m for m in reversed(state.messages.values()) if m.role == "user"), None)
+                if prompt is not None and prompt.time_created:
+                    began = min(began, prompt.time_created / 1000)
+            self._busy_seen[state.id] = began
+        return began
 
     @staticmethod
     def _plan(state: SessionState | None) -> dict[str, Any]:

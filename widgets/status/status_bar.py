@@ -9,8 +9,11 @@ from dataclasses import dataclass
 from textual.content import Content
 from textual.events import Click
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 
+from tui.app import clock
+from tui.text.tools import format_duration
 from widgets.plain import plain, plain_line
 
 
@@ -21,6 +24,7 @@ class StatusInfo:
     agent: str = ""
     model: str = ""
     busy: bool = False
+    busy_since: float | None = None  # when its turn began (the prompt's time, epoch seconds)
     note: str = ""
     tokens: float = 0
     context_limit: float = 0
@@ -51,6 +55,7 @@ class StatusBar(Static):
     asks_span: tuple[int, int] | None = None
     """The columns (of the content) of ``⚑ N waiting`` as last drawn, end excluded; None: not
     shown."""
+    _ticking: Timer | None = None  # repaints the turn's time once a second while busy
 
     def render(self) -> Content:
         info = self.info
@@ -66,7 +71,7 @@ class StatusBar(Static):
             parts.append((plain_line(info.model, 40), 2))
         if info.mode:
             parts.append((plain_line(info.mode, 30, "$warning"), 0))
-        parts.append((Content.styled("busy", "$accent bold") if info.busy
+        parts.append((Content.styled(self._busy_for(), "$accent bold") if info.busy
                       else Content.styled("idle", "dim"), 0))
         if info.note:
             parts.append((plain_line(info.note, 60, "$warning"), 3))
@@ -92,6 +97,22 @@ class StatusBar(Static):
         end = line.cell_length
         self.asks_span = (end - flag, end) if flag and end <= width else None
         return line
+
+    def _busy_for(self) -> str:
+        """"busy 12s": how long the turn has run, so a wait for the model's first word (or a
+        provider retrying) is seen to go on, not a frozen screen (QA: 6 s of nothing moving)."""
+        since = self.info.busy_since
+        if since is None:
+            return "busy"
+        seconds = max(0.0, clock.now() - since)
+        return f"busy {int(seconds)}s" if seconds < 60 else f"busy {format_duration(seconds * 1000)}"
+
+    def watch_info(self, old: StatusInfo, new: StatusInfo) -> None:
+        if new.busy and self._ticking is None:
+            self._ticking = self.set_interval(1.0, self.refresh)  # (only while busy: idle is still)
+        elif not new.busy and self._ticking is not None:
+            self._ticking.stop()
+            self._ticking = None
 
     async def on_click(self, event: Click) -> None:
         offset = event.get_content_offset(self)

@@ -1,0 +1,59 @@
+"""The status line says how long a busy turn has run (QA: waiting 6 s for a first word, or on a
+provider's retries, nothing on screen moved: a fixed "busy")."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from tui.app import clock
+from tui.state.transcript import Message, SessionState
+from widgets.status.status_area import StatusArea
+from widgets.status.status_bar import StatusBar, StatusInfo
+
+T0 = 1_800_000_000.0
+
+
+class BarApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+
+
+async def test_a_busy_turn_shows_its_time_and_the_line_moves_each_second() -> None:
+    clock.freeze(T0)
+    try:
+        app = BarApp()
+        async with app.run_test(size=(100, 3)) as pilot:
+            bar = app.query_one(StatusBar)
+            bar.info = StatusInfo(connection="connected", busy=True, busy_since=T0 - 7)
+            await pilot.pause()
+            assert "busy 7s" in bar.render().plain
+            clock.freeze(T0 + 58)  # the line is drawn again within a second, by itself
+            await pilot.pause(1.2)
+            assert "busy 1m05s" in app.screen._compositor.render_strips()[0].text
+            bar.info = StatusInfo(connection="connected", busy=False)
+            await pilot.pause()
+            assert "idle" in bar.render().plain and bar._ticking is None  # idle: nothing ticks
+    finally:
+        clock.freeze(None)
+
+
+def test_a_turn_seen_starting_is_timed_here_and_one_opened_busy_from_its_prompt() -> None:
+    """A remote server's clock may be off: a turn that starts on screen is timed by this clock;
+    a session opened while busy can only be timed from its prompt's time."""
+    clock.freeze(T0)
+    try:
+        area = StatusArea()
+        state = SessionState(id="ses_1")
+        prompt = Message(id="msg_u", role="user", text="hi", time_created=(T0 - 300) * 1000)
+        state.messages = {prompt.id: prompt}
+        assert area._turn_began(state) is None  # idle, on screen
+        state.busy = True
+        clock.freeze(T0 + 2)
+        assert area._turn_began(state) == T0 + 2  # seen starting (the prompt's clock is not ours)
+        clock.freeze(T0 + 9)
+        assert area._turn_began(state) == T0 + 2  # the same turn
+        other = SessionState(id="ses_2", busy=True)
+        other.messages = {"msg_v": Message(id="msg_v", role="user", text="hi", time_created=(T0 - 40) * 1000)}
+        assert area._turn_began(other) == T0 - 40  # opened busy: from its prompt
+    finally:
+        clock.freeze(None)
