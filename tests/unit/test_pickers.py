@@ -282,8 +282,9 @@ async def test_model_picker_switches_only_when_changed_and_remembers_recent() ->
             await pilot.pause(0.2)
             picker = app.screen
             assert isinstance(picker, ModelPicker)
-            assert [e.value.id for e in picker.shown] == ["scripted", "scripted-mini"]
-            assert picker.shown[0].current  # the session's model
+            # The session's model heads the list (then every model, it too).
+            assert [e.value.id for e in picker.shown] == ["scripted", "scripted", "scripted-mini"]
+            assert picker.shown[0].current
             await pilot.press("enter")  # the current one: nothing to send
             await pilot.pause(0.2)
             assert recorder.posts("/model") == []
@@ -338,9 +339,20 @@ def test_model_entries_recent_first_variants_and_disabled() -> None:
               ModelInfo(id="c", providerID="q", name="C")]
     rows = model_entries(models, [ModelRef(id="c", providerID="q"), ModelRef(id="gone", providerID="p")],
                          current=ModelRef(id="a", providerID="p", variant="high"))
-    assert [(r.group, r.label) for r in rows] == [("Recent", "C"), ("All models", "A"),
-                                                  ("All models", "A · high"), ("All models", "C")]
-    assert [r.current for r in rows] == [False, False, True, False]
+    # The current model heads the list (QA: it came last, under thirty others).
+    assert [(r.group, r.label) for r in rows] == [("Recent", "A · high"), ("Recent", "C"),
+                                                  ("All models", "A"), ("All models", "A · high"),
+                                                  ("All models", "C")]
+    assert [r.current for r in rows] == [True, False, False, True, False]
+
+
+def test_model_entries_put_deprecated_models_last() -> None:
+    models = [ModelInfo(id="old", providerID="p", name="Old", status="deprecated"),
+              ModelInfo(id="new", providerID="p", name="New"),
+              ModelInfo(id="beta", providerID="q", name="Beta", status="beta")]
+    rows = model_entries(models)
+    assert [(r.group, r.label) for r in rows] == [("All models", "New"), ("All models", "Beta"),
+                                                  ("Deprecated", "Old")]
 
 
 def test_switchable_agents() -> None:

@@ -192,10 +192,15 @@ def _same(a: ModelRef | None, b: ModelRef) -> bool:
 
 def model_entries(models: Sequence[ModelInfo], recent: Sequence[ModelRef] = (),
                   current: ModelRef | None = None) -> list[PickerEntry[ModelRef]]:
-    """Rows for the model picker: recent models first, then every enabled model and its variants."""
+    """Rows for the model picker: the current model, the recent ones, then every enabled model
+    and its variants, those the server marks deprecated last (QA: the model in use came last,
+    under some thirty deprecated ones)."""
     usable = [m for m in models if m.enabled]
     by_key = {(m.providerID, m.id): m for m in usable}
     entries: list[PickerEntry[ModelRef]] = []
+    recent = list(recent)
+    if current is not None and not any(_same(current, ref) for ref in recent):
+        recent.insert(0, current)  # (the session's model, though never picked here)
 
     def entry(model: ModelInfo, variant: str | None, group: str) -> PickerEntry[ModelRef]:
         ref = ModelRef(id=model.id, providerID=model.providerID, variant=variant)
@@ -209,9 +214,11 @@ def model_entries(models: Sequence[ModelInfo], recent: Sequence[ModelRef] = (),
         model = by_key.get((ref.providerID, ref.id))
         if model is not None:
             entries.append(entry(model, ref.variant if ref.variant in _variants(model) else None, "Recent"))
-    for model in usable:
-        entries.append(entry(model, None, "All models"))
-        entries.extend(entry(model, v, "All models") for v in _variants(model))
+    for group, deprecated in (("All models", False), ("Deprecated", True)):
+        for model in usable:
+            if (model.status == "deprecated") is deprecated:
+                entries.append(entry(model, None, group))
+                entries.extend(entry(model, v, group) for v in _variants(model))
     return entries
 
 
