@@ -57,3 +57,22 @@ def test_a_turn_seen_starting_is_timed_here_and_one_opened_busy_from_its_prompt(
         assert area._turn_began(other) == T0 - 40  # opened busy: from its prompt
     finally:
         clock.freeze(None)
+
+
+async def test_before_the_first_prompt_the_line_names_the_model_a_new_session_gets() -> None:
+    """QA: at launch the status line named no model until a prompt was sent. It shows the
+    server's default (``GET /api/model/default``), or the one picked for the next session."""
+    from tests.snapshots.main_app import MainApp, main_screen, wait_connected, wait_until
+    from tui.protocol.models import ModelRef
+    from widgets.status.model_agent import ModelAgentChoice
+
+    app = MainApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_connected(pilot)
+        bar = main_screen(app).query_one(StatusBar)
+        await wait_until(pilot, lambda: bar.info.model == "demo/scripted")
+        main_screen(app).query_one(ModelAgentChoice).pending_model = ModelRef(id="scripted-mini",
+                                                                               providerID="demo")
+        main_screen(app).refresh_status()
+        await pilot.pause()
+        assert bar.info.model == "demo/scripted-mini"

@@ -34,7 +34,7 @@ from tui.app.palette import ActionsProvider
 from tui.app.session_actions import SessionActions
 from tui.app.terminal_check import terminal_problem
 from tui.app.themes import persist_theme
-from tui.protocol.models import Health, ModelInfo
+from tui.protocol.models import Health, ModelInfo, ModelRef
 from tui.screens.key_guard import held_keys
 from tui.screens.main import MainScreen
 from tui.screens.sessions import SessionsScreen
@@ -145,6 +145,7 @@ class OctuiApp(DiffedOutput[int]):
         self.local: LocalServer | None = None
         self.health: Health | None = None
         self.models: list[ModelInfo] = []
+        self.default_model: ModelRef | None = None  # a new session's model, where the server says
         self.stream_state = StreamState(phase="connecting")
         self._pending: list[Change] = []
         self._flush_queued = False  # a flush is queued after the app's messages (call_later)
@@ -274,6 +275,10 @@ class OctuiApp(DiffedOutput[int]):
                 await asyncio.sleep(delay)
                 continue
             self.models = models
+            with contextlib.suppress(OctuiError):
+                found = await self.session.default_model()
+                if found is not None:
+                    self.default_model = ModelRef(id=found.id, providerID=found.providerID)
             main = self.main_or_none()
             if main is not None:  # (None: closed while the list came)
                 main.refresh_status()

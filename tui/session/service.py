@@ -264,6 +264,10 @@ class SessionService:
     async def models(self) -> list[ModelInfo]:
         return await self.client.models()
 
+    async def default_model(self) -> ModelInfo | None:
+        """The model a new session gets (None where the server has no route to say: 1.18)."""
+        return await self.client.default_model(self.directory)
+
     async def agents(self) -> list[AgentInfo]:
         return await self.client.agents()
 

@@ -19,6 +19,7 @@ from tui.session.connect import StreamState
 from tui.state.todos import todo_progress
 from tui.state.transcript import SessionState
 from widgets.status.connection_banner import ConnectionBanner
+from widgets.status.model_agent import ModelAgentChoice
 from widgets.status.session_header import SessionHeader
 from widgets.status.status_bar import StatusBar, StatusInfo
 
@@ -53,6 +54,11 @@ class StatusArea(Widget):
         if model is None and last is not None:
             model = last.model
         agent = (info.agent if info and info.agent else None) or (last.agent if last else None) or ""
+        if state is None:  # no session yet: what the next one gets (QA: nothing until a prompt)
+            choice = self.screen.query(ModelAgentChoice)
+            picked = choice.first() if choice else None
+            model = (picked.pending_model if picked else None) or app.default_model
+            agent = (picked.pending_agent if picked else None) or ""
         limit = 0.0
         if model is not None:
             limit = next((m.limit.context for m in app.models

@@ -71,7 +71,7 @@ class StatusBar(Static):
             parts.append((plain_line(info.model, 40), 2))
         if info.mode:
             parts.append((plain_line(info.mode, 30, "$warning"), 0))
-        parts.append((Content.styled(self._busy_for(), "$accent bold") if info.busy
+        parts.append((plain(self._busy_for(), "$accent bold") if info.busy
                       else Content.styled("idle", "dim"), 0))
         if info.note:
             parts.append((plain_line(info.note, 60, "$warning"), 3))
