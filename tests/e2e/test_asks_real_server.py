@@ -254,6 +254,11 @@ async def test_reject_without_message_ends_turn_idle(
             assert "interrupted" in call.error.message.lower()
         else:  # 2.x: not recorded without a message; the failure must at least say something
             assert call.error.message.strip()
+        # The row says it was refused, not only the server's "interrupted" (QA).
+        assert call.rejected
+        row = await wait_until(pilot, lambda: tool_row(app, call.id), "the shell row")
+        header = row.query_one(ToolHeader)
+        await wait_until(pilot, lambda: header.parts.summary.plain == "rejected", "the row to say rejected")
         # 1.18 sends no end event here: the app must learn it from /api/session/active.
         await _idle(pilot, app, sid)
 

@@ -435,14 +435,31 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
     else:
         return []
     detail = getattr(payload, "reply", None) or event.type.rsplit(".", 1)[-1]
-    if store.asks.pop(ask_id, None) is None:
+    ask = store.asks.pop(ask_id, None)
+    if ask is None:
         return []
     changes: list[Change] = [AsksChanged(payload.sessionID, ask_id, str(detail))]
+    if isinstance(payload, ev.PermissionReplied) and payload.reply == "reject":
+        changes += _mark_rejected(store, ask)
     if isinstance(payload, (ev.PermissionReplied, ev.QuestionRejected)):
         # 1.18 ends a turn after a reject with no event at all: ask the server.
         if isinstance(payload, ev.QuestionRejected) or payload.reply == "reject":
             changes.append(CheckActive(payload.sessionID))
     return changes
+
+
+def _mark_rejected(store: Store, ask: Ask) -> list[Change]:
+    """The tool call whose permission was refused says so (its row: "rejected", not the
+    server's "Tool execution interrupted")."""
+    message_id, call_id = ask_call(ask)
+    state = store.sessions.get(ask.sessionID)
+    message = state.messages.get(message_id) if state is not None else None
+    call = message.tool(call_id) if message is not None and call_id else None
+    if call is None:
+        return []
+    call.rejected = True
+    call.version += 1
+    return [part_changed(ask.sessionID, message_id, call.key)]
 
 
 def _on_ui(store: Store, event: Event) -> list[Change]:

@@ -83,6 +83,9 @@ class ToolCall:
     """A subagent call's child as the live stream named it (``tool.progress``), kept when the
     server's history is loaded again and its form of the call names no child (see
     ``tui.state.history.carry_child_links``)."""
+    rejected: bool = False
+    """Its permission was refused (the servers end such a call with an error that does not say
+    so: "Tool execution interrupted")."""
     version: int = 0
 
     @property

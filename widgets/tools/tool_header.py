@@ -159,6 +159,8 @@ class ToolHeader(Widget):
             # (a call that ended without one, "Unknown tool: task" say, has none to wait for)
             link = f"→ {one_line(child, 40)}" if child else "no child" if call.finished else "no child yet"
             return f"{subagent_status(call, self._child_status)} {link}"
+        if call.status == "error" and call.rejected:
+            return "rejected"
         if call.status == "error" and call.error is not None:
             return one_line(call.error.message, 60) or "failed"
         return tool_summary(call)

@@ -62,7 +62,11 @@ def build_body(call: ToolCall, options: BodyOptions) -> list[Widget]:
         tail = call.input_text[-STREAMING_INPUT_CHARS:]
         shown = "…" + tail if len(tail) < len(call.input_text) else tail
         return [text_block(shown or "…", "-input-stream")]
-    if call.status == "error" and call.error is not None:
+    if call.status == "error" and call.rejected:  # (the server's error only says "interrupted")
+        said = call.error.message if call.error is not None else ""
+        widgets.append(text_block("✗ Rejected: its permission was refused" + (f" ({said})" if said else ""),
+                                  "-error-text"))
+    elif call.status == "error" and call.error is not None:
         widgets.append(text_block("✗ " + (call.error.message or call.error.type), "-error-text"))
     renderer = _renderers()[kind_of(call.name)]
     try:
