@@ -195,14 +195,14 @@ async def test_reader_scrolled_up_is_not_yanked_and_gets_a_new_activity_chip() -
         demo.emit("session.text.delta", base | {"ordinal": 0, "delta": "news below"})
         await wait_until(pilot, lambda: chip.display)
         assert transcript.scroll_y < transcript.max_scroll_y  # not yanked to the bottom
-        assert "1 new message below" in str(chip.label)
+        assert "new text below, in 1 message " in str(chip.label)
         # More parts of the same answer are still one new message (the chip counted parts: QA).
         demo.emit("session.text.started", base | {"ordinal": 1})
         demo.emit("session.text.delta", base | {"ordinal": 1, "delta": "a second part"})
         await wait_until(pilot, lambda: "msg_live_chip" in app.store.sessions[sid].messages
                          and len(app.store.sessions[sid].messages["msg_live_chip"].parts) >= 2)
         await settle(pilot)
-        assert "1 new message below" in str(chip.label)
+        assert "new text below, in 1 message " in str(chip.label)
 
         chip.press()
         await settle(pilot)

@@ -155,7 +155,7 @@ async def test_back_where_the_reader_was_with_the_new_messages_counted() -> None
         after = [v.message.id for v in transcript.query(MessageView)]
         assert after[:len(mounted)] == mounted
         chip = screen.query_one("#new-activity", Button)
-        assert chip.display and "2 new messages below" in str(chip.label)
+        assert chip.display and "new text below, in 2 messages " in str(chip.label)
 
         chip.press()
         await settle(pilot)

@@ -115,7 +115,9 @@ class TranscriptPanel(Widget):
         chip = self.chip
         chip.display = count > 0
         noun = "message" if count == 1 else "messages"
-        chip.label = Content(f"↓ {count:,} new {noun} below — click to follow")
+        # "New text", not "new messages": the answer streaming below may be the one already
+        # begun on screen (QA: "1 new message" for the message being read).
+        chip.label = Content(f"↓ new text below, in {count:,} {noun} — click to follow")
 
     def follow(self) -> None:
         """The chip was pressed: back to the bottom, following."""
