@@ -20,6 +20,7 @@ from tests.e2e.server import EventRecorder, RealServer
 from tui.screens.main import MainScreen
 from tui.screens.permission import PermissionScreen
 from tui.screens.sessions import SessionsScreen
+from tui.state.titles import is_default_title, title_from_prompt
 from tui.state.transcript import Message, TextBlock
 from tui.text.sanitize import one_line
 from widgets.sessions.session_list import SessionList
@@ -156,6 +157,11 @@ async def test_first_prompt_creates_session_and_streams_reasoning_and_text(
         assert f"Thought ({len(reasoning.split())} words)" in screen
         assert reasoning not in screen  # collapsed: the heading only
         assert driver.main.composer_text() == ""  # a sent prompt leaves the box
+        # Titled once its first turn is over (QA: every session octui made read "New session -
+        # 2026-…" in the list): by the server (2.x) or, left untitled (1.18), by its prompt.
+        await driver.wait_until(lambda: not is_default_title(driver.state.title), "a session title")
+        if not live_server.wire.v2:
+            assert driver.state.title == title_from_prompt(prompt)
 
     server_messages = await _server_messages(live_server, sid)
     assert [m["type"] for m in server_messages] == ["user", "assistant"]

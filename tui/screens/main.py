@@ -17,6 +17,7 @@ generated from them); each action hands over to its component.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from textual import events, on, work
@@ -49,6 +50,7 @@ from tui.state import tree_nav
 from tui.state.changes import PartChanged, Resynced, SessionChanged
 from tui.state.modes import Mode
 from tui.state.store import Store
+from tui.state.titles import is_default_title, title_from_prompt
 from tui.state.transcript import SessionState
 from tui.text.sanitize import one_line
 from widgets.asks.ask_flow import AskFlow
@@ -124,6 +126,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.session_id: str | None = None
         self._held_key: HeldKey | None = None  # a message's letter, until told from typing
+        self._to_title: dict[str, str] = {}  # sessions made here → a title, if left untitled
         self._undone_prompt: str | None = None  # what an undo put in the box (a redo takes it back)
 
     def compose(self) -> ComposeResult:
@@ -240,6 +243,23 @@ class MainScreen(Screen[None]):
 
     def refresh_status(self) -> None:
         self.status_area.show(self.state, self.modes.text(self.session_id))
+        self._title_if_untitled()
+
+    def _title_if_untitled(self) -> None:
+        """A session made here whose first turn is over with the server's placeholder title
+        still on it gets its first prompt's line (``tui/state/titles.py``)."""
+        state = self.state
+        if state is None or state.id not in self._to_title or state.busy or \
+                not any(m.role == "assistant" for m in state.messages.values()):
+            return
+        title = self._to_title.pop(state.id)
+        if is_default_title(state.title):
+            self._give_title(state.id, title)
+
+    @work(group="titles", exit_on_error=False)
+    async def _give_title(self, session_id: str, title: str) -> None:
+        with contextlib.suppress(OctuiError):  # (a title is a nicety: the session works without)
+            await octui_app(self).session.rename(session_id, title)
 
     def _refresh_tree(self) -> None:
         self.reading.set_child_states(self.subagents.show(self.session_id))
@@ -379,6 +399,8 @@ class MainScreen(Screen[None]):
             if self.session_id is None:
                 info = await session.create_session(directory=app.spec.directory)
                 self.composer.adopt_home_draft(info.id)
+                if (title := title_from_prompt(prompt.text)) is not None:
+                    self._to_title[info.id] = title  # if the server leaves it untitled
                 self.show_session(info.id)
             assert self.session_id is not None
             target = self.session_id
