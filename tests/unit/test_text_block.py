@@ -7,7 +7,6 @@ import time
 from collections.abc import Callable
 
 import pytest
-from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
@@ -35,20 +34,16 @@ class BlockApp(App[None]):
         self.query_one(VerticalScroll).anchor()
 
 
-def _look(style: Style | None) -> Style | None:
-    """A style as drawn: without the offsets a line asked for outside a paint carries (for a
-    mouse selection) and without links (none reach the screen)."""
-    return None if style is None else style.clear_meta_and_links()
-
-
 def drawn(view: TextBlockView) -> list[list[tuple[str, object]]]:
-    return [[(seg.text, _look(seg.style)) for seg in view.render_line(y)] for y in range(view._pieces.total)]
+    """The lines as a paint draws them (``render_line`` asked outside a paint is a hit test:
+    its segments carry the offsets a mouse selection needs)."""
+    return [[(seg.text, seg.style) for seg in view._line_strip(y)] for y in range(view._pieces.total)]
 
 
 def expected(view: TextBlockView, text: str) -> list[list[tuple[str, object]]]:
     """Rich's lines of the whole text, over the widget's own colours (as the view draws them)."""
     lines = render_markdown(view.app.console, text, view._pieces.width)
-    return [[(seg.text, _look(seg.style)) for seg in line_segments(line, view.rich_style)] for line in lines]
+    return [[(seg.text, seg.style) for seg in line_segments(line, view.rich_style)] for line in lines]
 
 
 async def wait_for(condition: Callable[[], bool], pause: Callable[[], object], seconds: float = 10) -> None:

@@ -101,3 +101,27 @@ async def test_rows_not_rendered_yet_are_copied_as_rendered() -> None:
         copied, _ = view.get_selection(whole_rows) or ("", "")
         assert "**" not in copied and "](" not in copied
         assert copied.count("Some bold words and a link") == text.count(paragraph)
+
+
+async def test_a_drag_ending_on_a_blank_line_keeps_every_line_before_it() -> None:
+    """Review: a drag down to the blank line under a list lost the list's last line, and one
+    within a blank line raised on Ctrl+C (Textual's extract drops a last empty line)."""
+    app = BlockApp("- abc line\n- def line\n\nAfter.\n")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        rows = shown_rows(app)
+        top = next(y for y, row in enumerate(rows) if "abc line" in row)
+        blank = next(y for y, row in enumerate(rows) if y > top and not row)
+        region = app.view.content_region
+        await pilot.mouse_down(offset=(region.x + 1, region.y + top))
+        await pilot.hover(offset=(region.x + 3, region.y + blank))
+        await pilot.mouse_up(offset=(region.x + 3, region.y + blank))
+        await pilot.pause()
+        copied = app.screen.get_selected_text() or ""
+        assert copied.rstrip("\n") == "\n".join([rows[top][1:], *rows[top + 1:blank]])
+        app.screen.clear_selection()
+        await pilot.mouse_down(offset=(region.x + 1, region.y + blank))
+        await pilot.hover(offset=(region.x + 5, region.y + blank))
+        await pilot.mouse_up(offset=(region.x + 5, region.y + blank))
+        await pilot.pause()
+        assert not app.screen.get_selected_text()  # nothing there, and no error

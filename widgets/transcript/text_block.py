@@ -97,8 +97,13 @@ class TextBlockView(LightRepaint):
             return None
         # Lines still placeholders (scrolled past too fast to be painted) are rendered first.
         self._render_slice(pieces.unrendered_between(first, last + 1), slice_s=float("inf"))
-        lines = [""] * first + [self._plain_line(y) for y in range(first, last + 1)]
-        return selection.extract("\n".join(lines)), "\n"
+        copied = []
+        for y in range(first, last + 1):  # (not Selection.extract: it loses a last blank line)
+            line = self._plain_line(y)
+            span = selection.get_span(y)
+            if span is not None:
+                copied.append(line[span[0]:] if span[1] == -1 else line[span[0]:span[1]])
+        return "\n".join(copied), "\n"
 
     def _plain_line(self, y: int) -> str:
         line = self._pieces.line(y)
