@@ -463,7 +463,10 @@ class OpenCodeClient(ClientCore):
     async def fs_read(self, path: str, directory: str | None = None, limit: int = 1 << 20) -> bytes:
         """A file's bytes (``path`` relative to the location, no ``..``), at most ``limit`` + 1 of
         them: more says the file is larger than ``limit``, and the rest is not fetched."""
-        route = "/api/fs/read/" + "/".join(seg(part) for part in path.split("/"))
+        parts = path.split("/")
+        if any(part in ("", ".", "..") for part in parts):  # (httpx resolves dot segments:
+            raise ValueError(f"not a path relative to the location: {path!r}")  # another route)
+        route = "/api/fs/read/" + "/".join(seg(part) for part in parts)
         try:
             async with self.http.stream("GET", route, params=location_query(directory)) as resp:
                 if not resp.is_success:

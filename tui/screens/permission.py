@@ -15,7 +15,6 @@ from textual.widgets import Button, Input, Static
 from tui.protocol.models import PermissionRequest
 from tui.screens.docked_dialog import DockedDialog, rows_shown
 from tui.state.asks import (
-    CurrentFile,
     DiffKind,
     PermissionAnswer,
     PermissionPreview,
@@ -94,6 +93,11 @@ def hidden_warning(texts: list[str], *, strict: bool = True, before: str = "allo
     return Content.assemble(*parts)
 
 
+LONG_WARNING = Content.styled(
+    f"⚠ Part of this request is longer than {SHOWN_CHARS:,} characters and is cut where it says so. "
+    "Reject it unless you know what it holds.", "bold $text-error")
+
+
 class PermissionScreen(DockedDialog[PermissionAnswer | None]):
     """Who asks, for what, on which resources, with the command or diff; dismissed with the reply.
 
@@ -151,10 +155,7 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
                 if warning is not None:
                     yield Static(warning, id="hidden-warning")
                 if self._too_long():
-                    yield Static(Content.styled(
-                        f"⚠ Part of this request is longer than {SHOWN_CHARS:,} characters and is cut "
-                        "where it says so. Reject it unless you know what it holds.",
-                        "bold $text-error"), id="long-warning")
+                    yield Static(LONG_WARNING, id="long-warning")
             with VerticalScroll(id="dialog-body", can_focus=False):
                 if not preview.shell and ask.resources:
                     yield Static("Resources", classes="section-title")
@@ -247,18 +248,22 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
     def on_mount(self) -> None:
         self.query_one("#once", Button).focus()
 
-    def show_current(self, current: CurrentFile) -> None:
-        """A whole-file write's change, now that the file it replaces has been read (or why it
-        could not be): the diff, and the hidden-character warning its old lines may need."""
-        self.preview = permission_preview(self.ask, self.tool, current)
+    def show_preview(self, preview: PermissionPreview) -> None:
+        """A whole-file write's change, once the file it replaces has been read (or why it could
+        not be): the diff, and the warnings its old lines may need (hidden characters, lines
+        too long to show whole)."""
+        self.preview = preview
         for diff in self.query("#diff").results(Static):
-            diff.update(diff_content(self.preview))
+            diff.update(diff_content(preview))
+        head = self.query_one("#dialog-head")
         warning = hidden_warning(self._shown_texts())
         shown = list(self.query("#hidden-warning").results(Static))
         if warning is not None and shown:
             shown[0].update(warning)
         elif warning is not None:
-            self.query_one("#dialog-head").mount(Static(warning, id="hidden-warning"), after="#who")
+            head.mount(Static(warning, id="hidden-warning"), after="#who")
+        if self._too_long() and not self.query("#long-warning"):
+            head.mount(Static(LONG_WARNING, id="long-warning"))
 
     def lacks_room(self) -> bool:
         """Whether the command (``PAYLOAD_MIN_ROWS``) or diff (``DIFF_MIN_ROWS``) does not show

@@ -40,18 +40,21 @@ async def read_current(client: OpenCodeClient, path: str, directory: str) -> Cur
 
 
 async def _unread(client: OpenCodeClient, relative: str, directory: str, error: OctuiError) -> CurrentFile:
-    """A read that failed: the servers answer 500 for a file that does not exist, so the folder's
-    listing tells a new file from one that could not be read."""
-    folder, _, _name = relative.rpartition("/")
-    try:
-        entries = await client.fs_list(folder, directory)
-    except OctuiError:
-        entries = None
-    if entries is not None:
+    """A read that failed: the servers answer 500 for a file that does not exist (and for a
+    folder), so the listing of the nearest folder on its path that lists tells a new file (in
+    a new folder, maybe) from one that could not be read."""
+    parts = relative.split("/")
+    for depth in range(len(parts) - 1, -1, -1):
+        folder = "/".join(parts[:depth])
+        try:
+            entries = await client.fs_list(folder, directory)
+        except OctuiError:
+            continue  # no such folder either: the one above
         listed = {str(entry.get("path", "")).rstrip("/") for entry in entries}
-        if relative not in listed:
+        step = "/".join(parts[:depth + 1])  # the file, or the first folder on its way
+        if step not in listed:
             return CurrentFile(None, exists=False)
-        return CurrentFile(None, exists=True, note=f"the server could not read it ({error})")
-    if folder:  # no such folder either (the servers answer 500 for that too): a new file, or worse
-        return CurrentFile(None, note=f"the server could not read it or its folder ({error})")
+        if step == relative:
+            return CurrentFile(None, exists=True, note=f"the server could not read it ({error})")
+        break  # a folder that lists above one that does not: not a plain new file
     return CurrentFile(None, note=f"the server could not read it ({error})")

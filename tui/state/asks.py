@@ -277,16 +277,30 @@ SHELL_ACTIONS = ("bash", "shell")
 EDIT_ACTIONS = ("edit", "write", "patch", "apply_patch")
 
 
-def _diff_kind(line: str) -> DiffKind:
-    if line.startswith(("+++", "---", "Index:", "===", "diff ")):
-        return "meta"
-    if line.startswith("@@"):
-        return "hunk"
-    if line.startswith("+"):
-        return "add"
-    if line.startswith("-"):
-        return "del"
-    return "ctx"
+def _diff_kinds(lines: list[str]) -> list[tuple[DiffKind, str]]:
+    """Each line of one or more unified patches with its kind. Inside a hunk a line is what its
+    first character says: a removed ``---`` (a YAML or Markdown rule) or ``-- comment`` is a
+    removal, not a file header drawn dim (review); a file header is ``--- `` followed by ``+++ ``
+    and a hunk, or a line before the first hunk."""
+    kinds: list[tuple[DiffKind, str]] = []
+    in_hunk = False
+    for index, line in enumerate(lines):
+        header = line.startswith("--- ") and index + 2 < len(lines) and \
+            lines[index + 1].startswith("+++ ") and lines[index + 2].startswith("@@")
+        if line.startswith("@@"):
+            in_hunk = True
+            kinds.append(("hunk", line))
+        elif header or line.startswith(("Index:", "===", "diff ")) or \
+                (not in_hunk and line.startswith(("+++", "---"))):
+            in_hunk = in_hunk and not header and not line.startswith(("Index:", "===", "diff "))
+            kinds.append(("meta", line))
+        elif line.startswith("+"):
+            kinds.append(("add", line))
+        elif line.startswith("-"):
+            kinds.append(("del", line))
+        else:
+            kinds.append(("ctx", line))
+    return kinds
 
 
 def _is_noise(line: str) -> bool:
@@ -341,9 +355,18 @@ def _sides(path: str) -> tuple[str, str]:
     return (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")
 
 
+def input_path(data: dict[str, Any]) -> str | None:
+    """The file a tool's input names (``filePath``, OpenCode's, before ``path``), or None."""
+    for key in ("filePath", "path"):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
 def _tool_patch(tool: ToolCall, current: CurrentFile | None = None) -> list[str]:
     data = tool.input
-    path = str(data.get("path") or data.get("filePath") or "file")
+    path = input_path(data) or "file"
     if isinstance(data.get("oldString"), str) or isinstance(data.get("newString"), str):
         old = _lines(str(data.get("oldString") or ""))
         new = _lines(str(data.get("newString") or ""))
@@ -384,8 +407,8 @@ def written_file(ask: PermissionRequest, tool: ToolCall | None) -> tuple[str, st
     if tool is None or _files(ask):
         return None
     data = tool.input
-    content, path = data.get("content"), data.get("filePath") or data.get("path")
-    if not isinstance(content, str) or not isinstance(path, str) or not path or \
+    content, path = data.get("content"), input_path(data)
+    if not isinstance(content, str) or path is None or \
             isinstance(data.get("oldString"), str) or isinstance(data.get("newString"), str):
         return None
     return path, content
@@ -408,13 +431,22 @@ def project_relative(path: str, directory: str) -> str | None:
     return "/".join(parts)
 
 
+COMPARE_MAX_LINES = 5_000  # a longer file is not compared (difflib: seconds for 20,000 lines)
+
+
 def _write_patch(path: str, content: str, current: CurrentFile | None) -> list[str]:
     new = _lines(content)
     added = [f"+{line}" for line in new]
     if current is not None and current.text is not None:
         old = _lines(current.text)
-        if old == new:
+        if current.text == content:
             return [f"=== {path} (no change: the file holds exactly this already)"]
+        if old == new:
+            return [f"=== {path} (only its line endings, or the newline at its end, change)"]
+        if max(len(old), len(new)) > COMPARE_MAX_LINES:
+            return [f"=== {path}: the whole new content ({len(new):,} lines)",
+                    f"=== what it replaces is not shown: the file has {len(old):,} lines, too many to "
+                    f"compare here", *added]
         patch = list(difflib.unified_diff(old, new, n=3, lineterm=""))[2:]
         adds = sum(1 for line in patch if line.startswith("+"))
         dels = sum(1 for line in patch if line.startswith("-"))
@@ -449,7 +481,7 @@ def permission_preview(ask: PermissionRequest, tool: ToolCall | None,
         lines.extend(line for line in _lines(diff.patch) if not _is_noise(line))
     if not lines and tool is not None:
         lines = _tool_patch(tool, current)
-    kinds = [(_diff_kind(line), line) for line in lines]
+    kinds = _diff_kinds(lines)
     extra_lines = max(0, len(kinds) - PREVIEW_LINES)
     return PermissionPreview(diff=kinds[:PREVIEW_LINES], truncated=extra_lines)
 
@@ -478,9 +510,8 @@ def _permission_target(ask: PermissionRequest, tool: ToolCall | None) -> str:
     data = tool.input if tool is not None else {}
     if ask.action in SHELL_ACTIONS and isinstance(data.get("command"), str):
         return str(data["command"])
-    for key in ("path", "filePath"):
-        if ask.action in EDIT_ACTIONS and isinstance(data.get(key), str):
-            return str(data[key])
+    if ask.action in EDIT_ACTIONS and (path := input_path(data)) is not None:
+        return path
     if ask.resources:
         return ", ".join(ask.resources)
     files = _files(ask)

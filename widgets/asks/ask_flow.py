@@ -9,6 +9,7 @@ with a note.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -22,12 +23,14 @@ from tui.screens import key_guard
 from tui.screens.key_guard import PAUSE_CHECK_S, hold_keys, typing_pause_left
 from tui.session.errors import OctuiError
 from tui.state.asks import (
+    CurrentFile,
     FormAnswer,
     FormDismissed,
     PermissionAnswer,
     QuestionAnswer,
     QuestionDismissed,
     answer_for,
+    permission_preview,
     written_file,
 )
 from tui.state.changes import AsksChanged
@@ -202,13 +205,20 @@ class AskFlow(Widget):
 
     @work(group="current-file", exit_on_error=False)
     async def _show_current(self, screen: PermissionScreen, session_id: str, path: str) -> None:
-        """A write with no diff from the server: its dialog shows what the file holds now."""
+        """A write with no diff from the server: its dialog shows what the file holds now (or
+        why not: never "reading…" for ever). The diff is made off the event loop: a long file
+        takes difflib a while, and keys and the screen must not wait for it."""
         session = octui_app(self).session
         if not session.is_ready:
-            return
-        current = await session.current_file(session_id, path)
+            current = CurrentFile(None, note="octui is not connected to the server")
+        else:
+            try:
+                current = await session.current_file(session_id, path)
+            except (OctuiError, ValueError) as exc:
+                current = CurrentFile(None, note=f"the read failed ({exc})")
+        preview = await asyncio.to_thread(permission_preview, screen.ask, screen.tool, current)
         if screen.is_attached:
-            screen.show_current(current)
+            screen.show_preview(preview)
 
     @work(group="answers", exit_on_error=False)
     async def _answer(self, ask: Ask, result: Any) -> None:
