@@ -421,3 +421,26 @@ async def test_toasts_leave_the_prompt_box_and_the_status_line_clear() -> None:
             assert shown.region.area > 0
             for region in kept_clear:
                 assert not shown.region.overlaps(region), (shown.region, region)
+
+
+async def test_no_toast_stands_over_an_approval_dialog() -> None:
+    """Review: at the top right, a toast covered the head of a centred permission dialog (who
+    asks, the hidden-character warning). Toasts wait for the main screen."""
+    from tui.screens.permission import PermissionScreen
+    from widgets.plain import toast
+
+    app = MainApp()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_connected(pilot)
+        ask = PermissionRequest(id="per_t", sessionID="ses_t", action="bash", resources=["ls"])
+        await app.push_screen(PermissionScreen(ask, tool=None, session_title="a session"))
+        toast(app, "A toast that must not cover the dialog", timeout=30)
+        await pilot.pause()
+        await pilot.pause()
+
+        def shown() -> str:
+            return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+        assert "Permission" in shown() and "must not cover" not in shown()
+        app.pop_screen()
+        await wait_until(pilot, lambda: "must not cover" in shown())  # back on the main screen

@@ -346,6 +346,14 @@ def test_model_entries_recent_first_variants_and_disabled() -> None:
     assert [r.current for r in rows] == [True, False, False, True, False]
 
 
+def test_the_current_model_comes_first_even_when_recent() -> None:
+    models = [ModelInfo(id="a", providerID="p", name="A"), ModelInfo(id="c", providerID="q", name="C")]
+    rows = model_entries(models, [ModelRef(id="c", providerID="q"), ModelRef(id="a", providerID="p")],
+                         current=ModelRef(id="a", providerID="p"))
+    shown = [(r.group, r.label, r.current) for r in rows]
+    assert shown[:2] == [("Recent", "A", True), ("Recent", "C", False)]
+
+
 def test_model_entries_put_deprecated_models_last() -> None:
     models = [ModelInfo(id="old", providerID="p", name="Old", status="deprecated"),
               ModelInfo(id="new", providerID="p", name="New"),

@@ -52,6 +52,10 @@ def test_a_turn_seen_starting_is_timed_here_and_one_opened_busy_from_its_prompt(
         assert area._turn_began(state) == T0 + 2  # seen starting (the prompt's clock is not ours)
         clock.freeze(T0 + 9)
         assert area._turn_began(state) == T0 + 2  # the same turn
+        # Its next turn (a new prompt), begun while it was not looked at: timed anew (review).
+        state.messages["msg_u2"] = Message(id="msg_u2", role="user", text="again", time_created=T0 * 1000)
+        clock.freeze(T0 + 30)
+        assert area._turn_began(state) == T0 + 30
         other = SessionState(id="ses_2", busy=True)
         other.messages = {"msg_v": Message(id="msg_v", role="user", text="hi", time_created=(T0 - 40) * 1000)}
         assert area._turn_began(other) == T0 - 40  # opened busy: from its prompt

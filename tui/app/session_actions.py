@@ -217,7 +217,8 @@ class SessionActions:
             return
         back = next(n for n in range(1, len(answers)) if answers[-1 - n])
         turns = "turn" if back == 1 else "turns"
-        self.copy(answers[-1 - back], f"The answer {back} {turns} back (the latest turn wrote none)")
+        latest = "has none yet" if state is not None and state.busy else "wrote none"
+        self.copy(answers[-1 - back], f"The answer {back} {turns} back (the latest turn {latest})")
 
     def copy_transcript(self, state: SessionState | None) -> None:
         self.copy(export_markdown(state) if state else "", "Transcript")

@@ -623,7 +623,9 @@ class MainScreen(Screen[None]):
     async def _run_held_key(self) -> None:
         """No character followed a message's letter: it was the message's key."""
         held, self._held_key = self._held_key, None
-        if held is not None and held.bound.enabled:
+        # (not once a dialog covers the screen, or the message is gone: a session switched)
+        if held is not None and held.bound.enabled and self.app.screen is self and \
+                held.bound.node.is_attached:
             await self.app.run_action(held.bound.binding.action, held.bound.node)
 
     # ------------------------------------------------------------------ actions (keys, palette, /commands)

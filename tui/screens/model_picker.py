@@ -198,9 +198,8 @@ def model_entries(models: Sequence[ModelInfo], recent: Sequence[ModelRef] = (),
     usable = [m for m in models if m.enabled]
     by_key = {(m.providerID, m.id): m for m in usable}
     entries: list[PickerEntry[ModelRef]] = []
-    recent = list(recent)
-    if current is not None and not any(_same(current, ref) for ref in recent):
-        recent.insert(0, current)  # (the session's model, though never picked here)
+    if current is not None:  # first (the session's model, picked here or not)
+        recent = [current, *(ref for ref in recent if not _same(current, ref))]
 
     def entry(model: ModelInfo, variant: str | None, group: str) -> PickerEntry[ModelRef]:
         ref = ModelRef(id=model.id, providerID=model.providerID, variant=variant)

@@ -33,7 +33,7 @@ class StatusArea(Widget):
 
     def __init__(self) -> None:
         super().__init__()
-        self._busy_seen: dict[str, float] = {}  # busy session → when its turn began
+        self._busy_seen: dict[str, tuple[str, float]] = {}  # busy session → (its prompt, when it began)
         self._shown_session: str | None = None  # the session the last show was for
 
     def show(self, state: SessionState | None, mode_text: str) -> None:
@@ -82,15 +82,15 @@ class StatusArea(Widget):
         if not state.busy:
             self._busy_seen.pop(state.id, None)
             return None
-        began = self._busy_seen.get(state.id)
-        if began is None:
+        prompt = next((m for m in reversed(state.messages.values()) if m.role == "user"), None)
+        turn = prompt.id if prompt is not None else ""
+        seen = self._busy_seen.get(state.id)
+        if seen is None or seen[0] != turn:  # (a turn that ended and began again off screen: anew)
             began = clock.now()
-            if shown_before != state.id:  # opened while busy: the turn began before
-                prompt = next((m for m in reversed(state.messages.values()) if m.role == "user"), None)
-                if prompt is not None and prompt.time_created:
-                    began = min(began, prompt.time_created / 1000)
-            self._busy_seen[state.id] = began
-        return began
+            if shown_before != state.id and prompt is not None and prompt.time_created:
+                began = min(began, prompt.time_created / 1000)  # opened while busy: it began before
+            seen = self._busy_seen[state.id] = (turn, began)
+        return seen[1]
 
     @staticmethod
     def _plan(state: SessionState | None) -> dict[str, Any]:
