@@ -111,8 +111,12 @@ async def test_model_picker_lists_server_models_switches_once_and_the_llm_gets_t
 
     async with running_app(live_server, session_id=sid) as driver:
         picker = await _pick(driver, "ctrl+k", ModelPicker, "fake-model")
-        listed = {(e.value.providerID, e.value.id) for e in picker.entries if e.group == "All models"}
+        listed = {(e.value.providerID, e.value.id) for e in picker.entries if e.group != "Recent"}
         assert listed == {(m["providerID"], m["id"]) for m in served}  # the list is the server's
+        # ... those it marks deprecated last, under their own heading (QA: thirty of them first)
+        deprecated = {(m["providerID"], m["id"]) for m in served if m.get("status") == "deprecated"}
+        last = {(e.value.providerID, e.value.id) for e in picker.entries if e.group == "Deprecated"}
+        assert last == deprecated
         assert ("mock", "fake-model") in listed
         if not live_server.wire.v2:  # 1.18 adds its built-in free models; 2.x lists the configured one
             assert len(listed) > 1
