@@ -33,11 +33,16 @@ def shown_rows(app: BlockApp) -> list[str]:
 
 
 def marked_cells(app: BlockApp, y: int) -> str:
-    """The characters of content row ``y`` drawn in the selection's background."""
+    """The characters of content row ``y`` drawn in the selection's background, each readable:
+    its text colour is not its background (QA: the default theme's "transparent" selection
+    text resolved to the background itself)."""
     region = app.view.content_region
     selected = app.screen.get_component_rich_style("screen--selection").bgcolor
     row = app.screen._compositor.render_strips()[region.y + y].crop(region.x, region.right)
-    return "".join(segment.text for segment in row if segment.style and segment.style.bgcolor == selected)
+    marked = [segment for segment in row if segment.style and segment.style.bgcolor == selected]
+    for segment in marked:
+        assert segment.style is not None and segment.style.color != segment.style.bgcolor, segment
+    return "".join(segment.text for segment in marked)
 
 
 async def test_a_drag_over_part_of_an_answer_marks_and_copies_just_that() -> None:

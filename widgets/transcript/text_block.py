@@ -322,7 +322,12 @@ class TextBlockView(LightRepaint):
             end = len(self._plain_line(y))
         if end <= start:
             return strip
-        selected = self.screen.get_component_rich_style("screen--selection")
+        theme = self.screen.get_component_rich_style("screen--selection")
+        # Its background; its text colour too where the theme gives one. The default theme's is
+        # "transparent" (the text's own), which resolves to the background colour itself: the
+        # selected text was drawn in its own background, unreadable (QA).
+        selected = Style(bgcolor=theme.bgcolor) if theme.color == theme.bgcolor else \
+            Style(color=theme.color, bgcolor=theme.bgcolor)
         segments: list[Segment] = []
         at = 0
         for segment in strip:
