@@ -14,7 +14,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import httpx
 
-from tui.client.errors import BadResponse, RequestTimeout, ServerUnreachable, api_error
+from tui.client.errors import BadResponse, OctuiError, RequestTimeout, ServerUnreachable, api_error
 
 _NO_BODY: Any = object()
 _ERROR_BODY_MAX = 64 * 1024
@@ -167,12 +167,8 @@ class ClientCore:
         seconds = timeout if timeout is not None else self.timeout
         try:
             resp = await self.http.request(method, path, timeout=httpx.Timeout(seconds), **kwargs)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise ServerUnreachable(self._base_url, _connect_reason(exc)) from exc
-        except httpx.TimeoutException as exc:
-            raise RequestTimeout(self._base_url, method, path, seconds) from exc
         except httpx.TransportError as exc:
-            raise ServerUnreachable(self._base_url, f"connection lost ({type(exc).__name__})") from exc
+            raise self.transport_error(exc, method, path, seconds) from exc
         if resp.is_success:
             if resp.status_code == 204 or not resp.content:
                 return None
@@ -181,6 +177,15 @@ class ClientCore:
             except ValueError as exc:
                 raise BadResponse(self._base_url, method, path, "body is not JSON") from exc
         raise self.error_for(resp.status_code, resp.content[:_ERROR_BODY_MAX], method, path)
+
+    def transport_error(self, exc: httpx.TransportError, method: str, path: str,
+                        seconds: float) -> OctuiError:
+        """The typed error for a call that got no answer: unreachable, timed out, or cut."""
+        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+            return ServerUnreachable(self._base_url, _connect_reason(exc))
+        if isinstance(exc, httpx.TimeoutException):
+            return RequestTimeout(self._base_url, method, path, seconds)
+        return ServerUnreachable(self._base_url, f"connection lost ({type(exc).__name__})")
 
     def error_for(self, status: int, content: bytes, method: str, path: str) -> Exception:
         body: Any = None

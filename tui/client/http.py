@@ -15,14 +15,7 @@ import httpx
 
 from tui.client.core import ClientCore, location_query, seg
 from tui.client.core import query as qs
-from tui.client.errors import (
-    BadResponse,
-    NotSupported,
-    OctuiError,
-    RequestTimeout,
-    RouteMissing,
-    ServerUnreachable,
-)
+from tui.client.errors import BadResponse, NotSupported, OctuiError, RouteMissing
 from tui.protocol.dialects import Dialect, detect
 from tui.protocol.models import (
     AgentInfo,
@@ -478,10 +471,8 @@ class OpenCodeClient(ClientCore):
                     if len(kept) > limit:
                         break
                 return bytes(kept[:limit + 1])
-        except httpx.TimeoutException as exc:
-            raise RequestTimeout(self.display_url, "GET", "/api/fs/read/…", self.timeout) from exc
         except httpx.TransportError as exc:
-            raise ServerUnreachable(self.display_url, f"connection lost ({type(exc).__name__})") from exc
+            raise self.transport_error(exc, "GET", "/api/fs/read/…", self.timeout) from exc
 
     async def fs_list(self, path: str, directory: str | None = None) -> list[dict[str, Any]]:
         """A folder's ``{path, type}`` entries (paths relative to the location; folders end in /)."""

@@ -11,12 +11,9 @@ from __future__ import annotations
 from tui.client.errors import OctuiError
 from tui.client.http import OpenCodeClient
 from tui.state.asks import CurrentFile, project_relative
+from tui.storage.bounded_read import human_bytes
 
 CURRENT_MAX_BYTES = 1 << 20  # compared up to this; a larger file is said to be, not fetched whole
-
-
-def _size(count: int) -> str:
-    return f"{count / (1 << 20):.1f} MB" if count >= 1 << 20 else f"{count / 1024:.0f} KB"
 
 
 async def read_current(client: OpenCodeClient, path: str, directory: str) -> CurrentFile:
@@ -29,10 +26,10 @@ async def read_current(client: OpenCodeClient, path: str, directory: str) -> Cur
     except OctuiError as exc:
         return await _unread(client, relative, directory, exc)
     if len(data) > CURRENT_MAX_BYTES:
-        limit = _size(CURRENT_MAX_BYTES)
+        limit = human_bytes(CURRENT_MAX_BYTES)
         return CurrentFile(None, exists=True, note=f"the current file is larger than {limit}")
     if b"\0" in data:
-        return CurrentFile(None, exists=True, note=f"the current file is not text ({_size(len(data))})")
+        return CurrentFile(None, exists=True, note=f"the current file is not text ({human_bytes(len(data))})")
     try:
         return CurrentFile(data.decode("utf-8"), exists=True)
     except UnicodeDecodeError:

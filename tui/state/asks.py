@@ -292,7 +292,7 @@ def _diff_kinds(lines: list[str]) -> list[tuple[DiffKind, str]]:
             kinds.append(("hunk", line))
         elif header or line.startswith(("Index:", "===", "diff ")) or \
                 (not in_hunk and line.startswith(("+++", "---"))):
-            in_hunk = in_hunk and not header and not line.startswith(("Index:", "===", "diff "))
+            in_hunk = False  # (a header ends the hunk before it; outside one, nothing changes)
             kinds.append(("meta", line))
         elif line.startswith("+"):
             kinds.append(("add", line))

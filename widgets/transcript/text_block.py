@@ -319,7 +319,7 @@ class TextBlockView(LightRepaint):
         """``strip`` with the selected characters ``[start, end)`` in the selection's colours
         (``end`` -1: to the end of the line's text, not of the blanks that pad it)."""
         if end == -1:
-            end = len(self._plain_line(y))
+            end = len(strip.text.rstrip())  # (the line this strip was drawn from, as _plain_line)
         if end <= start:
             return strip
         theme = self.screen.get_component_rich_style("screen--selection")
