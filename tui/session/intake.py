@@ -48,6 +48,8 @@ CHECK_ACTIVE_DELAY_S = 0.5  # a CheckActive follow-up (or an interrupt) asks the
 SHELL_POLL_S = 0.5  # live output of a running v2 shell is fetched this often
 SHELL_FOLLOW_MAX_S = 3600.0  # and never for longer than this
 SHELL_KEEP_CHARS = 1_000_000
+ASKS_RETRY_S = (1.0, 3.0, 10.0)  # a resync that could not read the pending asks tries again ...
+ASKS_RETRY_EVERY_S = 30.0  # ... then this often, while the same connection lasts
 MARKS_MAX = 1024  # event types remembered by ``_mark`` (a server has a few hundred at most)
 
 
@@ -359,10 +361,39 @@ class StreamIntake:
 
     async def _refresh_asks(self) -> list[Change]:
         try:
-            permissions = await self.client.pending_permissions()
-            questions = await self.client.pending_questions()
-            forms = await self.client.pending_forms() if self.client.dialect.caps.forms else None
+            return await self._read_asks()
         except OctuiError as exc:
-            self.warn(f"could not load pending asks: {exc}")
+            self.warn(f"could not load pending asks: {exc}; trying again")
+            self.spawn(self._retry_asks(self.stream_state.generation if self.stream_state else 0))
             return []
+
+    async def _read_asks(self) -> list[Change]:
+        permissions = await self.client.pending_permissions()
+        questions = await self.client.pending_questions()
+        forms = await self.client.pending_forms() if self.client.dialect.caps.forms else None
         return self.store.set_asks(permissions, questions, forms)
+
+    async def _retry_asks(self, generation: int) -> None:
+        """The pending asks a resync could not read, read again a while later (a server just
+        restarted on a busy machine took over 10 s to answer): until then an ask that died with
+        the old server would stay on screen as if it could be answered. A new connection's
+        resync reads them itself, so the retries end with this connection."""
+        tries = 0
+        while True:
+            await asyncio.sleep(ASKS_RETRY_S[tries] if tries < len(ASKS_RETRY_S) else ASKS_RETRY_EVERY_S)
+            tries += 1
+            state = self.stream_state
+            if state is None or state.phase != "connected" or state.generation != generation:
+                return
+            self.hold()  # a live ask that comes while the list is read is applied after it
+            try:
+                self._emit(await self._read_asks())
+            except OctuiError as exc:
+                if tries == len(ASKS_RETRY_S):
+                    self.warn(f"still could not load pending asks ({exc}); trying every "
+                              f"{ASKS_RETRY_EVERY_S:.0f} s")
+                continue
+            finally:
+                self.release()
+            log.info("pending asks read on try %d after a resync", tries + 1)
+            return
