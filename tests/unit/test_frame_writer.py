@@ -33,6 +33,7 @@ from tests.snapshots.main_app import (
     type_prompt,
     wait_connected,
 )
+from tests.unit.cell_looks import look
 from tests.unit.test_textual_compat import RecordingDriver
 from tui.app.frame_writer import DiffedOutput, FrameWriter, render_cells
 from widgets.status.status_bar import StatusBar
@@ -62,7 +63,7 @@ class Terminal:
         self.stream.feed(text.encode())
 
     def cells(self) -> list[list[Any]]:
-        return [[self.screen.buffer[y][x] for x in range(self.width)] for y in range(self.height)]
+        return [[look(self.screen.buffer[y][x]) for x in range(self.width)] for y in range(self.height)]
 
     def lines(self) -> list[str]:
         return list(self.screen.display)

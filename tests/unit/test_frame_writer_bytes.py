@@ -13,6 +13,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from tests.unit.cell_looks import look
 from tui.app.frame_writer import ERASE_MIN, _sgr, render_cells, sgr_change
 
 W = 60
@@ -29,7 +30,7 @@ systems = st.sampled_from([ColorSystem.STANDARD, ColorSystem.EIGHT_BIT, ColorSys
 def cells(output: str) -> list[Any]:
     screen = pyte.Screen(W, 2)
     pyte.ByteStream(screen).feed(output.encode())
-    return [screen.buffer[y][x] for y in range(2) for x in range(W)]
+    return [look(screen.buffer[y][x]) for y in range(2) for x in range(W)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -78,3 +79,20 @@ def test_only_blanks_that_show_nothing_are_erased() -> None:
     assert render_cells(ends, ColorSystem.TRUECOLOR)[0].endswith(f"x\x1b[{W - 1}X")  # the line goes on
     plain = Strip([Segment("x" + " " * (W - 1))], W)
     assert render_cells(plain, ColorSystem.TRUECOLOR, to_end=True)[0] == plain.text  # unstyled: written
+
+
+def test_a_code_lines_padding_costs_no_colour_change() -> None:
+    """A blank shows only its background: a code line's padding after its last token (another
+    foreground) changes nothing, and its pieces are erased as one run (QA of the fences burst:
+    each line paid a foreground change, an erase, a cursor move and one more space)."""
+    system = ColorSystem.EIGHT_BIT
+    code = Style(color="color(231)", bgcolor="color(235)")
+    padding = Style(color="color(253)", bgcolor="color(235)")
+    line = Strip([Segment(" ", padding), Segment("x = 1;", code), Segment(" " * 20, padding),
+                  Segment(" ", padding)], 28)
+    out, sgr = render_cells(line, system)
+    assert out == "\x1b[48;5;235m \x1b[38;5;231mx = 1;\x1b[21X"  # the indent: its background only
+    assert sgr == _sgr(code, system)  # what is in force: the next line's indent needs no change
+    struck = Strip([Segment("a", Style(strike=True, bgcolor="color(235)")), Segment(" " * 3, padding)], 4)
+    out, _ = render_cells(struck, system)
+    assert out.endswith("\x1b[29m   ")  # a strike would show on blanks: turned off, nothing else

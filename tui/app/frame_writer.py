@@ -270,25 +270,28 @@ def render_cells(strip: Strip, color_system: ColorSystem, current: str = "",
     ``Strip.render`` wraps every segment in its own SGR and reset; neighbours of the same style
     (a highlighted code line is dozens of them) repeat it. Here the style is changed only where
     it differs from the one in force (``current``, carried from the previous run: a cursor move
-    keeps it), by the shortest sequence (``sgr_change``), so the cells end up exactly as
-    ``Strip.render`` leaves them. Runs of ``ERASE_MIN`` or more spaces whose style shows nothing
-    on a blank (no reverse, underline, …) are erased with the style's background instead of
-    written: ECH and a cursor move, or EL when the run ends the strip and the strip ends at the
-    right edge of the screen (``to_end``), or ECH alone when it ends the strip elsewhere: the
-    cursor is then left inside the strip, and every caller moves it before writing again.
+    keeps it), by the shortest sequence (``sgr_change``), so the cells look exactly as
+    ``Strip.render`` leaves them (blanks take only their background: ``blank_sgr``). Runs of
+    ``ERASE_MIN`` or more spaces whose style shows nothing on a blank (no reverse, underline, …)
+    are erased with the style's background instead of written: ECH and a cursor move, or EL
+    when the run ends the strip and the strip ends at the right edge of the screen (``to_end``),
+    or ECH alone when it ends the strip elsewhere: the cursor is then left inside the strip, and
+    every caller moves it before writing again.
     Unstyled runs are written (Textual gives every cell a style: they are rare). Links keep
     their own wrapping. Returns the output and the SGR in force after it.
     """
     out: list[str] = []
-    segments = [segment for segment in strip if segment.text]
-    last = len(segments) - 1
-    for index, (text, style, _control) in enumerate(segments):
+    runs = _style_runs(strip, color_system)
+    last = len(runs) - 1
+    for index, (text, style, sgr) in enumerate(runs):
         if style is not None and style.link:
             out.append("\x1b[0m" if current else "")
             out.append(_render_style(style, text, color_system))
             current = ""
             continue
-        sgr = _sgr(style, color_system)
+        blank = style is not None and not text.strip(" ") and _erasable(style)
+        if blank:
+            sgr = blank_sgr(current, sgr)  # a blank shows only its background
         if sgr != current:
             out.append(sgr_change(current, sgr))
             current = sgr
@@ -309,6 +312,46 @@ def render_cells(strip: Strip, color_system: ColorSystem, current: str = "",
 
 
 _SPACE_RUNS = re.compile(f"( {{{ERASE_MIN},}})")
+
+
+def _style_runs(strip: Strip, color_system: ColorSystem) -> list[tuple[str, Any, str]]:
+    """The strip's text, style and SGR, neighbours of the same SGR joined (a code line's
+    padding comes as several segments: one run of blanks is erased, not erased and written)."""
+    runs: list[tuple[str, Any, str]] = []
+    for text, style, _control in strip:
+        if not text:
+            continue
+        sgr = _sgr(style, color_system)
+        if runs and runs[-1][2] == sgr and not (style is not None and style.link):
+            before, before_style, _ = runs[-1]
+            if not (before_style is not None and before_style.link):
+                runs[-1] = (before + text, before_style, sgr)
+                continue
+        runs.append((text, style, sgr))
+    return runs
+
+
+_UNSEEN_ON_BLANK = ("fg", "bg", "ul", "1", "2", "3")  # slots a blank cell does not show: kept
+
+
+@lru_cache(maxsize=4096)
+def blank_sgr(current: str, target: str) -> str:
+    """The SGR blank cells of ``target`` need after ``current``: a blank (of a style that shows
+    nothing on one, ``_erasable``) shows only its background, so the foreground, bold, dim and
+    italics in force stay (what shows on a blank, as reverse or underline, is turned off), and
+    nothing changes when the background is already the one (a code line's
+    padding after its last token was a foreground change, then the next line's indent another)."""
+    before = _slots(current) if current else {}
+    after = _slots(target) if target else {}
+    if before is None or after is None:
+        return target
+    background = after.get("bg")
+    if before.get("bg") == background and all(slot in _UNSEEN_ON_BLANK for slot in before):
+        return current
+    slots = {slot: value for slot, value in before.items() if slot in _UNSEEN_ON_BLANK and slot != "bg"}
+    if background is not None:
+        slots["bg"] = background
+    return "\x1b[" + ";".join(slots.values()) + "m" if slots else ""
 
 
 def _attached(text: str, index: int) -> bool:
