@@ -36,7 +36,7 @@ from tui.app.app import OctuiApp
 from tui.screens.permission import PermissionScreen
 from tui.state.asks import READING_CURRENT
 from tui.state.transcript import ToolCall
-from tui.text.tools import exit_code
+from tui.text.tools import WRITE_NO_DIFF, exit_code
 from widgets.status.status_bar import StatusBar
 from widgets.tools.diff_view import DiffView
 from widgets.tools.tool_header import ToolHeader
@@ -225,6 +225,14 @@ async def test_a_write_over_a_file_shows_what_it_replaces(live_server: RealServe
         await pilot.press("r")
         await wait_until(pilot, lambda: not isinstance(pilot.app.screen, PermissionScreen), "dialog closed")
         assert not (live_server.project_dir / fresh).exists()
+
+        # QA: after the overwrite was allowed, its row showed only the new content ("+2 −?").
+        # It shows what it replaced: the diff the dialog showed (1.18), or the server's (2.x).
+        call = await _finished(pilot, app, sid, "write")
+        text = widget_text(await _painted_row(pilot, app, call))
+        assert "- old line two" in text and "- old line three" in text and "+ new line two" in text, text
+        assert "+1 −2" in text, text  # counts of the real change, not "+2 −?"
+        assert WRITE_NO_DIFF not in text
 
 
 @pytest.mark.e2e

@@ -321,3 +321,66 @@ def test_a_delivery_seen_without_its_enqueue_is_busy_too() -> None:
         store.apply(event)
     (state,) = [s for s in store.sessions.values() if s.messages]
     assert state.busy
+
+
+SHOWN = "@@ -1,3 +1,2 @@\n keep\n-old two\n-old three\n+new two"
+
+
+def _replay_showing_the_first_ask(reply: str | None) -> tuple[Store, SessionState]:
+    """03_edit_write (1.18: a write, an edit, a patch), the first ask's dialog having shown a
+    diff of the write against the file; ``reply`` given instead of the trace's own for it."""
+    store = Store()
+    first: str | None = None
+    for event in trace_events("03_edit_write.jsonl"):
+        replied = getattr(event.payload, "requestID", None)
+        if reply is not None and replied is not None and replied == first:
+            event = parse_event({"type": "permission.replied", "data": {
+                "sessionID": getattr(event.payload, "sessionID", ""), "requestID": first, "reply": reply}})
+        store.apply(event)
+        if first is None and store.asks:
+            first = next(iter(store.asks))
+            store.show_write(first, SHOWN)
+    [state] = [s for s in store.sessions.values() if s.messages]
+    return store, state
+
+
+def test_a_write_allowed_keeps_the_diff_its_dialog_showed() -> None:
+    """QA: after an overwrite was allowed, its row showed only the new content ("+2 −?"): the
+    diff the dialog showed against the file (1.18 sends none) is the row's once allowed."""
+    from tui.text.tools import WRITE_AS_ALLOWED, diff_files
+
+    store, state = _replay_showing_the_first_ask(None)
+    write, edit, _ = tools(state)
+    assert write.allowed_patch == SHOWN and not edit.allowed_patch
+    [shown] = diff_files(write)
+    assert (shown.status, shown.additions, shown.deletions) == ("overwritten", 1, 2)
+    assert shown.hunks[0].section == WRITE_AS_ALLOWED
+    assert [line.text for line in shown.hunks[0].lines if line.kind == "removed"] == ["old two", "old three"]
+    assert not store.shown_writes  # nothing kept once its ask settled
+
+
+def test_a_write_refused_or_never_shown_keeps_no_diff() -> None:
+    store, state = _replay_showing_the_first_ask("reject")
+    write = tools(state)[0]
+    assert write.rejected and not write.allowed_patch and not store.shown_writes
+    store = Store()
+    store.show_write("per_unknown", SHOWN)  # an ask the store does not hold: not kept
+    assert not store.shown_writes
+
+
+def test_a_reload_keeps_what_the_history_does_not_say_of_a_call() -> None:
+    """A reload rebuilt calls from the server's history: a refused call read "Tool execution
+    interrupted" again and an allowed write lost the diff it was allowed with."""
+    from tui.state.history import carry_call_marks
+
+    def turn(call: ToolCall) -> dict[str, Message]:
+        return {"msg_1": Message(id="msg_1", role="assistant", parts=[call])}
+
+    before = turn(ToolCall(id="call_w", name="write", rejected=True, allowed_patch=SHOWN))
+    after = turn(ToolCall(id="call_w", name="write", status="error"))
+    carry_call_marks(before, after)
+    [call] = after["msg_1"].parts
+    assert isinstance(call, ToolCall) and call.rejected and call.allowed_patch == SHOWN
+    other = turn(ToolCall(id="call_x", name="write"))
+    carry_call_marks(before, other)  # another call: nothing carried
+    assert not other["msg_1"].parts[0].rejected  # type: ignore[union-attr]

@@ -269,6 +269,9 @@ class PermissionPreview:
     shell: bool = False
     diff: list[tuple[DiffKind, str]] = field(default_factory=list)
     truncated: int = 0
+    replaced: str = ""
+    """A whole-file write the server sent no diff for: its unified diff against the file as read
+    for the dialog, whole (``diff`` is cut at ``PREVIEW_LINES``), for its row once allowed."""
 
 
 SNIPPET_HUNK = "@@ the text it replaces (its line numbers are known once the edit runs) @@"
@@ -378,7 +381,7 @@ def _tool_patch(tool: ToolCall, current: CurrentFile | None = None) -> list[str]
         return [where if line.startswith("@@") else line
                 for line in difflib.unified_diff(old, new, *_sides(path), n=context, lineterm="")]
     if isinstance(data.get("content"), str):
-        return _write_patch(path, data["content"], current)
+        return _write_patch(path, data["content"], current)[0]
     if isinstance(data.get("patchText"), str):
         return _lines(data["patchText"])
     return []
@@ -434,28 +437,30 @@ def project_relative(path: str, directory: str) -> str | None:
 COMPARE_MAX_LINES = 5_000  # a longer file is not compared (difflib: seconds for 20,000 lines)
 
 
-def _write_patch(path: str, content: str, current: CurrentFile | None) -> list[str]:
+def _write_patch(path: str, content: str, current: CurrentFile | None) -> tuple[list[str], bool]:
+    """The dialog's lines for a whole-file write, and whether they are a diff against the file
+    it replaces (kept for the call's row once allowed: ``PermissionPreview.replaced``)."""
     new = _lines(content)
     added = [f"+{line}" for line in new]
     if current is not None and current.text is not None:
         old = _lines(current.text)
         if current.text == content:
-            return [f"=== {path} (no change: the file holds exactly this already)"]
+            return [f"=== {path} (no change: the file holds exactly this already)"], False
         if old == new:
-            return [f"=== {path} (only its line endings, or the newline at its end, change)"]
+            return [f"=== {path} (only its line endings, or the newline at its end, change)"], False
         if max(len(old), len(new)) > COMPARE_MAX_LINES:
             return [f"=== {path}: the whole new content ({len(new):,} lines)",
                     f"=== what it replaces is not shown: the file has {len(old):,} lines, too many to "
-                    f"compare here", *added]
+                    f"compare here", *added], False
         patch = list(difflib.unified_diff(old, new, n=3, lineterm=""))[2:]
         adds = sum(1 for line in patch if line.startswith("+"))
         dels = sum(1 for line in patch if line.startswith("-"))
-        return [f"=== {path} (replaces the file's {len(old):,} lines: +{adds} -{dels})", *patch]
+        return [f"=== {path} (replaces the file's {len(old):,} lines: +{adds} -{dels})", *patch], True
     if current is not None and current.exists is False:
-        return [f"=== {path} (a new file)", f"@@ -0,0 +1,{len(new)} @@", *added]
+        return [f"=== {path} (a new file)", f"@@ -0,0 +1,{len(new)} @@", *added], False
     why = READING_CURRENT if current is None else \
         f"what it replaces is not shown: {current.note or 'the file could not be read'}"
-    return [f"=== {path}: the whole new content ({len(new):,} lines)", f"=== {why}", *added]
+    return [f"=== {path}: the whole new content ({len(new):,} lines)", f"=== {why}", *added], False
 
 
 def permission_preview(ask: PermissionRequest, tool: ToolCall | None,
@@ -479,11 +484,17 @@ def permission_preview(ask: PermissionRequest, tool: ToolCall | None,
     for diff in _files(ask):
         lines.append(f"=== {diff.file} (+{diff.additions} -{diff.deletions}, {diff.status})")
         lines.extend(line for line in _lines(diff.patch) if not _is_noise(line))
+    replaced = ""
     if not lines and tool is not None:
-        lines = _tool_patch(tool, current)
+        written = written_file(ask, tool)
+        if written is not None:
+            lines, is_diff = _write_patch(*written, current)
+            replaced = "\n".join(lines[1:]) if is_diff else ""
+        else:
+            lines = _tool_patch(tool, current)
     kinds = _diff_kinds(lines)
     extra_lines = max(0, len(kinds) - PREVIEW_LINES)
-    return PermissionPreview(diff=kinds[:PREVIEW_LINES], truncated=extra_lines)
+    return PermissionPreview(diff=kinds[:PREVIEW_LINES], truncated=extra_lines, replaced=replaced)
 
 
 # ------------------------------------------------------------------------------ inbox summary

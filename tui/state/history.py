@@ -120,25 +120,31 @@ def tool_from_wire(raw: dict[str, Any], session_id: str, message_id: str) -> Too
     return call
 
 
-def carry_child_links(old: dict[str, Message], new: dict[str, Message]) -> None:
-    """Keep in ``new`` (messages rebuilt from the server's history) each subagent call's link to
-    its child session that ``old`` knew and the history's form of the call no longer names.
+def carry_call_marks(old: dict[str, Message], new: dict[str, Message]) -> None:
+    """Keep in ``new`` (messages rebuilt from the server's history) what ``old`` knew of each
+    tool call and the server's history does not say: a subagent call's link to its child, that
+    its permission was refused, the diff a write was allowed with.
 
     The live stream names the child in ``tool.progress``; a call that then fails is stored
     self-contained, without that metadata, and the failure text does not always name the child
-    (an interrupt, an older server's wording). A reload must not cut a link the store had."""
+    (an interrupt, an older server's wording). A reload must not cut a link the store had, nor
+    turn a refused call back into "Tool execution interrupted"."""
     for mid, fresh in new.items():
         before = old.get(mid)
         if before is None or before.role != "assistant" or fresh.role != "assistant":
             continue
         for part in fresh.parts:
-            if not isinstance(part, ToolCall) or (part.name and part.name not in SUBAGENT_TOOLS) \
-                    or part.child_session_id:
+            if not isinstance(part, ToolCall):
                 continue
             known = before.tool(part.id)
-            child = known.child_session_id if known is not None else None
-            if child:
-                part.known_child = child
+            if known is None:
+                continue
+            part.rejected = part.rejected or known.rejected
+            part.allowed_patch = part.allowed_patch or known.allowed_patch
+            if (part.name and part.name not in SUBAGENT_TOOLS) or part.child_session_id:
+                continue
+            if known.child_session_id:
+                part.known_child = known.child_session_id
 
 
 def contents(value: Any) -> list[ToolContent]:

@@ -41,7 +41,7 @@ from tui.state.changes import (
     severity_of,
 )
 from tui.state.deltas import append_delta
-from tui.state.history import carry_child_links, message_from_wire
+from tui.state.history import carry_call_marks, message_from_wire
 from tui.state.transcript import Ask, Message, PendingInput, SessionState, TextBlock, ask_call
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
@@ -61,6 +61,7 @@ class Store:
         self.warned = 0  # warnings ever given (``warnings`` keeps the last 200)
         self._warned_types: set[str] = set()
         self.deleted: set[str] = set()
+        self.shown_writes: dict[str, str] = {}  # ask id -> the diff its dialog showed (``show_write``)
 
     # ----------------------------------------------------------------- lookups
     def session(self, session_id: str) -> SessionState:
@@ -85,6 +86,12 @@ class Store:
 
     def asks_for(self, session_id: str) -> list[Ask]:
         return [a for a in self.asks.values() if a.sessionID == session_id]
+
+    def show_write(self, ask_id: str, patch: str) -> None:
+        """The diff a write's approval dialog showed (the server sent none): put on the call's
+        row if the server confirms the write was allowed. Kept while the ask is pending only."""
+        if ask_id in self.asks:
+            self.shown_writes[ask_id] = patch
 
     def busy_ids(self) -> set[str]:
         return {sid for sid, s in self.sessions.items() if s.busy}
@@ -132,6 +139,7 @@ class Store:
                 if ask.sessionID == session_id and ask_call(ask) == (message_id, call_id)]
         for ask_id in gone:
             del self.asks[ask_id]
+            self.shown_writes.pop(ask_id, None)
         return [AsksChanged(session_id, ask_id, ASK_CALL_ENDED) for ask_id in gone]
 
     def apply_delta(self, kind: str, session_id: str, message_id: str, ref: int | str,
@@ -220,7 +228,7 @@ class Store:
         interrupts.carry_streamed(state.messages, rebuilt)  # what streamed is not dropped
         interrupts.restore_aside(state, rebuilt)  # nor the marks of turns interrupted before
         interrupts.set_aside(state, rebuilt, complete=not older)
-        carry_child_links(state.messages, rebuilt)  # nor a subagent call's link to its child
+        carry_call_marks(state.messages, rebuilt)  # nor a subagent call's link to its child
         if state.busy:
             _resume_open_blocks(state.messages, rebuilt)
         state.messages = rebuilt
@@ -276,7 +284,7 @@ class Store:
         msg = message_from_wire(raw, session_id)
         if msg is None:
             return []
-        carry_child_links(state.messages, {msg.id: msg})
+        carry_call_marks(state.messages, {msg.id: msg})
         state.messages[msg.id] = msg
         state.inbox.pop(msg.id, None)
         session_events.recount_usage(state)
@@ -341,6 +349,7 @@ class Store:
             forms = []
         for form in forms:
             fresh[form.id] = form
+        self.shown_writes = {ask_id: patch for ask_id, patch in self.shown_writes.items() if ask_id in fresh}
         if set(fresh) == set(self.asks):
             self.asks = fresh
             return []
@@ -403,6 +412,7 @@ def _on_session_deleted(store: Store, event: Event) -> list[Change]:
     store.deleted.add(payload.sessionID)
     for ask_id in [a.id for a in store.asks.values() if a.sessionID == payload.sessionID]:
         del store.asks[ask_id]
+        store.shown_writes.pop(ask_id, None)
     return [AsksChanged(), SessionChanged(payload.sessionID)]
 
 
@@ -435,17 +445,34 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
     else:
         return []
     detail = getattr(payload, "reply", None) or event.type.rsplit(".", 1)[-1]
+    shown = store.shown_writes.pop(ask_id, "")
     ask = store.asks.pop(ask_id, None)
     if ask is None:
         return []
     changes: list[Change] = [AsksChanged(payload.sessionID, ask_id, str(detail))]
     if isinstance(payload, ev.PermissionReplied) and payload.reply == "reject":
         changes += _mark_rejected(store, ask)
+    elif isinstance(payload, ev.PermissionReplied) and payload.reply in ("once", "always") and shown:
+        changes += _keep_shown_write(store, ask, shown)
     if isinstance(payload, (ev.PermissionReplied, ev.QuestionRejected)):
         # 1.18 ends a turn after a reject with no event at all: ask the server.
         if isinstance(payload, ev.QuestionRejected) or payload.reply == "reject":
             changes.append(CheckActive(payload.sessionID))
     return changes
+
+
+def _keep_shown_write(store: Store, ask: Ask, patch: str) -> list[Change]:
+    """A write allowed after its dialog showed its diff against the file (the server sent none):
+    its row keeps that diff (QA: after an overwrite the row showed only the new content)."""
+    message_id, call_id = ask_call(ask)
+    state = store.sessions.get(ask.sessionID)
+    message = state.messages.get(message_id) if state is not None else None
+    call = message.tool(call_id) if message is not None and call_id else None
+    if call is None:
+        return []
+    call.allowed_patch = patch
+    call.version += 1
+    return [part_changed(ask.sessionID, message_id, call.key)]
 
 
 def _mark_rejected(store: Store, ask: Ask) -> list[Change]:

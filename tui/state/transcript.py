@@ -82,10 +82,14 @@ class ToolCall:
     known_child: str = ""
     """A subagent call's child as the live stream named it (``tool.progress``), kept when the
     server's history is loaded again and its form of the call names no child (see
-    ``tui.state.history.carry_child_links``)."""
+    ``tui.state.history.carry_call_marks``)."""
     rejected: bool = False
     """Its permission was refused (the servers end such a call with an error that does not say
     so: "Tool execution interrupted")."""
+    allowed_patch: str = ""
+    """A whole-file write the server sent no diff for (1.18): the diff its approval dialog showed
+    against the file as read then, once the server confirmed it was allowed (its row shows that,
+    not only the new content)."""
     version: int = 0
 
     @property

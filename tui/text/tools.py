@@ -459,6 +459,7 @@ def _counts(hunks: list[Hunk]) -> tuple[int, int]:
 
 
 WRITE_NO_DIFF = "the new content (the server sent no diff: what it replaces is not shown)"
+WRITE_AS_ALLOWED = "as shown when it was allowed (the file as read then; the server sent no diff)"
 
 
 def diff_files(call: ToolCall) -> list[DiffFile]:
@@ -484,7 +485,9 @@ def diff_files(call: ToolCall) -> list[DiffFile]:
         ))
     if not files and kind_of(call.name) == "write" and isinstance(call.input, dict):
         content = call.input.get("content")
-        if isinstance(content, str):
+        if call.allowed_patch and call.status != "error" and (shown := _allowed_write(call)):
+            files.append(shown)
+        elif isinstance(content, str):
             existed = meta.get("existed")
             written = added_file(_path(call.input), content)
             if call.status == "error":  # rejected or failed: nothing was written (it said "added")
@@ -502,6 +505,19 @@ def diff_files(call: ToolCall) -> list[DiffFile]:
                     hunk.section = WRITE_NO_DIFF
             files.append(written)
     return files
+
+
+def _allowed_write(call: ToolCall) -> DiffFile | None:
+    """A write allowed after its dialog showed its diff against the file (``allowed_patch``):
+    that diff, said to be the one shown then."""
+    hunks = parse_patch(call.allowed_patch)
+    if not hunks:
+        return None
+    hunks[0].section = WRITE_AS_ALLOWED
+    adds, dels = _counts(hunks)
+    return DiffFile(path=one_line(reveal(_path(call.input) or "?", strict=True), 300),
+                    status="overwritten" if call.finished else "pending",
+                    additions=adds, deletions=dels, hunks=hunks)
 
 
 def edit_preview(call: ToolCall) -> list[DiffFile]:

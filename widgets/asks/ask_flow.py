@@ -217,6 +217,8 @@ class AskFlow(Widget):
             except (OctuiError, ValueError) as exc:
                 current = CurrentFile(None, note=f"the read failed ({exc})")
         preview = await asyncio.to_thread(permission_preview, screen.ask, screen.tool, current)
+        if preview.replaced:  # the row keeps this diff if the write is allowed
+            octui_app(self).store.show_write(screen.ask.id, preview.replaced)
         if screen.is_attached:
             screen.show_preview(preview)
 
