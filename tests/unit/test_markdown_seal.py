@@ -625,12 +625,22 @@ def test_a_definition_does_not_stop_the_cuts_and_holds_for_the_whole_answer() ->
 def test_a_numbered_list_reaching_ten_gives_each_number_its_own_width() -> None:
     def gutters(text: str) -> list[int]:
         lines = ["".join(t for t, _s in line) for line in render_markdown(CONSOLE, text, WIDTH)]
-        return [len(line) - len(line.lstrip(" 0123456789")) for line in lines if "step" in line]
+        return [len(line) - len(line.lstrip(" 0123456789.")) for line in lines if "step" in line]
 
-    assert set(gutters(numbered(5))) == {3}  # as Rich draws a short list
-    assert set(gutters(numbered(9))) == {4}  # as Rich: sized by ten
+    assert set(gutters(numbered(5))) == {4}  # " 1. ", sized as Rich sizes a short list
+    assert set(gutters(numbered(9))) == {5}  # as Rich: sized by ten
     hundred = gutters(numbered(120))
-    assert set(hundred[:99]) == {4} and set(hundred[99:]) == {5}  # Rich: all 5, moved when 99 came
+    assert set(hundred[:99]) == {5} and set(hundred[99:]) == {6}  # Rich: all 6, moved when 99 came
+
+
+def test_a_numbered_item_shows_the_delimiter_written() -> None:
+    """Rich draws "1 Read the file": a bare digit beside OpenCode's TUI's "1." (daily use)."""
+    def firsts(text: str) -> list[str]:
+        lines = ["".join(t for t, _s in line) for line in render_markdown(CONSOLE, text, WIDTH)]
+        return [line.split()[0] for line in lines if line.strip()]
+
+    assert firsts("1. Read the file\n2. Edit it\n") == ["1.", "2."]
+    assert firsts("3) Run the tests\n4) Commit\n") == ["3)", "4)"]  # as written, from its start
 
 
 def test_blocks_of_every_kind_render_like_the_whole() -> None:

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, ListElement, MarkdownElement
+from rich.markdown import CodeBlock, ListElement, ListItem, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.syntax import Syntax
@@ -56,28 +56,49 @@ class _CodeBlock(CodeBlock):
 
 
 class NumberedList(ListElement):
-    """Rich's list, except that in a numbered list that reaches ten each number takes its own
-    width, two digits at least: Rich sizes them all by the list's last number, so every item of
-    a list would move one column right when its hundredth came (a list of 10–98 items numbered
-    from 1 looks as Rich draws it). A list cut into pieces (``markdown_seal``) renders like the
-    whole only so, and a piece that goes on a list numbers it from its ``Piece.number``."""
+    """Rich's numbered list, with each number followed by the list's own delimiter ("1." or
+    "1)", as written: Rich draws a bare "1", which reads as a stray digit beside OpenCode's
+    TUI), and in a list that reaches ten each number taking its own width, two digits at least:
+    Rich sizes them all by the list's last number, so every item of a list would move one
+    column right when its hundredth came (a list of 10–98 items numbered from 1 looks as Rich
+    sizes it). A list cut into pieces (``markdown_seal``) renders like the whole only so, and a
+    piece that goes on a list numbers it from its ``Piece.number``."""
+
+    delimiter = "."
 
     @classmethod
     def create(cls, markdown: RichMarkdown, token: Token) -> ListElement:
         element = super().create(markdown, token)
+        if isinstance(element, NumberedList) and token.markup == ")":
+            element.delimiter = ")"
         if isinstance(markdown, _Markdown) and token is markdown.numbered:
             element.list_start = markdown.number
         return element
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         start = 1 if self.list_start is None else self.list_start
-        if start + len(self.items) < NUMBERED_FROM:  # (only numbered lists are made of this class)
-            yield from super().__rich_console__(console, options)
-            return
+        # (only numbered lists are made of this class) Rich's gutter is as wide as one past the
+        # last number; from NUMBERED_FROM on, as the item's own number, two digits at least.
+        whole = start + len(self.items) < NUMBERED_FROM
         for index, item in enumerate(self.items):
             number = start + index
-            # Rich's gutter is as wide as its last_number argument's digits, and two more.
-            yield from item.render_number(console, options, number, max(number, NUMBERED_FROM))
+            widest = start + len(self.items) if whole else max(number, NUMBERED_FROM)
+            yield from self._item(item, console, options, number, len(str(widest)) + 3)
+
+    def _item(self, item: ListItem, console: Console, options: ConsoleOptions, number: int,
+              gutter: int) -> RenderResult:
+        """One item: its number and delimiter right-aligned in ``gutter`` cells and a space,
+        then its blocks, the lines after the first indented as far."""
+        style = console.get_style("markdown.item.number", default="none")
+        lines = console.render_lines(item.elements, options.update(width=options.max_width - gutter),
+                                     style=item.style)
+        numeral = Segment(f"{number}{self.delimiter}".rjust(gutter - 1) + " ", style)
+        indent = Segment(" " * gutter, style)
+        new_line = Segment.line()
+        for row, line in enumerate(lines):
+            yield indent if row else numeral
+            yield from line
+            yield new_line
 
 
 def _indent(tokens: list[Token]) -> int:
@@ -87,9 +108,9 @@ def _indent(tokens: list[Token]) -> int:
     deepest = 0
     for token in tokens:
         if token.type in ("blockquote_open", "list_item_open"):
-            # (a numbered item's gutter counted 4 wide at least, as NumberedList draws it from
-            # number 10 on: an estimate, 3 below it)
-            item = max(4, len(token.info) + 2) if token.info else 3  # (a bullet's info is empty)
+            # (a numbered item's gutter: its digits, the delimiter and two spaces, 5 wide at
+            # least from number 10 on, as NumberedList draws it: an estimate, 4 below it)
+            item = max(5, len(token.info) + 3) if token.info else 3  # (a bullet's info is empty)
             stack.append(4 if token.type == "blockquote_open" else item)
             deepest = max(deepest, sum(stack))
         elif token.type in ("blockquote_close", "list_item_close") and stack:
