@@ -19,7 +19,6 @@ from tests.unit.test_pickers import composer, menu_labels, recorded_app, seeded,
 from tui.session.attachments import (
     MAX_ATTACHMENT_BYTES,
     AttachmentError,
-    human_size,
     parse_attach,
     pasted_path,
     path_completions,
@@ -164,11 +163,6 @@ def test_path_completions(files: Path) -> None:
     assert path_completions("notes.md", cwd) == []  # an exact file: the menu closes, Enter attaches
     assert path_completions(f"{files}/no", "/") == [(f"{files}/notes.md", False)]
     assert path_completions("nowhere/", cwd) == []
-
-
-def test_human_size() -> None:
-    assert [human_size(n) for n in (0, 1023, 1024, 1536, 10 * 1024, 5 * 1024 * 1024)] == [
-        "0 B", "1023 B", "1.0 KB", "1.5 KB", "10 KB", "5.0 MB"]
 
 
 def test_completion_context_for_attach_paths() -> None:

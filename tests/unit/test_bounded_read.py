@@ -110,5 +110,6 @@ def test_a_file_that_reports_no_size_is_still_bounded() -> None:
 
 
 def test_human_bytes() -> None:
-    assert [human_bytes(n) for n in (0, 1023, 1536, 10 * 1024 * 1024, 3 * 1024**3)] == \
-        ["0 B", "1023 B", "1.5 KB", "10 MB", "3.0 GB"]
+    assert [human_bytes(n) for n in (0, 1023, 1024, 1536, 10 * 1024, 5 * 1024 * 1024, 10 * 1024 * 1024,
+                                     3 * 1024**3)] == \
+        ["0 B", "1023 B", "1.0 KB", "1.5 KB", "10 KB", "5.0 MB", "10 MB", "3.0 GB"]

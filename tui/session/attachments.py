@@ -27,7 +27,6 @@ __all__ = [
     "MAX_ATTACHMENT_BYTES",
     "AttachmentError",
     "LocalAttachment",
-    "human_size",
     "parse_attach",
     "pasted_path",
     "path_completions",
@@ -76,7 +75,7 @@ class LocalAttachment:
 
     @property
     def label(self) -> str:
-        return f"{self.name} · {self.kind} · {human_size(self.size)}"
+        return f"{self.name} · {self.kind} · {human_bytes(self.size)}"
 
     def data_uri(self) -> str:
         return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
@@ -84,11 +83,6 @@ class LocalAttachment:
     def file_part(self) -> dict[str, str]:
         """The prompt ``files`` entry (``PromptInput.FileAttachment``: ``uri`` + ``name``)."""
         return {"uri": self.data_uri(), "name": self.name}
-
-
-def human_size(size: int) -> str:
-    """``512 B``, ``1.5 KB``, ``10 MB`` (1024-based, one decimal under 10)."""
-    return human_bytes(size)
 
 
 def resolve_path(raw: str, cwd: str) -> Path:
@@ -165,8 +159,8 @@ def read_attachment(raw: str, cwd: str, *, max_bytes: int = MAX_ATTACHMENT_BYTES
         if exc.reason == "is a directory":
             raise AttachmentError(f"{shown} is a directory; attach a file inside it.") from None
         if exc.size is not None:
-            raise AttachmentError(f"{path.name} is {human_size(exc.size)}; the limit is "
-                                  f"{human_size(max_bytes)}.") from None
+            raise AttachmentError(f"{path.name} is {human_bytes(exc.size)}; the limit is "
+                                  f"{human_bytes(max_bytes)}.") from None
         raise AttachmentError(f"{shown} {exc.reason}; attach an image, PDF or text file.") from None
     except OSError as exc:
         raise AttachmentError(f"Cannot read {shown}: {exc.strerror or exc}") from None

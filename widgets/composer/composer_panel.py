@@ -27,7 +27,6 @@ from tui.app.host import octui_app
 from tui.session.attachments import (
     AttachmentError,
     LocalAttachment,
-    human_size,
     parse_attach,
     path_completions,
     read_attachment,
@@ -36,6 +35,7 @@ from tui.session.commands import Catalog, slash_skills
 from tui.session.errors import OctuiError
 from tui.session.mentions import CompletionContext, fuzzy_filter, parse_slash
 from tui.state.transcript import SessionState
+from tui.storage.bounded_read import human_bytes
 from tui.storage.drafts import HOME_KEY, DraftKeeper
 from tui.text.sanitize import flatten
 from widgets.composer.attachment_bar import AttachmentBar
@@ -301,7 +301,7 @@ class ComposerPanel(Widget):
 
     def show_attachments(self) -> None:
         self.screen.query_one(AttachmentBar).show(
-            [(a.path, a.name, f"{a.kind} · {human_size(a.size)}") for a in self.attachments])
+            [(a.path, a.name, f"{a.kind} · {human_bytes(a.size)}") for a in self.attachments])
 
     def forget_attachments(self, sent: list[LocalAttachment]) -> None:
         """Drop what a delivered prompt carried (files attached meanwhile stay)."""
