@@ -52,19 +52,29 @@ def test_a_new_foreground_on_the_same_background_is_only_the_foreground() -> Non
     assert sgr_change(current, target) == "\x1b[38;5;204m"
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["a", "bc", " " * 3, " " * ERASE_MIN, " " * 20]), styles),
-                min_size=1, max_size=6), st.booleans())
-def test_blank_runs_erased_show_what_spaces_would(parts: list[tuple[str, Style]], to_end: bool) -> None:
+MARK = "\u0301"  # a combining acute accent: drawn with the cell before it
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "bc", " " * 3, " " * ERASE_MIN, " " * 20, MARK,
+                                           " " * ERASE_MIN + MARK + " " * ERASE_MIN]), styles),
+                min_size=1, max_size=6), st.booleans(), styles)
+def test_blank_runs_erased_show_what_spaces_would(parts: list[tuple[str, Style]], to_end: bool,
+                                                  before: Style) -> None:
+    """From any style in force (the run before's), blanks erased or left in the colour in force,
+    and combining marks after them, show what each segment written from a reset shows."""
+    assume(not parts[0][0].startswith(MARK))  # a strip never starts with a mark (it has a base)
     segments = [Segment(text, style) for text, style in parts]
-    width = sum(len(text) for text, _ in parts)
-    assume(width <= W)  # a strip is never wider than the screen
+    width = sum(len(text.replace(MARK, "")) for text, _ in parts)
+    assume(width < W)  # a strip is never wider than the screen
     line = Strip(segments, width)
-    padding = W - width if to_end else 0  # to_end: the strip ends at the screen's right edge
-    out, sgr = render_cells(line, ColorSystem.TRUECOLOR, to_end=to_end)
+    padding = W - width if to_end else 1  # to_end: the strip ends at the screen's right edge
+    current = _sgr(before, ColorSystem.TRUECOLOR)
+    out, sgr = render_cells(line, ColorSystem.TRUECOLOR, current, to_end=to_end)
     prefix = f"\x1b[1;{padding + 1}H"
-    ours = cells(prefix + out + "\x1b[0m")
-    theirs = cells(prefix + "".join(_sgr(s, ColorSystem.TRUECOLOR) + t + "\x1b[0m" for t, s in parts))
+    ours = cells(current + "Q" + prefix + out + "\x1b[0m")
+    theirs = cells(current + "Q" + "\x1b[0m" + prefix +
+                   "".join(_sgr(s, ColorSystem.TRUECOLOR) + t + "\x1b[0m" for t, s in parts))
     assert ours == theirs
 
 

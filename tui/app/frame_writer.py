@@ -289,7 +289,10 @@ def render_cells(strip: Strip, color_system: ColorSystem, current: str = "",
             out.append(_render_style(style, text, color_system))
             current = ""
             continue
-        blank = style is not None and not text.strip(" ") and _erasable(style)
+        # A combining mark at the start of the next run is drawn with this run's last cell: that
+        # cell is written, in its own style (review: a mark after a blank took its colour).
+        marked = index < last and _attached(runs[index + 1][0], 0)
+        blank = style is not None and not marked and not text.strip(" ") and _erasable(style)
         if blank:
             sgr = blank_sgr(current, sgr)  # a blank shows only its background
         if sgr != current:
@@ -302,6 +305,8 @@ def render_cells(strip: Strip, color_system: ColorSystem, current: str = "",
         for number, part in enumerate(parts):
             if number % 2 == 0:
                 out.append(part)
+            elif _attached(parts[number + 1], 0) or (marked and number == len(parts) - 2 and not parts[-1]):
+                out.append(part)  # its last space carries the mark that follows it
             elif index == last and number == len(parts) - 2 and not parts[-1]:
                 # The run ends the strip: erased to the end of the line when that is where the
                 # strip ends, else erased with no cursor move after it (nothing follows).
@@ -340,7 +345,9 @@ def blank_sgr(current: str, target: str) -> str:
     nothing on one, ``_erasable``) shows only its background, so the foreground, bold, dim and
     italics in force stay (what shows on a blank, as reverse or underline, is turned off), and
     nothing changes when the background is already the one (a code line's
-    padding after its last token was a foreground change, then the next line's indent another)."""
+    padding after its last token was a foreground change, then the next line's indent another).
+    Only a terminal that draws its own selection in reverse video shows a blank's foreground: in
+    such a selection a code block's padding may take the colours of the tokens before it."""
     before = _slots(current) if current else {}
     after = _slots(target) if target else {}
     if before is None or after is None:
