@@ -31,13 +31,16 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         self.inner = inner
         self.requests: list[str] = []
         self.timeouts: dict[str, int] = {}  # path -> how many more of its requests time out
+        self.late: dict[str, float] = {}  # path -> seconds its answer takes to arrive, once made
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(f"{request.method} {request.url.path}")
         if self.timeouts.get(request.url.path, 0) > 0:
             self.timeouts[request.url.path] -= 1
             raise httpx.ReadTimeout("no answer", request=request)
-        return await self.inner.handle_async_request(request)
+        response = await self.inner.handle_async_request(request)
+        await asyncio.sleep(self.late.pop(request.url.path, 0.0))
+        return response
 
 
 class Rig:
@@ -202,6 +205,32 @@ async def test_pending_asks_the_resync_could_not_read_are_read_again(
     warnings = [c.text for c in rig.changes if isinstance(c, LogLine)]
     assert any("could not load pending asks" in w and "trying again" in w for w in warnings), warnings
     assert any("still could not load pending asks" in w for w in warnings), warnings
+
+
+async def test_a_slow_read_again_of_the_asks_does_not_hold_the_stream(
+        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: the read again held every live frame for as long as the server took to answer
+    (a server slow enough to need it: seconds). The stream goes on, and what it says of an ask
+    during the read wins over the list, which the server made before."""
+    import tui.session.intake as intake
+
+    monkeypatch.setattr(intake, "ASKS_RETRY_S", (0.05,))
+    info = await rig.service.create_session()
+    await rig.service.send(info.id, "Give me a tour of this project.")
+    await rig.settle()
+    [pending] = list(rig.store.asks)
+    rig.transport.timeouts["/api/permission/request"] = 1  # the resync's read
+    rig.transport.late["/api/permission/request"] = 1.0  # then the retry's list arrives late
+    rig.demo.drop_connections()
+    await rig.wait_for(lambda: rig.resyncs() >= 2)
+    await rig.wait_for(lambda: "/api/permission/request" not in rig.transport.late)  # list made
+    came = rig.demo.emit("permission.asked", {
+        "id": "per_came", "sessionID": info.id, "action": "edit", "resources": ["a.txt"]})["data"]["id"]
+    await rig.wait_for(lambda: came in rig.store.asks, timeout=0.5)  # live, while the list is late
+    rig.demo.reply_permission(info.id, pending, "once")  # settled after the list was made
+    await rig.wait_for(lambda: pending not in rig.store.asks, timeout=0.5)
+    await rig.settle()
+    assert set(rig.store.asks) == {came}  # the late list had pending, not came: the stream wins
 
 
 async def test_interrupt_rejects_pending_permissions_first(rig: Rig) -> None:

@@ -33,7 +33,7 @@ from tui.state.changes import (
     Resynced,
     TurnFailed,
 )
-from tui.state.store import Store
+from tui.state.store import AskLists, Store
 from tui.state.transcript import ToolCall
 from tui.text.failures import failure_log_line
 
@@ -82,6 +82,7 @@ class StreamIntake:
         self.tasks: set[asyncio.Task[Any]] = set()  # every background task; ``run`` ends them
         self._shells: set[tuple[str, str, str]] = set()
         self._logged = 0  # store warnings already logged
+        self._asks_retry: asyncio.Task[None] | None = None  # pending asks read again (``_retry_asks``)
 
     def attach(self, client: OpenCodeClient) -> None:
         """The server is known: the stream can be built (``run`` starts it)."""
@@ -312,12 +313,13 @@ class StreamIntake:
     # ---------------------------------------------------------------- resync
     async def resync(self) -> None:
         """Re-read what the stream cannot replay: busy state, pending asks, the open session."""
+        generation = self.stream_state.generation if self.stream_state else 0
         self.hold()
         try:
             changes: list[Change] = []
             with contextlib.suppress(OctuiError):
                 changes += self.store.set_active(await self.client.active())
-            changes += await self._refresh_asks()
+            changes += await self._refresh_asks(generation)
             changes += await self._reload()
             self.on_changes(changes + [Resynced()])
         except OctuiError as exc:
@@ -359,25 +361,31 @@ class StreamIntake:
             return []
         return self.store.set_active(active, known_only=True) + self.store.mark_abandoned(session_id)
 
-    async def _refresh_asks(self) -> list[Change]:
+    async def _refresh_asks(self, generation: int) -> list[Change]:
         try:
-            return await self._read_asks()
-        except OctuiError as exc:
+            return self.store.set_asks(*await self._read_asks())
+        except (OctuiError, ValueError) as exc:  # (ValueError: a list the models refuse)
             self.warn(f"could not load pending asks: {exc}; trying again")
-            self.spawn(self._retry_asks(self.stream_state.generation if self.stream_state else 0))
+            if self._asks_retry is not None:
+                self._asks_retry.cancel()  # one retry at a time: this connection's
+            self._asks_retry = self.start(self._retry_asks(generation))
             return []
 
-    async def _read_asks(self) -> list[Change]:
+    async def _read_asks(self) -> AskLists:
         permissions = await self.client.pending_permissions()
         questions = await self.client.pending_questions()
         forms = await self.client.pending_forms() if self.client.dialect.caps.forms else None
-        return self.store.set_asks(permissions, questions, forms)
+        return permissions, questions, forms
 
     async def _retry_asks(self, generation: int) -> None:
         """The pending asks a resync could not read, read again a while later (a server just
         restarted on a busy machine took over 10 s to answer): until then an ask that died with
         the old server would stay on screen as if it could be answered. A new connection's
-        resync reads them itself, so the retries end with this connection."""
+        resync reads them itself, so the retries end with this connection.
+
+        The stream goes on meanwhile (a read can take seconds; holding live frames for it froze
+        the answer streaming, review): what it says of an ask while the list is read wins over
+        the list, an ask that came is kept and one that settled stays settled."""
         tries = 0
         while True:
             await asyncio.sleep(ASKS_RETRY_S[tries] if tries < len(ASKS_RETRY_S) else ASKS_RETRY_EVERY_S)
@@ -385,15 +393,17 @@ class StreamIntake:
             state = self.stream_state
             if state is None or state.phase != "connected" or state.generation != generation:
                 return
-            self.hold()  # a live ask that comes while the list is read is applied after it
+            known, mark = set(self.store.asks), self.store.settled_count()
             try:
-                self._emit(await self._read_asks())
-            except OctuiError as exc:
+                lists = await self._read_asks()
+            except (OctuiError, ValueError) as exc:
                 if tries == len(ASKS_RETRY_S):
                     self.warn(f"still could not load pending asks ({exc}); trying every "
                               f"{ASKS_RETRY_EVERY_S:.0f} s")
                 continue
-            finally:
-                self.release()
+            state = self.stream_state
+            if state is None or state.generation != generation:
+                return  # a new connection's resync reads them
+            self._emit(self.store.set_asks_read_live(lists, known, mark))
             log.info("pending asks read on try %d after a resync", tries + 1)
             return

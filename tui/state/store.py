@@ -49,6 +49,8 @@ _REGISTERED = session_entries  # importing it registers the inbox/notice/shell/r
 _SESSION_HANDLERS = session_events.HANDLERS  # filled in by both reducer modules
 
 
+AskLists = tuple[list[PermissionRequest], list[QuestionRequest], list[FormInfo] | None]
+SETTLED_KEPT = 512  # settled ask ids remembered (``Store.settled_since``)
 ASK_CALL_ENDED = "its tool call ended"  # how an ask settles when its call ended first (AsksChanged)
 
 class Store:
@@ -62,6 +64,9 @@ class Store:
         self._warned_types: set[str] = set()
         self.deleted: set[str] = set()
         self.shown_writes: dict[str, str] = {}  # ask id -> the diff its dialog showed (``show_write``)
+        # Asks the stream settled, latest last (``settled_since``: a list read meanwhile is stale).
+        self._settled: deque[str] = deque(maxlen=SETTLED_KEPT)
+        self._settled_total = 0
 
     # ----------------------------------------------------------------- lookups
     def session(self, session_id: str) -> SessionState:
@@ -92,6 +97,40 @@ class Store:
         row if the server confirms the write was allowed. Kept while the ask is pending only."""
         if ask_id in self.asks:
             self.shown_writes[ask_id] = patch
+
+    def set_asks_read_live(self, lists: AskLists, known: set[str], mark: int) -> list[Change]:
+        """``set_asks`` with lists read while the stream went on (``known``: the asks held when
+        the read began, ``mark``: ``settled_count()`` then): what the stream said of an ask
+        meanwhile wins, an ask that came is kept and one that settled stays settled."""
+        permissions, questions, forms = lists
+        settled = self.settled_since(mark)
+        listed = {ask.id for ask in permissions} | {ask.id for ask in questions} | \
+            {ask.id for ask in forms or []}
+        came = [ask for ask_id, ask in self.asks.items() if ask_id not in known and ask_id not in listed]
+        return self.set_asks(
+            [ask for ask in permissions if ask.id not in settled]
+            + [ask for ask in came if isinstance(ask, PermissionRequest)],
+            [ask for ask in questions if ask.id not in settled]
+            + [ask for ask in came if isinstance(ask, QuestionRequest)],
+            None if forms is None else [ask for ask in forms if ask.id not in settled]
+            + [ask for ask in came if isinstance(ask, FormInfo)],
+        )
+
+    def settled_count(self) -> int:
+        """How many asks the stream has settled so far (a mark for ``settled_since``)."""
+        return self._settled_total
+
+    def settled_since(self, mark: int) -> set[str]:
+        """The ids of the asks settled since ``settled_count()`` was ``mark`` (the latest
+        ``SETTLED_KEPT`` of them)."""
+        count = min(self._settled_total - mark, len(self._settled))
+        return set(list(self._settled)[-count:]) if count > 0 else set()
+
+    def note_settled(self, ask_id: str) -> None:
+        """An ask left the store by the stream's word (answered, its call ended, its session gone)."""
+        self.shown_writes.pop(ask_id, None)
+        self._settled.append(ask_id)
+        self._settled_total += 1
 
     def busy_ids(self) -> set[str]:
         return {sid for sid, s in self.sessions.items() if s.busy}
@@ -139,7 +178,7 @@ class Store:
                 if ask.sessionID == session_id and ask_call(ask) == (message_id, call_id)]
         for ask_id in gone:
             del self.asks[ask_id]
-            self.shown_writes.pop(ask_id, None)
+            self.note_settled(ask_id)
         return [AsksChanged(session_id, ask_id, ASK_CALL_ENDED) for ask_id in gone]
 
     def apply_delta(self, kind: str, session_id: str, message_id: str, ref: int | str,
@@ -412,7 +451,7 @@ def _on_session_deleted(store: Store, event: Event) -> list[Change]:
     store.deleted.add(payload.sessionID)
     for ask_id in [a.id for a in store.asks.values() if a.sessionID == payload.sessionID]:
         del store.asks[ask_id]
-        store.shown_writes.pop(ask_id, None)
+        store.note_settled(ask_id)
     return [AsksChanged(), SessionChanged(payload.sessionID)]
 
 
@@ -445,8 +484,9 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
     else:
         return []
     detail = getattr(payload, "reply", None) or event.type.rsplit(".", 1)[-1]
-    shown = store.shown_writes.pop(ask_id, "")
+    shown = store.shown_writes.get(ask_id, "")
     ask = store.asks.pop(ask_id, None)
+    store.note_settled(ask_id)  # (also one the store never had: a list being read may hold it)
     if ask is None:
         return []
     changes: list[Change] = [AsksChanged(payload.sessionID, ask_id, str(detail))]
