@@ -191,6 +191,11 @@ class AskFlow(Widget):
             # Reopened as it was left: after "later", and after an answer the server did not take
             # (the ask stays in the inbox). Dropped when the ask settles.
             self._drafts[ask.id] = draft_of(screen)
+            if isinstance(screen, PermissionScreen) and isinstance(result, PermissionAnswer) \
+                    and result.reply != "reject" and screen.preview.replaced:
+                # Allowed with the write's diff on screen: its row keeps that diff once the
+                # server confirms (not a diff read for a dialog left for later, review).
+                store.show_write(ask.id, screen.preview.replaced)
             self._answer(ask, result)
 
         self.app.push_screen(screen, done)
@@ -217,8 +222,6 @@ class AskFlow(Widget):
             except (OctuiError, ValueError) as exc:
                 current = CurrentFile(None, note=f"the read failed ({exc})")
         preview = await asyncio.to_thread(permission_preview, screen.ask, screen.tool, current)
-        if preview.replaced:  # the row keeps this diff if the write is allowed
-            octui_app(self).store.show_write(screen.ask.id, preview.replaced)
         if screen.is_attached:
             screen.show_preview(preview)
 
