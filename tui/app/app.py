@@ -132,6 +132,7 @@ class OctuiApp(DiffedOutput[int]):
     COMMANDS = App.COMMANDS | {ActionsProvider}  # ctrl+p: every action (tui/app/palette.py)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # every screen: narrow layouts in styles/
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # and short ones (80x24)
+    SUSPENDED_SCREEN_CLASS = "-covered"  # a screen another is over: the main one's toasts hide (toasts.tcss)
 
     def __init__(self, spec: ConnectSpec, *, demo: Any = None, config: Config | None = None) -> None:
         super().__init__()

@@ -159,14 +159,6 @@ class MainScreen(Screen[None]):
         self.subagents.show(None)
         self.composer.start()
 
-    # A dialog over this screen: the toasts this screen stands show through it, half under the
-    # dialog (QA, 80x24); hidden until it is back (``styles/toasts.tcss``).
-    def on_screen_suspend(self) -> None:
-        self.add_class("-covered")
-
-    def on_screen_resume(self) -> None:
-        self.remove_class("-covered")
-
     # ------------------------------------------------------------------ the components
     @property
     def composer(self) -> ComposerPanel:
