@@ -233,6 +233,12 @@ async def test_a_write_over_a_file_shows_what_it_replaces(live_server: RealServe
         assert "- old line two" in text and "- old line three" in text and "+ new line two" in text, text
         assert "+1 −2" in text, text  # counts of the real change, not "+2 −?"
         assert WRITE_NO_DIFF not in text
+        # The history read again (as after a reconnect) rebuilds the calls: the diff stays.
+        app.session.on_changes(await app.session.history.newest(sid))
+        reloaded = await wait_until(pilot, lambda: (c := tool_call(app, sid, "write")) is not call and c,
+                                    "the history read again")
+        text = widget_text(await _painted_row(pilot, app, reloaded))
+        assert "- old line two" in text and "+1 −2" in text, text
 
 
 @pytest.mark.e2e
