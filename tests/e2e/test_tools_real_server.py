@@ -235,8 +235,12 @@ async def test_a_write_over_a_file_shows_what_it_replaces(live_server: RealServe
         assert WRITE_NO_DIFF not in text
         # The history read again (as after a reconnect) rebuilds the calls: the diff stays.
         app.session.on_changes(await app.session.history.newest(sid))
-        reloaded = await wait_until(pilot, lambda: (c := tool_call(app, sid, "write")) is not call and c,
-                                    "the history read again")
+
+        def rebuilt() -> ToolCall | None:
+            found = tool_call(app, sid, "write")
+            return found if found is not call else None
+
+        reloaded = await wait_until(pilot, rebuilt, "the history read again")
         text = widget_text(await _painted_row(pilot, app, reloaded))
         assert "- old line two" in text and "+1 −2" in text, text
 

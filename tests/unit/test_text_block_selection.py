@@ -59,9 +59,12 @@ async def test_a_drag_over_part_of_an_answer_marks_and_copies_just_that() -> Non
         await pilot.pause()
         copied = app.screen.get_selected_text()
         # From the pointer's first cell to its last, both taken, as the rows show them (the
-        # markdown's ** and backticks are not on screen), each row without its padding.
-        assert copied == "\n".join([rows[top][6:], *rows[top + 1:code], rows[code][:11]])
-        assert copied.startswith("paragraph with bold") and copied.endswith("     return")
+        # markdown's ** and backticks are not on screen), each row without its padding; a code
+        # row without the blank cell left of the code (QA: pasted Python was one space in).
+        assert rows[code - 1] == " def f(x):" and rows[code] == "     return x + 1"
+        shown = [*rows[top + 1:code - 1], rows[code - 1][1:], rows[code][1:11]]
+        assert copied == "\n".join([rows[top][6:], *shown])
+        assert copied.startswith("paragraph with bold") and copied.endswith("\ndef f(x):\n    return")
         assert marked_cells(app, top) == rows[top][6:]
         assert marked_cells(app, code) == rows[code][:11]
         assert marked_cells(app, top - 1) == "" and marked_cells(app, code + 1) == ""

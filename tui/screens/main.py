@@ -26,7 +26,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.geometry import Offset
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, TextArea
 
 from tui.app.host import octui_app
@@ -76,6 +78,7 @@ from widgets.transcript.transcript import Transcript
 from widgets.transcript.transcript_actions import TranscriptActions
 from widgets.transcript.transcript_panel import EMPTY_SESSION, TranscriptPanel
 
+SELECTION_GAP_ROWS = 2  # blank rows between messages a drag may begin on (margins, a notice's gap)
 HOME_TEXT = ("No session open.\n\nType a prompt below to start a new session in this directory,\n"
              "or press Ctrl+S to browse sessions.")
 
@@ -152,6 +155,26 @@ class MainScreen(Screen[None]):
         yield PermissionModes()
         yield ModelAgentChoice()
         yield TranscriptActions()
+
+    def get_widget_and_offset_at(self, x: int, y: int) -> tuple[Widget | None, Offset | None]:
+        """Where a mouse selection starts or ends. The transcript's own cells (its padding
+        columns, the blank rows between messages) hold no text: a drag begun there starts at
+        the text beside it, as in a terminal. Found as the transcript itself, it selected every
+        message from the top of the answer (QA: a drag from the left edge of a code line)."""
+        widget, offset = super().get_widget_and_offset_at(x, y)
+        if not isinstance(widget, Transcript):
+            return widget, offset
+        region = widget.content_region
+        if not region.contains(min(max(x, region.x), region.right - 1), y):
+            return widget, offset
+        inner_x = min(max(x, region.x), region.right - 1)
+        for row in range(y, min(y + SELECTION_GAP_ROWS + 1, region.bottom)):
+            found, found_offset = super().get_widget_and_offset_at(inner_x, row)
+            if found is not None and found is not widget and found_offset is not None:
+                if row == y:
+                    return found, found_offset
+                return found, Offset(0, found_offset.y)  # a blank row: the next line's start
+        return widget, offset
 
     def on_mount(self) -> None:
         self.status_area.show_connecting()

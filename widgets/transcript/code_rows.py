@@ -27,7 +27,7 @@ from rich.syntax import Syntax
 from tui.text.lexer_guard import LexerStuck, progressing
 from widgets.transcript.markdown_parse import CODE_SYNTAX_THEME
 from widgets.transcript.markdown_seal import token_lines
-from widgets.transcript.rendered_line import Line, as_line, shared_pair
+from widgets.transcript.rendered_line import Line, as_line, shared_pair, style_of
 
 Token = tuple[Any, str]
 TAB_SIZE = 4  # Syntax's default, which Rich's markdown code block keeps
@@ -103,6 +103,21 @@ def fitting_row(line: list[Token], width: int) -> Line | None:
         parts.append(shared_pair(" " * (inner - cells), fill))
     parts.append(edge)
     return tuple(parts)
+
+
+_CODE_BACKGROUND = CODE_SYNTAX_THEME.get_background_style().bgcolor
+
+
+def padding_column(line: Line) -> int | None:
+    """Where a code row's left padding is (Syntax draws a blank cell each side of the code; a
+    block in a list or a quote is indented before it), in characters; None for a row that is
+    not code. A copy leaves it out (QA: every whole line of pasted Python was one space in)."""
+    column = 0
+    for text, number in line:
+        if style_of(number).bgcolor == _CODE_BACKGROUND:
+            return column if text.startswith(" ") else None
+        column += len(text)
+    return None
 
 
 def draw(console: Console, tokens: list[Token], width: int) -> list[Line]:

@@ -58,6 +58,11 @@ _OVER_MAX = 4096
 _over: dict[tuple[Style, int], Style] = {}
 
 
+def style_of(number: int) -> Style:
+    """The look numbered ``number`` (``style_number``)."""
+    return _styles[number]
+
+
 def line_segments(line: Line, base: Style | None = None) -> list[Segment]:
     """The segments of ``line``, each look drawn over ``base`` (the widget's colours) if given."""
     styles = _styles

@@ -32,6 +32,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from tui.state.transcript import TextBlock
+from widgets.transcript.code_rows import padding_column
 from widgets.transcript.light_repaint import LightRepaint
 from widgets.transcript.markdown_seal import Sealer
 from widgets.transcript.piece_lines import PieceLines
@@ -101,9 +102,18 @@ class TextBlockView(LightRepaint):
         for y in range(first, last + 1):  # (not Selection.extract: it loses a last blank line)
             line = self._plain_line(y)
             span = selection.get_span(y)
-            if span is not None:
-                copied.append(line[span[0]:] if span[1] == -1 else line[span[0]:span[1]])
+            if span is None:
+                continue
+            start_x, end_x = span[0], len(line) if span[1] == -1 else span[1]
+            pad = self._code_padding(y)
+            if pad is not None and start_x <= pad < end_x:  # code: copied without its padding
+                line, end_x = line[:pad] + line[pad + 1:], end_x - 1
+            copied.append(line[start_x:end_x])
         return "\n".join(copied), "\n"
+
+    def _code_padding(self, y: int) -> int | None:
+        line = self._pieces.line(y)
+        return None if line is None else padding_column(line)
 
     def _plain_line(self, y: int) -> str:
         line = self._pieces.line(y)
