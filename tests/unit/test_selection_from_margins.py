@@ -57,8 +57,9 @@ async def test_a_drag_from_the_blank_row_between_messages_starts_at_the_next_one
         await answered(app, pilot, "First answer.\n", "Second answer here.\n\nMore of it.\n")
         transcript = main_screen(app).query_one(Transcript)
         first, second = row_of(app, "First answer"), row_of(app, "Second answer")
+        compositor = app.screen._compositor  # (what is under a cell, before the screen's remap)
         gap = next(y for y in range(first + 1, second)
-                   if super(type(app.screen), app.screen).get_widget_and_offset_at(10, y)[0] is transcript)
+                   if compositor.get_widget_and_offset_at(10, y)[0] is transcript)
         more = row_of(app, "More of it")
         text_x = app.screen._compositor.render_strips()[more].text.index("More")
         await pilot.mouse_down(offset=(text_x + 5, gap))  # a row of the transcript's own
