@@ -25,10 +25,13 @@ from tests.e2e.ui_helpers import (
     running_app,
     screen_text,
     session_texts,
+    show_widget,
     submit_prompt,
     tool_call,
+    tool_row,
     wait_for_screen,
     wait_until,
+    widget_text,
 )
 from tui.app.app import OctuiApp
 from tui.client.http import OpenCodeClient
@@ -175,6 +178,42 @@ async def test_mode_answers_or_shows_the_ask(
             await wait_until(pilot, lambda: line in screen_text(app.screen), "the notice on screen")
         else:
             assert notices == [] and history == []
+
+
+@pytest.mark.e2e
+async def test_an_overwrite_allowed_by_the_mode_shows_what_it_replaced(
+    live_server: RealServer, fake_llm: FakeLLM, opened: list[Ask], replies: Replies
+) -> None:
+    """QA: in auto-edits an overwrite's row showed only the new content ("+6 −?"), 1.18 sending
+    no diff: the file it replaces is read before octui allows it, and the row shows the change
+    (a 2.x server's own diff otherwise)."""
+    sid = live_server.create_session()["id"]
+    name = _unique("modes_write") + ".txt"
+    target = live_server.project_dir / name
+    target.write_text("keep\nold two\nold three\n")
+    tag = fake_llm.add_scenario(_unique("modes_write"), [
+        {"tool_calls": [{"name": "write", "arguments": {"filePath": str(target),
+                                                         "content": "keep\nnew two\n"}}]},
+        {"text": "Write done."},
+    ])
+    async with running_app(live_server, sid) as (app, pilot):
+        await _choose_mode(pilot, app, sid, Mode.AUTO_EDITS)
+        await submit_prompt(pilot, f"Write it. {tag}")
+        call = await wait_until(
+            pilot, lambda: (c := tool_call(app, sid, "write")) is not None and c.finished and c or None,
+            "the write to finish without the user", 20)
+        assert opened == [] and [r[2] for r in replies] == ["once"]
+        assert target.read_text() == "keep\nnew two\n"
+        await wait_until(pilot, lambda: "Write done." in session_texts(app, sid), "the text after it", 20)
+        row = await wait_until(pilot, lambda: tool_row(app, call.id), "the write's row")
+        await show_widget(pilot, row)
+
+        def counted() -> str | None:
+            shown = widget_text(row)
+            return shown if "+1 −2" in shown else None
+
+        text = await wait_until(pilot, counted, "the row's counts of the change")
+        assert "- old two" in text and "- old three" in text and "+ new two" in text, text
 
 
 @pytest.mark.e2e

@@ -14,6 +14,7 @@ route; ``Agent.permissions`` is read-only), so octui applies modes client-side o
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -25,11 +26,12 @@ from typing import Any
 from tui.client.errors import OctuiError
 from tui.protocol.models import PermissionReply, PermissionRequest
 from tui.state import tree_nav
+from tui.state.asks import CurrentFile, permission_preview, written_file
 from tui.state.changes import AsksChanged, Change, TranscriptChanged
 from tui.state.modes import DEFAULT_MODE, Mode, decide, parse_mode
 from tui.state.notices import insert_notice
 from tui.state.store import Store
-from tui.state.transcript import Ask
+from tui.state.transcript import Ask, ToolCall
 from tui.storage.saved_state import SavedState
 from tui.text.sanitize import one_line
 
@@ -40,6 +42,8 @@ log = logging.getLogger("octui")
 ReplyFn = Callable[[str, str, PermissionReply], Awaitable[None]]
 ChangeSink = Callable[[list[Change]], None]
 SpawnFn = Callable[[Coroutine[Any, Any, None]], None]
+ReadFileFn = Callable[[str, str], Awaitable[CurrentFile]]  # (session id, path): the file as it is
+READ_WAIT_S = 3.0  # an auto-allowed write waits this long at most for the file it replaces
 
 HISTORY_MAX = 200
 MAX_DEPTH = 64
@@ -150,13 +154,17 @@ def notice_key(ask_id: str) -> str:
     return f"auto:{ask_id}"
 
 
+def _tool_of(store: Store, ask: PermissionRequest) -> ToolCall | None:
+    if ask.source is None:
+        return None
+    state = store.sessions.get(ask.sessionID)
+    message = state.messages.get(ask.source.messageID) if state else None
+    return message.tool(ask.source.id) if message else None
+
+
 def ask_target(store: Store, ask: PermissionRequest) -> str:
     """What the ask is about, in one short line: the command, the file, else its resources."""
-    tool = None
-    if ask.source is not None:
-        state = store.sessions.get(ask.sessionID)
-        message = state.messages.get(ask.source.messageID) if state else None
-        tool = message.tool(ask.source.id) if message else None
+    tool = _tool_of(store, ask)
     data = tool.input if tool is not None else {}
     for key in ("command", "filePath", "path"):
         value = data.get(key)
@@ -169,9 +177,11 @@ class AutoApprover:
     """Claims and answers the asks the mode allows; everything it does is recorded."""
 
     def __init__(self, store: Store, reply: ReplyFn, spawn: SpawnFn, on_changes: ChangeSink,
-                 book: ModeBook | None = None, clock: Callable[[], float] = time.time) -> None:
+                 book: ModeBook | None = None, clock: Callable[[], float] = time.time,
+                 read_file: ReadFileFn | None = None) -> None:
         self.store = store
         self.reply = reply
+        self.read_file = read_file
         self.spawn = spawn
         self.on_changes = on_changes
         self.book = book if book is not None else ModeBook()
@@ -273,7 +283,25 @@ class AutoApprover:
         return insert_notice(self.store, answer.session_id, notice_key(answer.ask_id), answer.text,
                              after=answer.message_id, time_created=answer.time * 1000)
 
+    async def _keep_what_it_replaces(self, ask: PermissionRequest) -> None:
+        """A whole-file write allowed with no dialog, the server sending no diff (1.18): the file
+        it replaces is read first, so its row shows the change as a write allowed in its dialog
+        does (QA: an auto-allowed overwrite showed only the new content, "+6 −?"). Bounded:
+        the answer waits READ_WAIT_S at most for it."""
+        tool = _tool_of(self.store, ask)
+        written = written_file(ask, tool)
+        if written is None or self.read_file is None:
+            return
+        try:
+            current = await asyncio.wait_for(self.read_file(ask.sessionID, written[0]), READ_WAIT_S)
+        except (TimeoutError, OctuiError, ValueError):
+            return  # the row says what it replaces is not shown
+        preview = await asyncio.to_thread(permission_preview, ask, tool, current)
+        if preview.replaced:
+            self.store.show_write(ask.id, preview.replaced)
+
     async def _send(self, ask: PermissionRequest, answer: AutoAnswer) -> None:
+        await self._keep_what_it_replaces(ask)
         try:
             await self.reply(ask.sessionID, ask.id, "once")
         except OctuiError as exc:

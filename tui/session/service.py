@@ -78,7 +78,8 @@ class SessionService:
         # Text/reasoning delta changes skip the review: nothing to review or follow in them.
         self.intake = StreamIntake(store, self.on_changes, on_changes, on_state, self._reload_open,
                                    heartbeat_timeout=heartbeat_timeout)
-        self.auto = AutoApprover(store, self.reply_permission, self.intake.spawn, on_changes, modes)
+        self.auto = AutoApprover(store, self.reply_permission, self.intake.spawn, on_changes, modes,
+                                 read_file=self.current_file)
         if client is not None:
             self._attach(client)
 

@@ -459,7 +459,7 @@ def _counts(hunks: list[Hunk]) -> tuple[int, int]:
 
 
 WRITE_NO_DIFF = "the new content (the server sent no diff: what it replaces is not shown)"
-WRITE_AS_ALLOWED = "as shown when it was allowed (the file as read then; the server sent no diff)"
+WRITE_AS_ALLOWED = "against the file as read when it was allowed (the server sent no diff)"
 
 
 def diff_files(call: ToolCall) -> list[DiffFile]:
