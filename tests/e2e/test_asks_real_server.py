@@ -44,7 +44,7 @@ from tui.app.app import OctuiApp
 from tui.protocol.models import PermissionRequest, QuestionRequest
 from tui.screens.inbox import InboxScreen
 from tui.screens.main import MainScreen
-from tui.screens.permission import PermissionScreen
+from tui.screens.permission import REJECT_PLACEHOLDER, REJECT_PLACEHOLDER_DROPPED, PermissionScreen
 from tui.screens.question import QuestionScreen
 from tui.state.transcript import ToolCall
 from tui.text.tools import exit_code
@@ -213,6 +213,10 @@ async def test_reject_with_message_fails_tool_and_turn_continues(
         await pilot.press("m")
         box = dialog.query_one("#reject-message", Input)
         assert dialog.has_class("-messaging") and box.has_focus
+        caps = app.session.caps
+        assert caps is not None
+        # What the box says is what the server does with the reason (checked below).
+        assert box.placeholder == (REJECT_PLACEHOLDER if caps.reject_message else REJECT_PLACEHOLDER_DROPPED)
         await pilot.press(*"Not in this test")
         assert box.value == "Not in this test"
         await pilot.press("enter")
@@ -231,7 +235,11 @@ async def test_reject_with_message_fails_tool_and_turn_continues(
     assert not (live_server.project_dir / "should-not-exist.txt").exists()
     (reply,) = events.of_type(live_server.wire.ev("permission.replied"), _of(sid))
     assert reply["data"]["reply"] == "reject"
-    assert len(fake_llm.requests_for(scenario)) == 2
+    requests = fake_llm.requests_for(scenario)
+    assert len(requests) == 2
+    # QA: 1.18.33 gave the model "Unable to execute command", never the reason typed; the
+    # dialog says so for a server that does not pass it (Capabilities.reject_message).
+    assert ("Not in this test" in json.dumps(requests[1]["body"]["messages"])) == caps.reject_message
 
 
 @pytest.mark.e2e

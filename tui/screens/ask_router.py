@@ -19,18 +19,20 @@ def screen_for_ask(
     session_title: str,
     subagent_label: str | None = None,
     draft: Draft | None = None,
+    reject_message: bool = True,
 ) -> AskScreen:
     """A permission, question or form dialog for ``ask``.
 
     A form with ``metadata.kind == "question"`` (the question tool) gets a ``QuestionScreen``;
     pass its result through ``tui.state.asks.answer_for(ask, result)`` to get the ``FormAnswer``
     (or ``FormDismissed``) to send. ``draft``: the dialog's ``draft_of`` when it was left for
-    later, what was picked, typed or filled in then.
+    later, what was picked, typed or filled in then. ``reject_message``: whether the server
+    passes a reject's message to the model (``Capabilities.reject_message``).
     """
     states = draft if isinstance(draft, list) else None
     if isinstance(ask, PermissionRequest):
         return PermissionScreen(ask, tool=tool, session_title=session_title,
-                                subagent_label=subagent_label)
+                                subagent_label=subagent_label, reject_message=reject_message)
     if isinstance(ask, QuestionRequest):
         return QuestionScreen(ask, session_title=session_title, states=states)
     if isinstance(ask, FormInfo) and is_question_form(ask):

@@ -98,6 +98,11 @@ LONG_WARNING = Content.styled(
     "Reject it unless you know what it holds.", "bold $text-error")
 
 
+REJECT_PLACEHOLDER = "Tell the model why (Enter sends, Esc cancels)"
+# QA, 1.18.33: the typed reason reached neither the model nor the transcript, silently.
+REJECT_PLACEHOLDER_DROPPED = "This server does not give the reason to the model (Enter, Esc cancels)"
+
+
 class PermissionScreen(DockedDialog[PermissionAnswer | None]):
     """Who asks, for what, on which resources, with the command or diff; dismissed with the reply.
 
@@ -127,6 +132,7 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
         tool: ToolCall | None,
         session_title: str,
         subagent_label: str | None = None,
+        reject_message: bool = True,
     ) -> None:
         super().__init__(classes="ask-dialog")
         self.ask = ask
@@ -134,6 +140,7 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
         self.tool = tool
         self.session_title = session_title
         self.subagent_label = subagent_label
+        self.reject_message = reject_message  # the server passes a reject's message to the model
         self.preview = permission_preview(ask, tool)
 
     @property
@@ -178,7 +185,8 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
                                      compact=True)
                     yield Button(Content("Reject [r]"), id="reject", variant="error", compact=True)
                     yield Button(Content("Reject with message [m]"), id="message", compact=True)
-                yield Input(placeholder="Tell the model why (Enter sends, Esc cancels)", id="reject-message")
+                why = REJECT_PLACEHOLDER if self.reject_message else REJECT_PLACEHOLDER_DROPPED
+                yield Input(placeholder=why, id="reject-message")
                 always = "a always · " if self.can_always else ""
                 yield Static(f"o/1 once · {always}r reject · m reject with message · "
                              "esc later (stays in inbox)", classes="dialog-hint")

@@ -180,8 +180,10 @@ class AskFlow(Widget):
         from tui.screens.ask_router import draft_of, screen_for_ask  # on first use (tui/screens/__init__.py)
         from tui.screens.permission import PermissionScreen
 
+        caps = octui_app(self).session.caps
         screen = screen_for_ask(ask, tool_for_ask(octui_app(self), ask), title, subagent,
-                                draft=self._drafts.pop(ask.id, None))
+                                draft=self._drafts.pop(ask.id, None),
+                                reject_message=caps.reject_message if caps is not None else True)
         self.open_ask, self._screen = ask.id, screen
 
         def done(result: Any) -> None:

@@ -55,6 +55,9 @@ class Capabilities:
     """A text file attached to a prompt reaches the model as text. 1.18.33 hands it to the
     provider as media, which OpenAI-compatible providers refuse: that turn fails, and so does
     every later one of the session, the message being in its history."""
+    reject_message: bool
+    """A reject's ``message`` reaches the model. 1.18.33 drops it (the tool result the model gets
+    is "Unable to …"), though the turn goes on, where a reject without one ends it."""
 
 
 class FrameNormaliser(Protocol):

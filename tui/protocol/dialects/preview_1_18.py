@@ -273,7 +273,7 @@ class Preview118(Dialect):
         flat_api=False, pending_route=None, pending_cancel=False, pending_redeliver=False,
         prompt_skills=False, compaction=False, compaction_delivery=False, interrupt_continue=False,
         forms=False, subagents=False, shell_output=False, default_model=False, durable_history=True,
-        session_title=False, text_files=False)
+        session_title=False, text_files=False, reject_message=False)
     marker_prefixes: ClassVar[tuple[str, ...]] = PREVIEW_PREFIXES
     spec_routes: ClassVar[frozenset[str]] = frozenset({"/api/session/{}/history"})
     startup: ClassVar[re.Pattern[str] | None] = re.compile(r"\bopencode server listening on (\S+)")

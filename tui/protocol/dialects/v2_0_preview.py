@@ -104,7 +104,7 @@ class V2Preview(Dialect):
         flat_api=True, pending_route="pending", pending_cancel=False, pending_redeliver=False,
         prompt_skills=False, compaction=True, compaction_delivery=False, interrupt_continue=False,
         forms=True, subagents=True, shell_output=True, default_model=True, durable_history=False,
-        session_title=True, text_files=True)
+        session_title=True, text_files=True, reject_message=True)
     marker_types: ClassVar[frozenset[str]] = frozenset({
         "session.input.admitted", "session.input.promoted", "session.compaction.admitted"})
     spec_routes: ClassVar[frozenset[str]] = frozenset({"/api/session/{}/pending"})

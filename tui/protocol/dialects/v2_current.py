@@ -23,7 +23,7 @@ class V2Current(Dialect):
         flat_api=True, pending_route="inbox", pending_cancel=True, pending_redeliver=True,
         prompt_skills=True, compaction=True, compaction_delivery=True, interrupt_continue=True,
         forms=True, subagents=True, shell_output=True, default_model=True, durable_history=False,
-        session_title=True, text_files=True)
+        session_title=True, text_files=True, reject_message=True)
     marker_types: ClassVar[frozenset[str]] = frozenset({
         "session.inbox.enqueued", "session.inbox.delivered", "session.inbox.cancelled",
         "session.inbox.delivery.changed"})
