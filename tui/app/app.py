@@ -144,6 +144,7 @@ class OctuiApp(DiffedOutput[int]):
         self.session = SessionService(None, self.store, self._on_changes, self._on_state,
                                       heartbeat_timeout=spec.heartbeat_timeout, directory=spec.directory)
         self.local: LocalServer | None = None
+        self._quit_asked = False  # Ctrl+Q during a turn asked to confirm (``action_quit``)
         self.health: Health | None = None
         self.models: list[ModelInfo] = []
         self.default_model: ModelRef | None = None  # a new session's model, where the server says
@@ -562,6 +563,22 @@ class OctuiApp(DiffedOutput[int]):
         return main is not None and await main.load_and_show(session_id)
 
     async def action_quit(self) -> None:
+        if self.local is not None and self.store.busy_ids() and not self._quit_asked:
+            # The server octui started stops with it, and a running turn with it (QA: Ctrl+Q
+            # in the middle of a turn quit at once). Ctrl+Q again, or y, quits.
+            self._quit_asked = True
+            from tui.screens.confirm import ConfirmScreen  # on first use (tui/screens/__init__.py)
+
+            def answered(quit_now: bool | None) -> None:
+                if quit_now:
+                    self.run_worker(self.action_quit(), group="quit")  # (still asked: no new ask)
+                else:
+                    self._quit_asked = False
+
+            self.push_screen(ConfirmScreen(
+                "A turn is still running", "octui started this server: quitting stops it, and the turn "
+                "with it. (Ctrl+Q again quits too.)", yes="Quit", danger=True), answered)
+            return
         main = self.main_or_none()
         if main is not None:
             main.save_draft()  # first: the exit guard may cut what follows short
