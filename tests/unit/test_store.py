@@ -351,7 +351,7 @@ def test_a_write_allowed_keeps_the_diff_its_dialog_showed() -> None:
 
     store, state = _replay_showing_the_first_ask(None)
     write, edit, _ = tools(state)
-    assert write.allowed_patch == SHOWN and not edit.allowed_patch
+    assert write.shown_patch == SHOWN and not edit.shown_patch
     [shown] = diff_files(write)
     assert (shown.status, shown.additions, shown.deletions) == ("overwritten", 1, 2)
     assert shown.hunks[0].section == WRITE_AS_ALLOWED
@@ -359,10 +359,16 @@ def test_a_write_allowed_keeps_the_diff_its_dialog_showed() -> None:
     assert not store.shown_writes  # nothing kept once its ask settled
 
 
-def test_a_write_refused_or_never_shown_keeps_no_diff() -> None:
+def test_a_write_refused_keeps_what_it_would_have_changed_and_one_never_shown_nothing() -> None:
+    """QA: a refused overwrite's row read "not applied +2 −0", the new content only."""
+    from tui.text.tools import WRITE_AS_REFUSED, diff_files
+
     store, state = _replay_showing_the_first_ask("reject")
     write = tools(state)[0]
-    assert write.rejected and not write.allowed_patch and not store.shown_writes
+    assert write.rejected and write.shown_patch == SHOWN and not store.shown_writes
+    [shown] = diff_files(write)
+    assert (shown.status, shown.additions, shown.deletions) == ("not applied", 1, 2)
+    assert shown.hunks[0].section == WRITE_AS_REFUSED
     store = Store()
     store.show_write("per_unknown", SHOWN)  # an ask the store does not hold: not kept
     assert not store.shown_writes
@@ -376,11 +382,11 @@ def test_a_reload_keeps_what_the_history_does_not_say_of_a_call() -> None:
     def turn(call: ToolCall) -> dict[str, Message]:
         return {"msg_1": Message(id="msg_1", role="assistant", parts=[call])}
 
-    before = turn(ToolCall(id="call_w", name="write", rejected=True, allowed_patch=SHOWN))
+    before = turn(ToolCall(id="call_w", name="write", rejected=True, shown_patch=SHOWN))
     after = turn(ToolCall(id="call_w", name="write", status="error"))
     carry_call_marks(before, after)
     [call] = after["msg_1"].parts
-    assert isinstance(call, ToolCall) and call.rejected and call.allowed_patch == SHOWN
+    assert isinstance(call, ToolCall) and call.rejected and call.shown_patch == SHOWN
     other = turn(ToolCall(id="call_x", name="write"))
     carry_call_marks(before, other)  # another call: nothing carried
     assert not other["msg_1"].parts[0].rejected  # type: ignore[union-attr]

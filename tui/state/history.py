@@ -140,7 +140,7 @@ def carry_call_marks(old: dict[str, Message], new: dict[str, Message]) -> None:
             if known is None:
                 continue
             part.rejected = part.rejected or known.rejected
-            part.allowed_patch = part.allowed_patch or known.allowed_patch
+            part.shown_patch = part.shown_patch or known.shown_patch
             if (part.name and part.name not in SUBAGENT_TOOLS) or part.child_session_id:
                 continue
             if known.child_session_id:

@@ -492,7 +492,7 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
     changes: list[Change] = [AsksChanged(payload.sessionID, ask_id, str(detail))]
     if isinstance(payload, ev.PermissionReplied) and payload.reply == "reject":
         changes += _mark_rejected(store, ask)
-    elif isinstance(payload, ev.PermissionReplied) and payload.reply in ("once", "always") and shown:
+    if isinstance(payload, ev.PermissionReplied) and shown:
         changes += _keep_shown_write(store, ask, shown)
     if isinstance(payload, (ev.PermissionReplied, ev.QuestionRejected)):
         # 1.18 ends a turn after a reject with no event at all: ask the server.
@@ -502,15 +502,16 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
 
 
 def _keep_shown_write(store: Store, ask: Ask, patch: str) -> list[Change]:
-    """A write allowed after its dialog showed its diff against the file (the server sent none):
-    its row keeps that diff (QA: after an overwrite the row showed only the new content)."""
+    """A write answered after its dialog showed its diff against the file (the server sent
+    none): its row keeps that diff (QA: after an overwrite the row showed only the new content;
+    a refused one, "not applied +2 −0", not what it would have changed)."""
     message_id, call_id = ask_call(ask)
     state = store.sessions.get(ask.sessionID)
     message = state.messages.get(message_id) if state is not None else None
     call = message.tool(call_id) if message is not None and call_id else None
     if call is None:
         return []
-    call.allowed_patch = patch
+    call.shown_patch = patch
     call.version += 1
     return [part_changed(ask.sessionID, message_id, call.key)]
 

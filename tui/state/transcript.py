@@ -86,10 +86,10 @@ class ToolCall:
     rejected: bool = False
     """Its permission was refused (the servers end such a call with an error that does not say
     so: "Tool execution interrupted")."""
-    allowed_patch: str = ""
-    """A whole-file write the server sent no diff for (1.18): the diff its approval dialog showed
-    against the file as read then, once the server confirmed it was allowed (its row shows that,
-    not only the new content)."""
+    shown_patch: str = ""
+    """A whole-file write the server sent no diff for (1.18): its diff against the file as read
+    when it was answered (shown in its dialog, or read before the mode allowed it), once the
+    server confirmed the answer: its row shows that, not only the new content."""
     version: int = 0
 
     @property

@@ -460,6 +460,7 @@ def _counts(hunks: list[Hunk]) -> tuple[int, int]:
 
 WRITE_NO_DIFF = "the new content (the server sent no diff: what it replaces is not shown)"
 WRITE_AS_ALLOWED = "against the file as read when it was allowed (the server sent no diff)"
+WRITE_AS_REFUSED = "what it would have changed (the file as read when it was rejected)"
 
 
 def diff_files(call: ToolCall) -> list[DiffFile]:
@@ -485,7 +486,7 @@ def diff_files(call: ToolCall) -> list[DiffFile]:
         ))
     if not files and kind_of(call.name) == "write" and isinstance(call.input, dict):
         content = call.input.get("content")
-        if call.allowed_patch and call.status != "error" and (shown := _allowed_write(call)):
+        if call.shown_patch and (call.rejected or call.status != "error") and (shown := _shown_write(call)):
             files.append(shown)
         elif isinstance(content, str):
             existed = meta.get("existed")
@@ -507,17 +508,17 @@ def diff_files(call: ToolCall) -> list[DiffFile]:
     return files
 
 
-def _allowed_write(call: ToolCall) -> DiffFile | None:
-    """A write allowed after its dialog showed its diff against the file (``allowed_patch``):
-    that diff, said to be the one shown then."""
-    hunks = parse_patch(call.allowed_patch)
+def _shown_write(call: ToolCall) -> DiffFile | None:
+    """A write answered with its diff against the file known (``shown_patch``): that diff, said
+    to be against the file as read then; refused, the change it would have made."""
+    hunks = parse_patch(call.shown_patch)
     if not hunks:
         return None
-    hunks[0].section = WRITE_AS_ALLOWED
+    hunks[0].section = WRITE_AS_REFUSED if call.rejected else WRITE_AS_ALLOWED
     adds, dels = _counts(hunks)
+    status = "not applied" if call.rejected else "overwritten" if call.finished else "pending"
     return DiffFile(path=one_line(reveal(_path(call.input) or "?", strict=True), 300),
-                    status="overwritten" if call.finished else "pending",
-                    additions=adds, deletions=dels, hunks=hunks)
+                    status=status, additions=adds, deletions=dels, hunks=hunks)
 
 
 def edit_preview(call: ToolCall) -> list[DiffFile]:

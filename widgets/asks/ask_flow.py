@@ -194,8 +194,8 @@ class AskFlow(Widget):
             # (the ask stays in the inbox). Dropped when the ask settles.
             self._drafts[ask.id] = draft_of(screen)
             if isinstance(screen, PermissionScreen) and isinstance(result, PermissionAnswer) \
-                    and result.reply != "reject" and screen.preview.replaced:
-                # Allowed with the write's diff on screen: its row keeps that diff once the
+                    and screen.preview.replaced:
+                # Answered with the write's diff on screen: its row keeps that diff once the
                 # server confirms (not a diff read for a dialog left for later, review).
                 store.show_write(ask.id, screen.preview.replaced)
             self._answer(ask, result)
