@@ -98,6 +98,7 @@ LONG_WARNING = Content.styled(
     "Reject it unless you know what it holds.", "bold $text-error")
 
 
+INTENT_CHARS = 300  # the agent's description of a command, cut after this (it is not what runs)
 REJECT_PLACEHOLDER = "Tell the model why (Enter sends, Esc cancels)"
 # QA, 1.18.33: the typed reason reached neither the model nor the transcript, silently.
 REJECT_PLACEHOLDER_DROPPED = "This server does not give the reason to the model (Enter, Esc cancels)"
@@ -191,9 +192,19 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
                 yield Static(f"o/1 once · {always}r reject · m reject with message · "
                              "esc later (stays in inbox)", classes="dialog-hint")
 
+    @property
+    def intent(self) -> str:
+        """What the agent says the command is for (a shell tool's ``description``), or "": its
+        own words, so shown as such (QA: OpenCode's TUI shows it, octui never did)."""
+        value = self.tool.input.get("description") if self.tool is not None else None
+        return value if self.preview.shell and isinstance(value, str) and value.strip() else ""
+
     def _compose_preview(self) -> ComposeResult:
         preview = self.preview
         if preview.shell:
+            if self.intent:
+                yield Static(Content.assemble(("The agent says it is to: ", "$foreground-muted"),
+                                              exactly(self.intent, limit=INTENT_CHARS)), id="intent")
             if preview.command is not None:
                 title = "Command" if preview.from_tool else \
                     "Command (as the server's permission check gives it)"
@@ -227,6 +238,8 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
         texts += [line for _, line in preview.diff]
         if preview.command is not None:
             texts.append(preview.command)
+        if self.intent:
+            texts.append(self.intent)
         if not preview.shell:
             texts += self.ask.resources
         return texts
