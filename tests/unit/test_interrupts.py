@@ -244,3 +244,20 @@ def test_marks_wait_for_the_page_that_brings_their_turn_back() -> None:
     assert list(state.marks_aside) == [f"m{i}" for i in range(5, MARKS_ASIDE_MAX + 5)]
     store.load_history(SID, newer, older=False)  # the whole history: nothing else to wait for
     assert not state.marks_aside
+
+
+def test_a_turn_that_ended_on_a_rejected_permission_says_so_not_lost() -> None:
+    """QA: 1.18.33 ends a turn whose permission was rejected with no event; the turn read
+    "the server no longer runs this turn (it was restarted or lost it)" once the session was
+    opened again, though nothing was lost."""
+    from tui.state.interrupts import ENDED_BY_REJECT
+
+    store = Store()
+    store.load_history(SID, [user(), assistant(tool="error")])
+    [call] = [p for p in message(store).parts if isinstance(p, ToolCall)]
+    call.rejected = True
+    store.mark_abandoned(SID)
+    assert message(store).interrupted == ENDED_BY_REJECT
+    store = streamed_store()  # a tool that was running, not refused: lost with the server
+    store.mark_abandoned(SID)
+    assert message(store).interrupted == INTERRUPTED

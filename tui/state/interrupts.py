@@ -33,10 +33,13 @@ from tui.protocol.models import StructuredError
 from tui.state.changes import Change, message_changed
 from tui.state.transcript import Message, SessionState, TextBlock, ToolCall
 
-__all__ = ["INTERRUPTED", "MARKS_ASIDE_MAX", "TOOL_INTERRUPTED", "carry_streamed", "mark_abandoned",
-           "restore_aside", "set_aside"]
+__all__ = ["ENDED_BY_REJECT", "INTERRUPTED", "MARKS_ASIDE_MAX", "TOOL_INTERRUPTED", "carry_streamed",
+           "mark_abandoned", "restore_aside", "set_aside"]
 
 INTERRUPTED = "interrupted: the server no longer runs this turn (it was restarted or lost it)"
+# 1.18.33 ends a turn whose permission was rejected (without a message) with no event at all:
+# the turn is over because of that, not lost (QA: "restarted or lost it" after a reject).
+ENDED_BY_REJECT = "the turn ended when a permission was rejected"
 TOOL_INTERRUPTED = "interrupted: the server no longer runs it"
 _NOT_ON_SERVER = -1  # a block the server's history does not have at all
 MARKS_ASIDE_MAX = 64  # interrupted messages set aside per session (oldest dropped first)
@@ -145,7 +148,8 @@ def mark_abandoned(state: SessionState, now_ms: float | None = None) -> list[Cha
 
 
 def _mark(msg: Message, now: float) -> None:
-    msg.interrupted = INTERRUPTED
+    rejected = any(isinstance(part, ToolCall) and part.rejected for part in msg.parts)
+    msg.interrupted = ENDED_BY_REJECT if rejected else INTERRUPTED
     lost: list[str] = [msg.lost_text] if msg.lost_text else []
     kept: list[TextBlock | ToolCall] = []
     for part in msg.parts:
