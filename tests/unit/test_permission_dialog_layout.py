@@ -98,6 +98,7 @@ async def test_long_lists_stay_reachable(app_class: type[DialogApp], size: tuple
         assert body.show_vertical_scrollbar, "the body must show it scrolls"
         assert app.screen.has_class("-body-scrolls")
         assert app.screen.query_one("#scroll-cue").display
+        assert "Scroll to read all" in painted(app)
         seen = painted(app)
         for _ in range(60):  # PgDn through the body: each step keeps the buttons in view
             if body.scroll_y >= body.max_scroll_y:
@@ -108,6 +109,8 @@ async def test_long_lists_stay_reachable(app_class: type[DialogApp], size: tuple
             seen += "\n" + painted(app)
         assert body.scroll_y == body.max_scroll_y
         assert "rm -rf /*" in painted(app)  # the last pattern, with the buttons, at the end
+        # QA: the cue kept asking to scroll once the end was read.
+        assert "Scrolled to the end" in painted(app) and "Scroll to read all" not in painted(app)
         assert not never_seen(PATTERNS, seen), "every pattern the a key saves can be read"
         if ask.action == "edit":
             assert not never_seen(RESOURCES, seen), "every resource can be read"

@@ -14,11 +14,15 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.geometry import Region
 from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
 
 TINY_ROWS = 20
 """Under this many rows an ask dialog drops its blank lines and its key hint."""
+
+READ_TO_END = Content.styled("✓ Scrolled to the end (wheel, PgUp/PgDn to read it again)", "$text-success")
 
 ResultType = TypeVar("ResultType")
 
@@ -37,11 +41,13 @@ class DockedDialog(ModalScreen[ResultType]):
     """The frame of the permission and question dialogs (see the module's docstring)."""
 
     BODY_TAKES_FOCUS = False
+    _cue_text: Any = None  # the cue to scroll, as the dialog composed it
     """Whether the body, when it scrolls, is a focus stop (Tab, then the arrow keys scroll it)."""
 
     def on_mount(self) -> None:
-        self.watch(self.query_one("#dialog-body", VerticalScroll), "show_vertical_scrollbar",
-                   self._body_scrolls)
+        body = self.query_one("#dialog-body", VerticalScroll)
+        self.watch(body, "show_vertical_scrollbar", self._body_scrolls)
+        self.watch(body, "scroll_y", self._body_scrolled)
         self._fit()
 
     def on_resize(self) -> None:
@@ -73,6 +79,17 @@ class DockedDialog(ModalScreen[ResultType]):
     def _body_scrolls(self, scrolls: bool) -> None:
         self.query_one("#dialog-body", VerticalScroll).can_focus = scrolls and self.BODY_TAKES_FOCUS
         self.set_class(scrolls, "-body-scrolls")
+        self._body_scrolled()
+
+    def _body_scrolled(self) -> None:
+        """The cue to scroll says when the end has been reached (QA: it kept asking to scroll
+        after the end was read). Its text changes, not its size: the body keeps its rows."""
+        body = self.query_one("#dialog-body", VerticalScroll)
+        ended = body.max_scroll_y > 0 and body.scroll_y >= body.max_scroll_y
+        for cue in self.query("#scroll-cue").results(Static):
+            if self._cue_text is None:
+                self._cue_text = cue.content
+            cue.update(READ_TO_END if ended else self._cue_text, layout=False)
 
     def action_scroll_body(self, pages: int) -> None:
         body = self.query_one("#dialog-body", VerticalScroll)
