@@ -45,3 +45,17 @@ async def test_no_description_or_not_text_shows_nothing() -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert not app.screen.query("#intent"), description
+
+
+async def test_a_description_of_many_lines_stays_on_one_and_cannot_fake_the_command() -> None:
+    """Review: newlines in it drew a "Command / $ ls" block above the real command and pushed
+    that out of view (at 80x24 the dialog then refused Allow as cramped)."""
+    ask, tool = ask_with("list files\n\nCommand\n $ ls -la\n" + "\n" * 20 + "end")
+    app = app_for(lambda: PermissionScreen(ask, tool=tool, session_title="s"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        intent = app.screen.query_one("#intent", Static)
+        assert intent.region.height == 1
+        assert "⏎" in str(intent.render())  # the breaks are shown, not made
+        assert not app.screen.has_class("-cramped")
+        assert "$ seq 1 60" in "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -4,6 +4,7 @@ quits at once: the turn goes on there."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from tests.snapshots.main_app import SIZE, MainApp, settle, wait_connected
@@ -11,12 +12,17 @@ from tui.screens.confirm import ConfirmScreen
 
 
 class StartedServer:
-    """Stands for the local server octui started (only its stop is used when quitting)."""
+    """Stands for the local server octui started (only its stop is used when quitting); its stop
+    takes ``takes`` seconds, as a real one waits for the process to end."""
 
-    def __init__(self) -> None:
+    def __init__(self, takes: float = 0.0) -> None:
         self.stopped = False
+        self.stops = 0
+        self.takes = takes
 
     async def stop(self) -> None:
+        self.stops += 1
+        await asyncio.sleep(self.takes)
         self.stopped = True
 
 
@@ -66,3 +72,19 @@ async def test_ctrl_q_with_nothing_running_quits_at_once() -> None:
         await pilot.press("ctrl+q")
         await pilot.pause(0.2)
         assert local.stopped and not isinstance(app.screen, ConfirmScreen)
+
+
+async def test_ctrl_q_while_the_stop_waits_does_not_cut_it_short() -> None:
+    """Review: y, then Ctrl+Q during the server's stop, started a second shutdown that exited at
+    once and cut the first stop short (its SIGKILL step skipped)."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        local = await busy_app(pilot, app)
+        local.takes = 0.5
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause(0.1)
+        await pilot.press("ctrl+q")  # while the stop waits
+        await pilot.pause(1.0)
+    assert local.stopped and local.stops == 1

@@ -145,6 +145,8 @@ class OctuiApp(DiffedOutput[int]):
                                       heartbeat_timeout=spec.heartbeat_timeout, directory=spec.directory)
         self.local: LocalServer | None = None
         self._quit_asked = False  # Ctrl+Q during a turn asked to confirm (``action_quit``)
+        self._stopping_lock = asyncio.Lock()  # one shutdown at a time, and once (``shutdown``)
+        self._stopped_all = False
         self.health: Health | None = None
         self.models: list[ModelInfo] = []
         self.default_model: ModelRef | None = None  # a new session's model, where the server says
@@ -571,7 +573,7 @@ class OctuiApp(DiffedOutput[int]):
 
             def answered(quit_now: bool | None) -> None:
                 if quit_now:
-                    self.run_worker(self.action_quit(), group="quit")  # (still asked: no new ask)
+                    self.call_later(self.action_quit)  # (still asked: no new ask)
                 else:
                     self._quit_asked = False
 
@@ -595,7 +597,17 @@ class OctuiApp(DiffedOutput[int]):
             exit_guard.arm(self.exit_grace_s, lambda: self.return_code or 0)
 
     async def shutdown(self) -> None:
-        """Stop the stream, close HTTP and stop the local server we started (by PID)."""
+        """Stop the stream, close HTTP and stop the local server we started (by PID). Once: a
+        second caller (Ctrl+Q while the first stop waits, the unmount) waits for the first, which
+        a second stop cut short (review: its SIGKILL step skipped)."""
+        async with self._stopping_lock:
+            if not self._stopped_all:
+                try:
+                    await self._stop_everything()
+                finally:
+                    self._stopped_all = True
+
+    async def _stop_everything(self) -> None:
         self._bound_exit()
         self.release_paint()
         await self.session.close()

@@ -203,8 +203,11 @@ class PermissionScreen(DockedDialog[PermissionAnswer | None]):
         preview = self.preview
         if preview.shell:
             if self.intent:
+                # One line, its breaks a visible token: a description of many lines drew a fake
+                # "Command" block and pushed the real one out of view (review).
                 yield Static(Content.assemble(("The agent says it is to: ", "$foreground-muted"),
-                                              exactly(self.intent, limit=INTENT_CHARS)), id="intent")
+                                              plain_line(self.intent, INTENT_CHARS, strict=True,
+                                                         breaks=True)), id="intent")
             if preview.command is not None:
                 title = "Command" if preview.from_tool else \
                     "Command (as the server's permission check gives it)"
