@@ -21,10 +21,11 @@ from tui.protocol.events import parse_event
 from tui.protocol.models import FormInfo, PermissionReply, PermissionRequest, QuestionRequest
 from tui.session.auto_approve import AutoApprover, ModeBook, notice_key
 from tui.session.service import SessionService
+from tui.state.asks import CurrentFile
 from tui.state.changes import AsksChanged, Change, MessageChanged
 from tui.state.modes import DEFAULT_MODE, Mode, decide, next_mode, parse_mode
 from tui.state.store import Store
-from tui.state.transcript import Message
+from tui.state.transcript import Message, ToolCall
 from tui.storage.saved_state import SavedState
 
 S, E, F = Mode.SUPERVISED, Mode.AUTO_EDITS, Mode.FULL
@@ -398,3 +399,63 @@ async def test_interrupt_rejects_pending_asks_whatever_the_mode(rig: Rig) -> Non
     await asyncio.wait_for(rig.settle(), 10)
     assert _replies(rig) == ["reject"]
     assert not rig.store.asks
+
+
+def _write_call(harness: Harness, sid: str = "ses_a") -> None:
+    """An assistant message whose tool call ``call_1`` writes notes.txt (no diff from the server)."""
+    state = harness.store.session(sid)
+    state.messages["msg_1"] = Message(id="msg_1", role="assistant", session_id=sid, parts=[
+        ToolCall(id="call_1", name="write", session_id=sid, message_id="msg_1",
+                 input={"filePath": "notes.txt", "content": "keep\nnew two\n"})])
+
+
+async def test_an_overwrite_the_mode_allows_keeps_what_it_replaces(harness: Harness) -> None:
+    _session(harness.store, "ses_a")
+    _write_call(harness)
+    harness.approver.set_mode("ses_a", E)
+
+    async def read_file(sid: str, path: str) -> CurrentFile:
+        assert (sid, path) == ("ses_a", "notes.txt")
+        return CurrentFile("keep\nold two\nold three\n", exists=True)
+
+    harness.approver.read_file = read_file
+    harness.ask("edit", "ses_a", "per_1", message_id="msg_1", command="notes.txt")
+    await harness.run_tasks()
+    assert harness.sent == [("ses_a", "per_1", "once")]
+    patch = harness.store.shown_writes["per_1"]
+    assert "-old two" in patch and "-old three" in patch and "+new two" in patch
+
+
+async def test_a_read_that_fails_any_way_still_answers(harness: Harness) -> None:
+    """Review: an error other than the client's (a decoding error, a bug) ended the task before
+    the reply: the ask stayed claimed, unanswered and with no dialog, and the turn hung."""
+    _session(harness.store, "ses_a")
+    _write_call(harness)
+    harness.approver.set_mode("ses_a", E)
+
+    async def read_file(sid: str, path: str) -> CurrentFile:
+        raise RuntimeError("not what the client raises")
+
+    harness.approver.read_file = read_file
+    harness.ask("edit", "ses_a", "per_1", message_id="msg_1", command="notes.txt")
+    await harness.run_tasks()
+    assert harness.sent == [("ses_a", "per_1", "once")] and "per_1" not in harness.store.shown_writes
+
+
+async def test_a_mode_set_back_during_the_read_hands_the_ask_to_the_user(harness: Harness) -> None:
+    """Review: the allow went out after the mode was set back to supervised during the read."""
+    _session(harness.store, "ses_a")
+    _write_call(harness)
+    harness.approver.set_mode("ses_a", E)
+
+    async def read_file(sid: str, path: str) -> CurrentFile:
+        harness.approver.book.set("ses_a", Mode.SUPERVISED)  # while the file is read
+        return CurrentFile("keep\n", exists=True)
+
+    harness.approver.read_file = read_file
+    harness.ask("edit", "ses_a", "per_1", message_id="msg_1", command="notes.txt")
+    await harness.run_tasks()
+    assert harness.sent == [] and not harness.approver.claims("per_1")
+    assert AsksChanged("ses_a", "per_1", "asked") in harness.emitted  # AskFlow opens it
+    text = harness.store.session("ses_a").messages[notice_key("per_1")].text
+    assert text.startswith("auto-allow failed") and "permission mode changed" in text

@@ -286,22 +286,44 @@ class AutoApprover:
     async def _keep_what_it_replaces(self, ask: PermissionRequest) -> None:
         """A whole-file write allowed with no dialog, the server sending no diff (1.18): the file
         it replaces is read first, so its row shows the change as a write allowed in its dialog
-        does (QA: an auto-allowed overwrite showed only the new content, "+6 −?"). Bounded:
-        the answer waits READ_WAIT_S at most for it."""
+        does (QA: an auto-allowed overwrite showed only the new content, "+6 −?"). Best effort,
+        and bounded: the answer waits READ_WAIT_S at most for the read and the diff, and goes out
+        whatever went wrong (review: an unexpected error left the ask unanswered for good)."""
         tool = _tool_of(self.store, ask)
         written = written_file(ask, tool)
         if written is None or self.read_file is None:
             return
+        read_file = self.read_file
+
+        async def read_and_compare() -> None:
+            current = await read_file(ask.sessionID, written[0])
+            preview = await asyncio.to_thread(permission_preview, ask, tool, current)
+            if preview.replaced:
+                self.store.show_write(ask.id, preview.replaced)
+
         try:
-            current = await asyncio.wait_for(self.read_file(ask.sessionID, written[0]), READ_WAIT_S)
-        except (TimeoutError, OctuiError, ValueError):
-            return  # the row says what it replaces is not shown
-        preview = await asyncio.to_thread(permission_preview, ask, tool, current)
-        if preview.replaced:
-            self.store.show_write(ask.id, preview.replaced)
+            await asyncio.wait_for(read_and_compare(), READ_WAIT_S)
+        except Exception as exc:  # noqa: BLE001 (the row then says what it replaces is not shown)
+            log.info("what %s replaces was not read: %s", ask.id, exc or type(exc).__name__)
+
+    def _still_to_answer(self, ask: PermissionRequest, answer: AutoAnswer) -> bool:
+        """After the read (seconds, on a slow server): the ask is still pending, its session is
+        not being interrupted, and the mode still allows it (review: the allow went out after the
+        mode was set back to supervised). A mode that no longer allows it hands it to the user."""
+        if ask.id not in self.store.asks or ask.sessionID in self._held:
+            self.claimed.discard(ask.id)
+            return False
+        if decide(self.mode_of(ask.sessionID), ask) == "once":
+            return True
+        self.claimed.discard(ask.id)
+        answer.failed = "not sent: the permission mode changed"
+        self.on_changes([*self._notice(answer), AsksChanged(ask.sessionID, ask.id, "asked")])
+        return False
 
     async def _send(self, ask: PermissionRequest, answer: AutoAnswer) -> None:
         await self._keep_what_it_replaces(ask)
+        if not self._still_to_answer(ask, answer):
+            return
         try:
             await self.reply(ask.sessionID, ask.id, "once")
         except OctuiError as exc:
