@@ -67,3 +67,23 @@ async def test_a_drag_from_the_blank_row_between_messages_starts_at_the_next_one
         await pilot.mouse_up(offset=(text_x + 3, more))
         await pilot.pause()
         assert app.screen.get_selected_text() == "Second answer here.\n\nMore"
+
+
+async def test_a_drag_ending_in_the_right_padding_ends_on_that_line() -> None:
+    """Review: released right of the scroll bar (the transcript's right padding), the drag took
+    the paragraph below the pointer too."""
+    app = MainApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await answered(app, pilot, "First answer.\n", "Second answer here.\n\nMore of it.\n")
+        transcript = main_screen(app).query_one(Transcript)
+        first, second = row_of(app, "First answer"), row_of(app, "Second answer")
+        text_x = app.screen._compositor.render_strips()[first].text.index("First")
+        right = transcript.region.right - 1  # the transcript's last column: its padding
+        assert app.screen._compositor.get_widget_and_offset_at(right, second)[0] is transcript
+        await pilot.mouse_down(offset=(text_x, first))
+        await pilot.hover(offset=(right, second))
+        await pilot.mouse_up(offset=(right, second))
+        await pilot.pause()
+        copied = app.screen.get_selected_text()
+        assert copied is not None and copied.startswith("First answer.")
+        assert copied.rstrip().endswith("Second answer here.") and "More" not in copied, copied

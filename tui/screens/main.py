@@ -79,6 +79,7 @@ from widgets.transcript.transcript_actions import TranscriptActions
 from widgets.transcript.transcript_panel import EMPTY_SESSION, TranscriptPanel
 
 SELECTION_GAP_ROWS = 2  # blank rows between messages a drag may begin on (margins, a notice's gap)
+SELECTION_EDGE_COLUMNS = 4  # columns right of a message's text a drag may begin or end in
 HOME_TEXT = ("No session open.\n\nType a prompt below to start a new session in this directory,\n"
              "or press Ctrl+S to browse sessions.")
 
@@ -164,16 +165,18 @@ class MainScreen(Screen[None]):
         widget, offset = super().get_widget_and_offset_at(x, y)
         if not isinstance(widget, Transcript):
             return widget, offset
-        region = widget.content_region
-        if not region.contains(min(max(x, region.x), region.right - 1), y):
+        region = widget.scrollable_content_region  # (not its padding, nor its scroll bar)
+        if not region.y <= y < region.bottom:
             return widget, offset
         inner_x = min(max(x, region.x), region.right - 1)
         for row in range(y, min(y + SELECTION_GAP_ROWS + 1, region.bottom)):
-            found, found_offset = super().get_widget_and_offset_at(inner_x, row)
-            if found is not None and found is not widget and found_offset is not None:
-                if row == y:
-                    return found, found_offset
-                return found, Offset(0, found_offset.y)  # a blank row: the next line's start
+            # From the clamped column leftward: a message may end before the transcript's edge.
+            for column in range(inner_x, max(region.x - 1, inner_x - SELECTION_EDGE_COLUMNS), -1):
+                found, found_offset = super().get_widget_and_offset_at(column, row)
+                if found is not None and found is not widget and found_offset is not None:
+                    if row == y:
+                        return found, found_offset
+                    return found, Offset(0, found_offset.y)  # a blank row: the next line's start
         return widget, offset
 
     def on_mount(self) -> None:
