@@ -71,6 +71,21 @@ class Rig:
 
         await asyncio.wait_for(poll(), timeout)
 
+    async def answered_while_dropped(self) -> tuple[str, str]:
+        """A session whose tour waits on a permission, then the stream dropped (its reconnect
+        held back 0.4 s) and that ask answered on the server meanwhile, unseen. Returns the
+        session's id and the ask's."""
+        info = await self.service.create_session()
+        await self.service.send(info.id, "Give me a tour of this project.")
+        await self.settle()
+        [pending] = list(self.store.asks)
+        stream = self.service.stream
+        stream.backoff_initial = stream.backoff_max = 0.4
+        self.demo.drop_connections()
+        await self.wait_for(lambda: self.states[-1].phase == "reconnecting")
+        self.demo.reply_permission(info.id, pending, "once")
+        return info.id, pending
+
     async def settle(self) -> None:
         """Scripts idle and the service's follow-up tasks (fetches, resyncs) done."""
         for _ in range(3):
@@ -151,27 +166,18 @@ async def test_resync_after_a_drop_rebuilds_the_same_transcript(rig: Rig) -> Non
 
 async def test_resync_recovers_what_the_stream_missed(rig: Rig) -> None:
     """Events emitted while disconnected are never replayed: the HTTP resync fills them in."""
-    info = await rig.service.create_session()
-    await rig.service.send(info.id, "Give me a tour of this project.")
-    await rig.settle()
-    [pending] = list(rig.store.asks)
-    stream = rig.service.stream
-    stream.backoff_initial = stream.backoff_max = 0.4  # hold the reconnect while we act
-
-    rig.demo.drop_connections()
-    await rig.wait_for(lambda: rig.states[-1].phase == "reconnecting")
-    rig.demo.reply_permission(info.id, pending, "once")  # the script runs to its end unseen
+    sid, pending = await rig.answered_while_dropped()  # the script runs to its end unseen
     await rig.demo.idle()
     missed = rig.demo.emit("permission.asked", {  # a new ask the stream never delivers
-        "id": "per_missed", "sessionID": info.id, "action": "edit", "resources": ["notes.txt"]})
+        "id": "per_missed", "sessionID": sid, "action": "edit", "resources": ["notes.txt"]})
     assert rig.store.asks.keys() == {pending}  # nothing arrived while disconnected
 
     await rig.wait_for(lambda: rig.resyncs() >= 2)
     await rig.settle()
     assert set(rig.store.asks) == {missed["data"]["id"]}
-    final = list(rig.store.sessions[info.id].messages.values())[-1]
+    final = list(rig.store.sessions[sid].messages.values())[-1]
     assert text_of(final) == SCRIPTS["welcome"].steps[-1].text
-    assert len(rig.store.sessions[info.id].messages) == 4
+    assert len(rig.store.sessions[sid].messages) == 4
 
 
 async def test_pending_asks_the_resync_could_not_read_are_read_again(
@@ -183,16 +189,7 @@ async def test_pending_asks_the_resync_could_not_read_are_read_again(
 
     monkeypatch.setattr(intake, "ASKS_RETRY_S", (0.05, 0.05))
     monkeypatch.setattr(intake, "ASKS_RETRY_EVERY_S", 0.05)
-    info = await rig.service.create_session()
-    await rig.service.send(info.id, "Give me a tour of this project.")
-    await rig.settle()
-    [pending] = list(rig.store.asks)
-    stream = rig.service.stream
-    stream.backoff_initial = stream.backoff_max = 0.4  # hold the reconnect while we act
-
-    rig.demo.drop_connections()
-    await rig.wait_for(lambda: rig.states[-1].phase == "reconnecting")
-    rig.demo.reply_permission(info.id, pending, "once")  # answered elsewhere: gone on the server
+    _, pending = await rig.answered_while_dropped()  # answered elsewhere: gone on the server
     await rig.demo.idle()
     rig.transport.timeouts["/api/permission/request"] = 4  # the resync's read and 3 retries
     rig.transport.requests.clear()

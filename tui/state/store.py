@@ -490,10 +490,8 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
     if ask is None:
         return []
     changes: list[Change] = [AsksChanged(payload.sessionID, ask_id, str(detail))]
-    if isinstance(payload, ev.PermissionReplied) and payload.reply == "reject":
-        changes += _mark_rejected(store, ask)
-    if isinstance(payload, ev.PermissionReplied) and shown:
-        changes += _keep_shown_write(store, ask, shown)
+    if isinstance(payload, ev.PermissionReplied) and (payload.reply == "reject" or shown):
+        changes += _mark_answered_call(store, ask, rejected=payload.reply == "reject", patch=shown)
     if isinstance(payload, (ev.PermissionReplied, ev.QuestionRejected)):
         # 1.18 ends a turn after a reject with no event at all: ask the server.
         if isinstance(payload, ev.QuestionRejected) or payload.reply == "reject":
@@ -501,31 +499,19 @@ def _on_ask_settled(store: Store, event: Event) -> list[Change]:
     return changes
 
 
-def _keep_shown_write(store: Store, ask: Ask, patch: str) -> list[Change]:
-    """A write answered after its dialog showed its diff against the file (the server sent
-    none): its row keeps that diff (QA: after an overwrite the row showed only the new content;
-    a refused one, "not applied +2 −0", not what it would have changed)."""
+def _mark_answered_call(store: Store, ask: Ask, *, rejected: bool, patch: str) -> list[Change]:
+    """What an answer tells of the asking tool call and the server's events do not: that it was
+    refused (its row: "rejected", not the server's "Tool execution interrupted"), and the diff
+    its dialog showed for a write the server sent none for (QA: after an overwrite the row
+    showed only the new content; a refused one, "not applied +2 −0")."""
     message_id, call_id = ask_call(ask)
     state = store.sessions.get(ask.sessionID)
     message = state.messages.get(message_id) if state is not None else None
     call = message.tool(call_id) if message is not None and call_id else None
     if call is None:
         return []
-    call.shown_patch = patch
-    call.version += 1
-    return [part_changed(ask.sessionID, message_id, call.key)]
-
-
-def _mark_rejected(store: Store, ask: Ask) -> list[Change]:
-    """The tool call whose permission was refused says so (its row: "rejected", not the
-    server's "Tool execution interrupted")."""
-    message_id, call_id = ask_call(ask)
-    state = store.sessions.get(ask.sessionID)
-    message = state.messages.get(message_id) if state is not None else None
-    call = message.tool(call_id) if message is not None and call_id else None
-    if call is None:
-        return []
-    call.rejected = True
+    call.rejected = call.rejected or rejected
+    call.shown_patch = patch or call.shown_patch
     call.version += 1
     return [part_changed(ask.sessionID, message_id, call.key)]
 
