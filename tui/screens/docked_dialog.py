@@ -41,8 +41,8 @@ class DockedDialog(ModalScreen[ResultType]):
     """The frame of the permission and question dialogs (see the module's docstring)."""
 
     BODY_TAKES_FOCUS = False
-    _cue_text: Any = None  # the cue to scroll, as the dialog composed it
     """Whether the body, when it scrolls, is a focus stop (Tab, then the arrow keys scroll it)."""
+    _cue_text: Any = None  # the cue to scroll, as the dialog composed it
 
     def on_mount(self) -> None:
         body = self.query_one("#dialog-body", VerticalScroll)

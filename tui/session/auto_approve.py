@@ -31,7 +31,7 @@ from tui.state.changes import AsksChanged, Change, TranscriptChanged
 from tui.state.modes import DEFAULT_MODE, Mode, decide, parse_mode
 from tui.state.notices import insert_notice
 from tui.state.store import Store
-from tui.state.transcript import Ask, ToolCall
+from tui.state.transcript import Ask
 from tui.storage.saved_state import SavedState
 from tui.text.sanitize import one_line
 
@@ -154,17 +154,9 @@ def notice_key(ask_id: str) -> str:
     return f"auto:{ask_id}"
 
 
-def _tool_of(store: Store, ask: PermissionRequest) -> ToolCall | None:
-    if ask.source is None:
-        return None
-    state = store.sessions.get(ask.sessionID)
-    message = state.messages.get(ask.source.messageID) if state else None
-    return message.tool(ask.source.id) if message else None
-
-
 def ask_target(store: Store, ask: PermissionRequest) -> str:
     """What the ask is about, in one short line: the command, the file, else its resources."""
-    tool = _tool_of(store, ask)
+    tool = store.tool_for_ask(ask)
     data = tool.input if tool is not None else {}
     for key in ("command", "filePath", "path"):
         value = data.get(key)
@@ -289,7 +281,7 @@ class AutoApprover:
         does (QA: an auto-allowed overwrite showed only the new content, "+6 −?"). Best effort,
         and bounded: the answer waits READ_WAIT_S at most for the read and the diff, and goes out
         whatever went wrong (review: an unexpected error left the ask unanswered for good)."""
-        tool = _tool_of(self.store, ask)
+        tool = self.store.tool_for_ask(ask)
         written = written_file(ask, tool)
         if written is None or self.read_file is None:
             return

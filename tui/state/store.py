@@ -42,7 +42,7 @@ from tui.state.changes import (
 )
 from tui.state.deltas import append_delta
 from tui.state.history import carry_call_marks, message_from_wire
-from tui.state.transcript import Ask, Message, PendingInput, SessionState, TextBlock, ask_call
+from tui.state.transcript import Ask, Message, PendingInput, SessionState, TextBlock, ToolCall, ask_call
 
 Handler = Callable[["Store", SessionState, Event], list[Change]]
 _REGISTERED = session_entries  # importing it registers the inbox/notice/shell/revert reducers
@@ -91,6 +91,13 @@ class Store:
 
     def asks_for(self, session_id: str) -> list[Ask]:
         return [a for a in self.asks.values() if a.sessionID == session_id]
+
+    def tool_for_ask(self, ask: Ask) -> ToolCall | None:
+        """The tool call an ask belongs to, joined on message id + call id (``ask_call``)."""
+        message_id, call_id = ask_call(ask)
+        state = self.sessions.get(ask.sessionID)
+        message = state.messages.get(message_id) if state is not None else None
+        return message.tool(call_id) if message is not None and call_id else None
 
     def show_write(self, ask_id: str, patch: str) -> None:
         """The diff a write's approval dialog showed (the server sent none): put on the call's
@@ -267,7 +274,7 @@ class Store:
         interrupts.carry_streamed(state.messages, rebuilt)  # what streamed is not dropped
         interrupts.restore_aside(state, rebuilt)  # nor the marks of turns interrupted before
         interrupts.set_aside(state, rebuilt, complete=not older)
-        carry_call_marks(state.messages, rebuilt)  # nor a subagent call's link to its child
+        carry_call_marks(state.messages, rebuilt)  # nor what it knew of calls (a child, a refusal)
         if state.busy:
             _resume_open_blocks(state.messages, rebuilt)
         state.messages = rebuilt
@@ -504,16 +511,13 @@ def _mark_answered_call(store: Store, ask: Ask, *, rejected: bool, patch: str) -
     refused (its row: "rejected", not the server's "Tool execution interrupted"), and the diff
     its dialog showed for a write the server sent none for (QA: after an overwrite the row
     showed only the new content; a refused one, "not applied +2 −0")."""
-    message_id, call_id = ask_call(ask)
-    state = store.sessions.get(ask.sessionID)
-    message = state.messages.get(message_id) if state is not None else None
-    call = message.tool(call_id) if message is not None and call_id else None
+    call = store.tool_for_ask(ask)
     if call is None:
         return []
     call.rejected = call.rejected or rejected
     call.shown_patch = patch or call.shown_patch
     call.version += 1
-    return [part_changed(ask.sessionID, message_id, call.key)]
+    return [part_changed(ask.sessionID, ask_call(ask)[0], call.key)]
 
 
 def _on_ui(store: Store, event: Event) -> list[Change]:

@@ -35,22 +35,13 @@ from tui.state.asks import (
 )
 from tui.state.changes import AsksChanged
 from tui.state.store import ASK_CALL_ENDED
-from tui.state.transcript import Ask, ToolCall, ask_call
+from tui.state.transcript import Ask
 from tui.text.sanitize import one_line
 from widgets.plain import toast
 
 if TYPE_CHECKING:
-    from tui.app.app import OctuiApp
     from tui.screens.inbox import InboxChoice
     from tui.screens.permission import PermissionScreen
-
-
-def tool_for_ask(app: OctuiApp, ask: Ask) -> ToolCall | None:
-    """The tool call an ask belongs to, joined on message id + call id."""
-    message_id, call_id = ask_call(ask)
-    state = app.store.sessions.get(ask.sessionID)
-    message = state.messages.get(message_id) if state else None
-    return message.tool(call_id) if message and call_id else None
 
 
 class AskFlow(Widget):
@@ -181,7 +172,7 @@ class AskFlow(Widget):
         from tui.screens.permission import PermissionScreen
 
         caps = octui_app(self).session.caps
-        screen = screen_for_ask(ask, tool_for_ask(octui_app(self), ask), title, subagent,
+        screen = screen_for_ask(ask, octui_app(self).store.tool_for_ask(ask), title, subagent,
                                 draft=self._drafts.pop(ask.id, None),
                                 reject_message=caps.reject_message if caps is not None else True)
         self.open_ask, self._screen = ask.id, screen
@@ -282,7 +273,7 @@ class AskFlow(Widget):
         store = app.store
         asks = [ask for ask in store.asks.values() if not self.auto_answered(ask.id)]
         titles = await self._session_titles({ask.sessionID for ask in asks})
-        rows = [(ask, titles.get(ask.sessionID) or ask.sessionID, tool_for_ask(app, ask))
+        rows = [(ask, titles.get(ask.sessionID) or ask.sessionID, app.store.tool_for_ask(ask))
                 for ask in asks if ask.id in store.asks]  # one may have been settled meanwhile
         history = [a.text for a in app.session.auto_answers()] if app.session.is_ready else []
         if not rows and not history:
