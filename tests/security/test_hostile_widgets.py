@@ -151,11 +151,15 @@ async def permission_bash(pilot: Pilot[None], texts: list[str]) -> Shown:
     command = "\n".join(texts)
     ask = PermissionRequest(id="per_1", sessionID="ses_1", action="bash", resources=[command],
                             save=texts, source=PermissionSource(messageID="msg_1", id="call_1"))
-    tool = ToolCall(id="call_1", name="bash", input={"command": command})
+    # The agent's description of the command is its words, shown on one line.
+    tool = ToolCall(id="call_1", name="bash", input={"command": command, "description": texts[-1]})
     screen = await _push(pilot, PermissionScreen(ask, tool=tool, session_title=texts[0],
                                                  subagent_label=texts[-1]))
-    return [(screen.query_one("#command"), texts), (screen.query_one("#save-patterns"), texts),
-            (screen.query_one("#who"), texts[:1])]
+    shown: Shown = [(screen.query_one("#command"), texts), (screen.query_one("#save-patterns"), texts),
+                    (screen.query_one("#who"), texts[:1])]
+    if texts[-1].strip():  # (a blank description is not shown)
+        shown.append((screen.query_one("#intent"), texts[-1:]))
+    return shown
 
 
 async def permission_subcommands(pilot: Pilot[None], texts: list[str]) -> Shown:
@@ -442,6 +446,20 @@ async def tool_edit(pilot: Pilot[None], texts: list[str]) -> Shown:
             for w in (row.query_one(ToolHeader), row.query_one("DiffView"))]
 
 
+async def tool_write_shown(pilot: Pilot[None], texts: list[str]) -> Shown:
+    """A write's row with the diff kept from its dialog (the file's old text is server data),
+    allowed and refused."""
+    rows = []
+    for number, text in enumerate(texts):
+        call = _call("write", input={"filePath": text, "content": f"{text}\n"})
+        call.shown_patch = f"@@ -1 +1 @@\n-{text}\n+{text}"
+        call.rejected = number % 2 == 1
+        rows.append(ToolRow(call, expanded=True))
+    await _mount(pilot, *rows)
+    return [(w, [t]) for row, t in zip(rows, texts, strict=True)
+            for w in (row.query_one(ToolHeader), row.query_one("DiffView"))]
+
+
 async def tool_unknown_and_failed(pilot: Pilot[None], texts: list[str]) -> Shown:
     rows: list[ToolRow] = []
     for text in texts:
@@ -520,6 +538,7 @@ SCENARIOS = [
     Scenario("status bar", status_bar, limit=20),
     Scenario("tool row: shell", tool_bash, chunk=12),
     Scenario("tool row: edit diff", tool_edit, chunk=12),
+    Scenario("tool rows: write with the diff kept from its dialog", tool_write_shown, chunk=12),
     Scenario("tool rows: unknown tool, failed tool", tool_unknown_and_failed, chunk=12),
     Scenario("tool rows: question, subagent", tool_question_and_subagent, chunk=12),
     Scenario("message views: user, synthetic, shell, notices", message_user, chunk=12),
